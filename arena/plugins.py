@@ -1,0 +1,213 @@
+"""Finding bots and rulesets: pluggy hooks over the `arena` entry-point group.
+
+A plugin is a module, named by an entry point in the group ``arena``, with
+functions marked ``@arena.hookimpl``:
+
+- ``register_bots(register)``: call ``register(BotSubclass)`` for each bot;
+- ``register_rulesets(register)``: call ``register(RulesetSubclass)`` for each ruleset.
+
+Built-in bots and rulesets register through the very same entry points. Nothing
+is loaded at import time: `load_registry()` builds the plugin manager on demand.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import pluggy
+
+from arena.bot import BOT_NAME, Bot
+from arena.errors import PlayerCountError, PluginError, UnknownNameError
+from arena.rules.base import Ruleset
+
+ENTRY_POINT_GROUP = "arena"
+
+hookspec = pluggy.HookspecMarker("arena")
+hookimpl = pluggy.HookimplMarker("arena")
+
+
+class HookSpecs:
+    """The hooks a plugin may implement."""
+
+    @hookspec
+    def register_bots(self, register: Callable[[type[Bot]], None]) -> None:
+        """Register bots: call ``register(BotSubclass)`` once per bot class."""
+
+    @hookspec
+    def register_rulesets(self, register: Callable[[type[Ruleset]], None]) -> None:
+        """Register rulesets: call ``register(RulesetSubclass)`` once per ruleset."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a registration came from: the plugin and its distribution."""
+
+    plugin: str
+    package: str
+    version: str
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    cls: type[Bot]
+    origin: Origin
+
+    @property
+    def name(self) -> str:
+        return self.cls.name
+
+
+@dataclass(frozen=True)
+class RulesetEntry:
+    cls: type[Ruleset]
+    origin: Origin
+
+    @property
+    def id(self) -> str:
+        return self.cls.id
+
+
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """A plugin that could not be loaded or whose hook raised."""
+
+    plugin: str
+    package: str
+    version: str
+    error: str
+
+
+@dataclass
+class Registry:
+    """Every bot and ruleset the installed plugins provide, sorted by name."""
+
+    bots: dict[str, BotEntry] = field(default_factory=dict)
+    rulesets: dict[str, RulesetEntry] = field(default_factory=dict)
+    broken: list[BrokenPlugin] = field(default_factory=list)
+
+    def bot(self, name: str) -> BotEntry:
+        """The bot registered as `name`; UnknownNameError if there is none."""
+        try:
+            return self.bots[name]
+        except KeyError:
+            raise UnknownNameError(f"unknown bot {name!r} (known: {', '.join(self.bots) or 'none'})") from None
+
+    def ruleset(self, ruleset_id: str) -> RulesetEntry:
+        """The ruleset registered as `ruleset_id`; UnknownNameError if there is none."""
+        try:
+            return self.rulesets[ruleset_id]
+        except KeyError:
+            known = ", ".join(self.rulesets) or "none"
+            raise UnknownNameError(f"unknown ruleset {ruleset_id!r} (known: {known})") from None
+
+    def check_seating(self, ruleset_id: str, bot_names: Iterable[str]) -> type[Ruleset]:
+        """Check that these bots may play `ruleset_id` together; return the ruleset."""
+        ruleset = self.ruleset(ruleset_id).cls
+        names = list(bot_names)
+        ruleset.check_players(len(names))
+        for name in names:
+            if not self.bot(name).cls.plays(ruleset_id):
+                raise PlayerCountError(f"bot {name!r} does not play {ruleset_id}")
+        return ruleset
+
+
+def build_plugin_manager(extra_plugins: Iterable[tuple[str, Any]] = (),
+                         entry_points: bool = True) -> tuple[pluggy.PluginManager, dict[str, Origin], list[BrokenPlugin]]:
+    """A plugin manager with every `arena` entry point loaded (a plugin that fails to
+    import becomes a warning and a BrokenPlugin; the others still load), plus
+    `extra_plugins` as (name, module-or-object) pairs."""
+    manager = pluggy.PluginManager("arena")
+    manager.add_hookspecs(HookSpecs)
+    origins: dict[str, Origin] = {}
+    broken: list[BrokenPlugin] = []
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) if entry_points else []
+    for entry_point in sorted(found, key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
+        package = entry_point.dist.name if entry_point.dist else "?"
+        version = entry_point.dist.version if entry_point.dist else "?"
+        plugin_name = f"{package}:{entry_point.name}"
+        if plugin_name in origins:
+            continue  # the same distribution seen twice on sys.path
+        try:
+            module = entry_point.load()
+            manager.register(module, name=plugin_name)
+        except Exception as exc:  # a broken plugin must not stop the others
+            message = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"arena plugin {plugin_name} ({entry_point.value}) failed to load: {message}",
+                          stacklevel=2)
+            broken.append(BrokenPlugin(plugin_name, package, version, message))
+            continue
+        origins[plugin_name] = Origin(plugin_name, package, version)
+    for name, plugin in extra_plugins:
+        manager.register(plugin, name=name)
+        origins[name] = Origin(name, getattr(plugin, "__package__", None) or name, "0")
+    return manager, origins, broken
+
+
+def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: bool = True) -> Registry:
+    """Load every plugin and collect what they register.
+
+    Raises PluginError when two plugins register the same bot or ruleset name
+    (the message names both packages) or when a registration breaks the contract.
+    """
+    manager, origins, broken = build_plugin_manager(extra_plugins, entry_points)
+    registry = Registry(broken=list(broken))
+    bots: dict[str, BotEntry] = {}
+    rulesets: dict[str, RulesetEntry] = {}
+
+    def registrar(origin: Origin, kind: str) -> Callable[[Any], None]:
+        def register(cls: Any) -> None:
+            if kind == "bot":
+                _check_bot_class(cls, origin)
+                _add(bots, cls.name, BotEntry(cls, origin), "bot")
+            else:
+                _check_ruleset_class(cls, origin)
+                _add(rulesets, cls.id, RulesetEntry(cls, origin), "ruleset")
+        return register
+
+    # Each hook implementation is called with a `register` bound to its own plugin,
+    # so every registration knows the package it came from.
+    for hook_name, kind in (("register_rulesets", "ruleset"), ("register_bots", "bot")):
+        for impl in getattr(manager.hook, hook_name).get_hookimpls():
+            origin = origins[impl.plugin_name]
+            try:
+                impl.function(register=registrar(origin, kind))
+            except PluginError:
+                raise
+            except Exception as exc:
+                message = f"{hook_name} raised {type(exc).__name__}: {exc}"
+                warnings.warn(f"arena plugin {origin.plugin}: {message}", stacklevel=2)
+                registry.broken.append(BrokenPlugin(origin.plugin, origin.package, origin.version, message))
+    registry.bots = dict(sorted(bots.items()))
+    registry.rulesets = dict(sorted(rulesets.items()))
+    return registry
+
+
+def _add(table: dict[str, Any], name: str, entry: Any, kind: str) -> None:
+    if name in table:
+        first = table[name].origin
+        raise PluginError(
+            f"{kind} name {name!r} is registered twice: by {first.package} ({first.plugin}) "
+            f"and by {entry.origin.package} ({entry.origin.plugin})")
+    table[name] = entry
+
+
+def _check_bot_class(cls: Any, origin: Origin) -> None:
+    if not (isinstance(cls, type) and issubclass(cls, Bot)):
+        raise PluginError(f"plugin {origin.plugin} registered {cls!r}, which is not an arena.Bot subclass")
+    if not isinstance(cls.name, str) or not BOT_NAME.match(cls.name):
+        raise PluginError(f"plugin {origin.plugin}: bot class {cls.__name__} has name {cls.name!r}; "
+                          "a bot name is lowercase letters, digits and dashes")
+    if cls.rulesets != "*" and not (isinstance(cls.rulesets, tuple) and all(isinstance(r, str) for r in cls.rulesets)):
+        raise PluginError(f"plugin {origin.plugin}: bot {cls.name!r} has rulesets {cls.rulesets!r}; "
+                          'use a tuple of ruleset ids or "*"')
+
+
+def _check_ruleset_class(cls: Any, origin: Origin) -> None:
+    if not (isinstance(cls, type) and issubclass(cls, Ruleset)):
+        raise PluginError(f"plugin {origin.plugin} registered {cls!r}, which is not an arena Ruleset subclass")
+    for attribute in ("id", "version", "min_players", "max_players"):
+        if not hasattr(cls, attribute):
+            raise PluginError(f"plugin {origin.plugin}: ruleset {cls.__name__} lacks {attribute!r}")

@@ -1,0 +1,237 @@
+"""The ruleset interface every game implements, and the option model they share.
+
+A `Ruleset` subclass is a game's definition as data (id, version, player range,
+options) plus `new_game`, which deals a `GameState` from a seeded RNG. A
+`GameState` is the engine: mutable, fast, never shown to a bot. Everything a bot
+receives is built fresh by `GameState.view` and `GameState.take_events`.
+
+Rules modules import nothing from the rest of arena but `arena.errors`, do no
+I/O and never touch the global RNG: chance comes from the RNG passed in.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
+
+from arena.errors import IllegalActionError, OptionError, PlayerCountError
+
+JSONScalar = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class Option:
+    """One ruleset option: its default, its help text and the values it allows.
+
+    The value's type is the default's type unless `kind` says otherwise. A
+    ruleset checks what a type and range cannot express in `check_options`.
+    """
+
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    kind: type | tuple[type, ...] | None = None
+
+    def check(self, name: str, value: Any) -> None:
+        """Raise OptionError if `value` is not allowed for option `name`."""
+        kind = self.kind or type(self.default)
+        if kind is float:
+            kind = (int, float)
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        # bool is an int in Python; an int option must not take True.
+        if isinstance(value, bool) and bool not in kinds:
+            raise OptionError(f"option {name!r} must be {_kind_name(kinds)}, not {value!r}")
+        if not isinstance(value, kinds):
+            raise OptionError(f"option {name!r} must be {_kind_name(kinds)}, not {value!r}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise OptionError(f"option {name!r} must be one of {allowed}, not {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"option {name!r} must be at least {self.minimum}, not {value!r}")
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(f"option {name!r} must be at most {self.maximum}, not {value!r}")
+
+
+def _kind_name(kinds: tuple[type, ...]) -> str:
+    names = {bool: "true or false", int: "an integer", float: "a number", str: "a string",
+             list: "a list", dict: "a table", type(None): "null"}
+    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
+
+
+class Ruleset(ABC):
+    """A game: its identity and options as class data, and a factory of states."""
+
+    id: ClassVar[str]
+    """Stable ruleset id, e.g. "flip-7"."""
+    version: ClassVar[str]
+    """Bumped whenever a rule change can change a transcript."""
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[dict[str, Option]] = {}
+
+    @classmethod
+    def resolve_options(cls, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Return every option with its value: `given` validated, defaults for the rest."""
+        given = dict(given or {})
+        for name in given:
+            if name not in cls.options:
+                known = ", ".join(cls.options) or "none"
+                raise OptionError(f"unknown option {name!r} for {cls.id} (known: {known})")
+        resolved: dict[str, Any] = {}
+        for name, option in cls.options.items():
+            value = given.get(name, option.default)
+            if name in given:
+                option.check(name, value)
+            resolved[name] = copy.deepcopy(value)
+        cls.check_options(resolved)
+        return resolved
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> None:
+        """Raise OptionError for a combination of option values that is not allowed."""
+
+    @classmethod
+    def check_players(cls, players: int) -> None:
+        """Raise PlayerCountError unless `players` may play this ruleset."""
+        if not cls.min_players <= players <= cls.max_players:
+            raise PlayerCountError(
+                f"{cls.id} takes {cls.min_players} to {cls.max_players} players, not {players}")
+
+    @classmethod
+    @abstractmethod
+    def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> GameState:
+        """Deal a new game. `options` are already resolved; `rng` is the game's chance."""
+
+    @classmethod
+    def describe_event(cls, event: Mapping[str, Any]) -> str:
+        """One readable line for a god-view event (used by `arena match --log`)."""
+        fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
+        who = f"seat {event['seat']} " if "seat" in event else ""
+        return f"{who}{event.get('type', '?')} {fields}".rstrip()
+
+
+class GameState(ABC):
+    """One game in progress. Engine state: mutable, never handed to a bot.
+
+    Events: the engine emits plain-data events as each seat witnessed them;
+    `take_events(seat)` hands a seat its events since it last took them, as
+    fresh copies. Every event is also appended to `god_log` as the all-seeing
+    observer saw it (for logs and replay viewers).
+    """
+
+    ruleset: ClassVar[type[Ruleset]]
+
+    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
+        self.players = players
+        self.options = dict(options)
+        self.rng = rng
+        self.god_log: list[dict[str, Any]] = []
+        self._pending: list[list[dict[str, Any]]] = [[] for _ in range(players)]
+
+    # -- the decision loop ---------------------------------------------------
+
+    @abstractmethod
+    def current_seat(self) -> int | None:
+        """The seat whose decision it is, or None when the game is over."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[str]:
+        """The current seat's legal actions, in a deterministic order. Never empty
+        while the game is not over."""
+
+    @abstractmethod
+    def apply(self, action: str) -> None:
+        """Apply the current seat's `action`; raise IllegalActionError if not legal."""
+
+    @abstractmethod
+    def view(self, seat: int) -> dict[str, Any]:
+        """What `seat` sees now, with perfect recall: fresh plain JSON data."""
+
+    def is_terminal(self) -> bool:
+        return self.current_seat() is None
+
+    @abstractmethod
+    def outcome(self) -> dict[str, Any]:
+        """For a finished game: ``{"standing", "scores", "reason"}`` (may add
+        ruleset-specific keys, e.g. "rounds")."""
+
+    @abstractmethod
+    def clone(self) -> GameState:
+        """An independent copy for search. Pending events and the god log are not
+        copied: the clone starts with empty ones (see `_reset_events`)."""
+
+    # -- events --------------------------------------------------------------
+
+    def take_events(self, seat: int) -> list[dict[str, Any]]:
+        """`seat`'s events since it last took them, as fresh copies."""
+        pending = self._pending[seat]
+        if not pending:
+            return []
+        self._pending[seat] = []
+        return [plain_copy(e) for e in pending]
+
+    def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
+        """Record `event` as witnessed identically by `to` (default: every seat)."""
+        for seat in range(self.players) if to is None else to:
+            self._pending[seat].append(event)
+        self.god_log.append(event)
+
+    def emit_split(self, seat: int, mine: dict[str, Any], others: dict[str, Any] | None,
+                   god: dict[str, Any] | None = None) -> None:
+        """Record an event that `seat` saw as `mine` and every other seat as
+        `others` (None: the others saw nothing). The god log gets `god` or `mine`."""
+        self._pending[seat].append(mine)
+        if others is not None:
+            for other in range(self.players):
+                if other != seat:
+                    self._pending[other].append(others)
+        self.god_log.append(god if god is not None else mine)
+
+    def _reset_events(self) -> None:
+        """For `clone` implementations: give this copy its own empty queues."""
+        self._pending = [[] for _ in range(self.players)]
+        self.god_log = []
+
+    def _illegal(self, action: str) -> IllegalActionError:
+        legal = self.legal_actions()
+        shown = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
+        return IllegalActionError(
+            f"{action!r} is not a legal action for seat {self.current_seat()} (legal: {shown})")
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, scalars); tuples become lists."""
+    if isinstance(value, dict):
+        return {k: plain_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_copy(v) for v in value]
+    return value
+
+
+def copy_rng(rng: random.Random) -> random.Random:
+    """An independent `random.Random` in the same state as `rng`."""
+    twin = random.Random()
+    twin.setstate(rng.getstate())
+    return twin
+
+
+def standing_from_scores(scores: Sequence[float], highest_first: bool = True) -> list[int]:
+    """Finishing positions (1 = first) by score; equal scores share a position
+    (competition ranking: 1, 1, 3)."""
+    sign = -1 if highest_first else 1
+    keyed = [sign * s for s in scores]
+    return [1 + sum(1 for other in keyed if other < mine) for mine in keyed]
+
+
+def winner_standing(players: int, winner: int | None) -> list[int]:
+    """Standing where `winner` is first and everyone else ties second; all tied
+    first when `winner` is None."""
+    if winner is None:
+        return [1] * players
+    return [1 if seat == winner else 2 for seat in range(players)]

@@ -1,0 +1,224 @@
+"""Two-faced cards, hands and piles, with each seat's perfect-recall knowledge of faces.
+
+The physical model shared by UNO Flip, Color Flush and Flip Hue
+(../shared/rules/README.md):
+
+- A card has two sides, ``faces[card] = (side0, side1)``, that never change.
+- A card in a hand has one side toward its holder (its *face*) and the other toward
+  everyone else (its *back*). A card on a pile has one side *up*. ``side[card]`` is
+  the index of the side toward the holder, or up.
+- A card moved between players without flipping keeps its physical orientation, so
+  face and back swap relative to the new holder. Flipping a card swaps them too.
+- A pile is a stack (a list, bottom first, top last); everyone sees the up side of
+  its top card. A hand is ordered by arrival; positions point at cards.
+- ``seen[card]`` is a bitmask: bit ``2*seat + side`` is set once `seat` has seen
+  that side. Every move marks what the table shows; a shuffle forgets the cards'
+  history. Views built from it give each seat exactly the faces it has seen.
+
+Cards are engine-internal ints (indices into `faces`). They never appear in a
+view: a card is described only by the faces the viewer has seen and its position.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+
+class TwoFacedTable:
+    """The cards of one game: which side of each is toward its holder or up, the
+    hands, the piles, and who has seen which side of which card."""
+
+    def __init__(self, faces: Sequence[tuple[str, str]], players: int):
+        self.faces: tuple[tuple[str, str], ...] = tuple((a, b) for a, b in faces)
+        self.players = players
+        self.side: list[int] = [0] * len(self.faces)
+        self.seen: list[int] = [0] * len(self.faces)
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.piles: dict[str, list[int]] = {}
+        # Bits of `seen` meaning "every seat has seen side 0 / side 1".
+        self._everyone = tuple(sum(1 << (2 * s + side) for s in range(players)) for side in (0, 1))
+
+    def clone(self) -> TwoFacedTable:
+        """An independent copy (faces are immutable and shared)."""
+        twin = TwoFacedTable.__new__(TwoFacedTable)
+        twin.faces = self.faces
+        twin.players = self.players
+        twin.side = self.side.copy()
+        twin.seen = self.seen.copy()
+        twin.hands = [hand.copy() for hand in self.hands]
+        twin.piles = {name: pile.copy() for name, pile in self.piles.items()}
+        twin._everyone = self._everyone
+        return twin
+
+    # -- reading ---------------------------------------------------------------
+
+    def face(self, card: int) -> str:
+        """The side toward the card's holder (or up, on a pile)."""
+        return self.faces[card][self.side[card]]
+
+    def back(self, card: int) -> str:
+        """The side away from the card's holder (or down, on a pile)."""
+        return self.faces[card][1 - self.side[card]]
+
+    def has_seen(self, seat: int, card: int, side: int) -> bool:
+        return bool(self.seen[card] >> (2 * seat + side) & 1)
+
+    def top(self, pile: str) -> int | None:
+        cards = self.piles[pile]
+        return cards[-1] if cards else None
+
+    def card_view(self, card: int, viewer: int) -> dict[str, str | None]:
+        """``{"face", "back"}`` of a held card as `viewer` knows it (None: not seen)."""
+        toward = self.side[card]
+        known = self.seen[card] >> (2 * viewer)
+        a, b = self.faces[card]
+        sides = (a if known & 1 else None, b if known & 2 else None)
+        return {"face": sides[toward], "back": sides[1 - toward]}
+
+    def hand_view(self, holder: int, viewer: int) -> list[dict[str, str | None]]:
+        """The cards of `holder`'s hand in order, as `viewer` knows them."""
+        return [self.card_view(card, viewer) for card in self.hands[holder]]
+
+    def top_view(self, pile: str, viewer: int) -> dict[str, str | None] | None:
+        """``{"up", "down"}`` of a pile's top card as `viewer` knows it, or None."""
+        card = self.top(pile)
+        if card is None:
+            return None
+        view = self.card_view(card, viewer)
+        return {"up": view["face"], "down": view["back"]}
+
+    # -- marking what the table shows -------------------------------------------
+
+    def see(self, card: int, side: int, seats: Sequence[int]) -> None:
+        """Mark that each of `seats` has seen side `side` of `card`."""
+        for seat in seats:
+            self.seen[card] |= 1 << (2 * seat + side)
+
+    def see_both(self, card: int, seat: int) -> None:
+        """Mark that `seat` has looked at both sides of `card`."""
+        self.seen[card] |= 3 << (2 * seat)
+
+    def _show_held(self, holder: int, card: int) -> None:
+        # The holder sees the face; every other seat sees the back.
+        toward = self.side[card]
+        away = 1 - toward
+        self.seen[card] |= (1 << (2 * holder + toward)) | (self._everyone[away] & ~(1 << (2 * holder + away)))
+
+    def _show_top(self, pile: str) -> None:
+        cards = self.piles[pile]
+        if cards:
+            card = cards[-1]
+            self.seen[card] |= self._everyone[self.side[card]]
+
+    # -- moving cards ----------------------------------------------------------
+
+    def new_pile(self, name: str, cards: Sequence[int], up_sides: Sequence[int] | None = None) -> None:
+        """Lay `cards` (bottom first) as pile `name`, with the given sides up
+        (default: keep each card's current `side`)."""
+        self.piles[name] = list(cards)
+        if up_sides is not None:
+            for card, up in zip(cards, up_sides):
+                self.side[card] = up
+        self._show_top(name)
+
+    def deal(self, pile: str, seat: int, toward: str) -> int:
+        """Take the top card of `pile` into `seat`'s hand and return it.
+
+        `toward` says which side ends up toward the taker: "up" (the side that
+        showed on the pile) or "down".
+        """
+        card = self.piles[pile].pop()
+        if toward == "down":
+            self.side[card] ^= 1
+        elif toward != "up":
+            raise ValueError(f"toward must be 'up' or 'down', not {toward!r}")
+        self.hands[seat].append(card)
+        self._show_held(seat, card)
+        self._show_top(pile)
+        return card
+
+    def remove(self, seat: int, position: int) -> int:
+        """Take the card at `position` out of `seat`'s hand (the gap closes)."""
+        return self.hands[seat].pop(position)
+
+    def add(self, seat: int, card: int, *, transferred: bool) -> None:
+        """Put `card` at the end of `seat`'s hand. `transferred=True` means it came
+        from another player without flipping, so face and back swap."""
+        if transferred:
+            self.side[card] ^= 1
+        self.hands[seat].append(card)
+        self._show_held(seat, card)
+
+    def give(self, giver: int, position: int, receiver: int) -> int:
+        """Move a card between players without flipping; return it."""
+        card = self.hands[giver].pop(position)
+        self.add(receiver, card, transferred=True)
+        return card
+
+    def place(self, seat: int, position: int, pile: str, up: str = "face") -> int:
+        """Put a hand card on top of `pile` with its face (toward the holder) or its
+        back up; return it."""
+        card = self.hands[seat].pop(position)
+        if up == "back":
+            self.side[card] ^= 1
+        elif up != "face":
+            raise ValueError(f"up must be 'face' or 'back', not {up!r}")
+        self.piles[pile].append(card)
+        self._show_top(pile)
+        return card
+
+    def flip_card(self, seat: int, position: int) -> int:
+        """Turn one hand card around in place; return it."""
+        card = self.hands[seat][position]
+        self.side[card] ^= 1
+        self._show_held(seat, card)
+        return card
+
+    def flip_hand(self, seat: int) -> None:
+        """Turn every card of `seat`'s hand around."""
+        for card in self.hands[seat]:
+            self.side[card] ^= 1
+            self._show_held(seat, card)
+
+    def swap_hands(self, a: int, b: int) -> None:
+        """Exchange two whole hands without flipping (face and back swap)."""
+        hand_a, hand_b = self.hands[a], self.hands[b]
+        self.hands[a], self.hands[b] = [], []
+        for card in hand_b:
+            self.add(a, card, transferred=True)
+        for card in hand_a:
+            self.add(b, card, transferred=True)
+
+    def turn_over(self, pile: str) -> None:
+        """Turn a whole pile over: its order reverses and every card's other side is up."""
+        cards = self.piles[pile]
+        cards.reverse()
+        for card in cards:
+            self.side[card] ^= 1
+        self._show_top(pile)
+
+    def shuffle(self, pile: str, rng: random.Random, up_sides: Sequence[int] | None = None) -> None:
+        """Shuffle `pile` with `rng`; the cards' history is forgotten. Orientation
+        is kept unless `up_sides` (per card id, e.g. a list over all cards) says
+        which side of each card goes up."""
+        cards = self.piles[pile]
+        rng.shuffle(cards)
+        for card in cards:
+            self.seen[card] = 0
+            if up_sides is not None:
+                self.side[card] = up_sides[card]
+        self._show_top(pile)
+
+    def move_pile(self, source: str, target: str, keep_top: bool = False) -> None:
+        """Put every card of `source` (but its top card if `keep_top`) on `target`,
+        keeping order and orientation."""
+        cards = self.piles[source]
+        moving = cards[:-1] if keep_top else cards[:]
+        self.piles[source] = cards[-1:] if keep_top else []
+        self.piles[target].extend(moving)
+        self._show_top(target)
+
+    def count(self) -> int:
+        """How many cards are in hands and piles (for conservation checks)."""
+        return sum(map(len, self.hands)) + sum(map(len, self.piles.values()))

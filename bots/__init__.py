@@ -1,0 +1,1 @@
+"""Built-in bots (import name `arena_bots`), registered through the `arena` entry point."""

@@ -1,0 +1,197 @@
+"""The match loop, for every registered ruleset: determinism, plain-data observations
+that never point into engine state, legality checks, bot lifecycle, replay."""
+
+import json
+import random
+
+import pytest
+
+import arena
+from arena.errors import BotError, IllegalActionError, ReplayMismatchError
+from arena.match import Entrant, play_game, replay
+from arena.plugins import load_registry
+from arena_bots.random_bot import RandomBot
+
+RULESETS = load_registry().rulesets
+OBSERVATION_KEYS = {"ruleset", "version", "options", "seat", "players", "view", "events", "legal_actions"}
+
+
+def table_size(ruleset):
+    return max(ruleset.min_players, min(3, ruleset.max_players))
+
+
+def play(ruleset, bot_cls=RandomBot, seed=11, players=None, **kwargs):
+    players = players or table_size(ruleset)
+    return play_game(ruleset, [Entrant(bot_cls)] * players, deal_seed=seed, **kwargs)
+
+
+def assert_plain_json(value, path="observation"):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert isinstance(key, str), f"{path} has a non-string key {key!r}"
+            assert_plain_json(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            assert_plain_json(item, f"{path}[{index}]")
+    else:
+        assert value is None or isinstance(value, (str, int, float, bool)), f"{path} is a {type(value).__name__}"
+
+
+def vandalise(value):
+    """Wreck a bot's copy of its observation in place, as a careless bot might."""
+    if isinstance(value, dict):
+        for item in list(value.values()):
+            vandalise(item)
+        value.clear()
+    elif isinstance(value, list):
+        for item in value:
+            vandalise(item)
+        value.clear()
+
+
+class CheckingBot(RandomBot):
+    """Random, and checks every observation's shape on the way."""
+
+    name = "checking"
+
+    def act(self, observation):
+        assert set(observation) == OBSERVATION_KEYS
+        assert_plain_json(observation)
+        assert observation["legal_actions"] and all(isinstance(a, str) for a in observation["legal_actions"])
+        return super().act(observation)
+
+
+class VandalBot(RandomBot):
+    """Random, then wrecks the observation it was handed."""
+
+    name = "vandal"
+
+    def act(self, observation):
+        action = super().act(observation)
+        vandalise(observation)
+        return action
+
+
+@pytest.fixture(params=sorted(RULESETS), ids=str)
+def ruleset(request):
+    return RULESETS[request.param].cls
+
+
+def test_same_seed_gives_identical_records_and_other_seeds_differ(ruleset):
+    first = play(ruleset, seed=5).record
+    assert play(ruleset, seed=5).record == first
+    assert len({play(ruleset, seed=s).record["transcript_hash"] for s in range(6)}) > 1
+
+
+def test_observations_are_plain_json_with_the_contract_keys(ruleset):
+    for seed in range(3):
+        play(ruleset, CheckingBot, seed=seed)
+
+
+def test_wrecking_an_observation_cannot_change_the_game(ruleset):
+    """If any part of an observation pointed into engine state, a bot clearing its
+    copy would change (or break) the game."""
+    for seed in range(3):
+        calm = play(ruleset, RandomBot, seed=seed).record
+        wrecked = play(ruleset, VandalBot, seed=seed).record
+        assert wrecked["transcript_hash"] == calm["transcript_hash"]
+
+
+def test_an_illegal_answer_is_rejected_with_the_bot_named(ruleset):
+    class Cheat(arena.Bot):
+        name = "cheat"
+
+        def act(self, observation):
+            return "not-an-action"
+
+    with pytest.raises(IllegalActionError, match=r"bot 'cheat' \(seat \d\) answered 'not-an-action'"):
+        play(ruleset, Cheat, ask_forced=True)
+
+
+def test_a_bot_that_raises_is_reported_with_its_seat(ruleset):
+    class Crash(arena.Bot):
+        name = "crash"
+
+        def act(self, observation):
+            raise KeyError("oops")
+
+    with pytest.raises(BotError, match=r"bot 'crash' \(seat \d\) raised in act\(\): KeyError"):
+        play(ruleset, Crash, ask_forced=True)
+
+
+def test_bots_get_start_and_end_with_the_documented_shapes(ruleset):
+    seen = []
+
+    class Recorder(RandomBot):
+        name = "recorder"
+
+        def start(self, info):
+            seen.append(("start", info))
+
+        def end(self, outcome):
+            seen.append(("end", outcome))
+
+    record = play(ruleset, Recorder).record
+    players = record["players"]
+    starts = [i for kind, i in seen if kind == "start"]
+    ends = [o for kind, o in seen if kind == "end"]
+    assert [i["seat"] for i in starts] == list(range(players))
+    assert set(starts[0]) == {"ruleset", "version", "options", "seat", "players", "bots"}
+    assert starts[0]["bots"] == ["random"] * players
+    assert len(ends) == players and {"standing", "scores", "reason"} <= set(ends[0])
+    assert all(1 <= p <= players for p in ends[0]["standing"])
+    assert min(ends[0]["standing"]) == 1
+
+
+def test_forced_decisions_are_not_asked_but_their_events_still_arrive(ruleset):
+    """Skipping single-choice decisions must not change the game nor what each seat learns."""
+    received = {True: [], False: []}
+
+    def recording_bot(mode):
+        class Recording(RandomBot):
+            name = "recording"
+
+            def act(self, observation):
+                received[mode].append((observation["seat"], observation["events"]))
+                return super().act(observation)
+        return Recording
+
+    results = {}
+    for mode in (True, False):
+        results[mode] = play(ruleset, recording_bot(mode), seed=3, ask_forced=mode)
+    assert results[True].record["decisions"] == results[False].record["decisions"]
+    for seat in range(results[True].record["players"]):
+        streams = []
+        for mode in (True, False):
+            events = [e for s, batch in received[mode] if s == seat for e in batch]
+            streams.append(events + results[mode].state.take_events(seat))
+        assert streams[0] == streams[1]
+
+
+def test_replay_verifies_a_record_and_catches_tampering(ruleset):
+    record = json.loads(json.dumps(play(ruleset, seed=9).record))
+    replay(record, ruleset)
+    tampered = dict(record, outcome=dict(record["outcome"], reason="tampered"))
+    with pytest.raises(ReplayMismatchError):
+        replay(tampered, ruleset)
+    other_seed = dict(record, deal_seed=record["deal_seed"] + 1)
+    with pytest.raises(ReplayMismatchError):
+        replay(other_seed, ruleset)
+
+
+def test_clone_is_independent_of_the_original(ruleset):
+    rng = random.Random(1)
+    state = ruleset.new_game(table_size(ruleset), ruleset.resolve_options(), random.Random(4))
+    for _ in range(10):
+        if state.is_terminal():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    if state.is_terminal():
+        pytest.skip("game ended within 10 moves for this seed")
+    twin = state.clone()
+    before = [state.view(s) for s in range(state.players)], state.legal_actions()
+    moves = 0
+    while not twin.is_terminal() and moves < 50:
+        twin.apply(rng.choice(twin.legal_actions()))
+        moves += 1
+    assert ([state.view(s) for s in range(state.players)], state.legal_actions()) == before

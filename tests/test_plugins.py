@@ -1,0 +1,122 @@
+"""The plugin contract: entry-point discovery, broken plugins, duplicate names."""
+
+import json
+import warnings
+
+import pytest
+from click.testing import CliRunner
+
+import arena
+from arena.cli import main
+from arena.errors import PluginError
+from arena.plugins import HookSpecs, load_registry
+from conftest import write_plugin
+
+THROWAWAY = """
+    import arena
+
+    class EchoBot(arena.Bot):
+        name = "echo-first"
+        rulesets = ("flip-7",)
+
+        def act(self, observation):
+            return observation["legal_actions"][0]
+
+    @arena.hookimpl
+    def register_bots(register):
+        register(EchoBot)
+"""
+
+
+def test_public_contract_names_are_importable_from_arena():
+    assert issubclass(arena.Bot, object)
+    assert callable(arena.hookimpl)
+    bot = arena.Bot()
+    assert bot.plays("anything") and arena.Bot.rulesets == "*"
+
+
+def test_builtin_bots_and_rulesets_are_found_through_the_entry_point():
+    registry = load_registry()
+    assert {"random", "flip7-threshold"} <= set(registry.bots)
+    assert "flip-7" in registry.rulesets
+    assert registry.bots["random"].origin.package == "flip-arena"
+    assert registry.rulesets["flip-7"].origin.package == "flip-arena"
+
+
+def test_throwaway_plugin_shows_in_bots_list(plugin_dir):
+    write_plugin(plugin_dir, "throwaway-bots", "throwaway_bots", THROWAWAY)
+    result = CliRunner().invoke(main, ["bots", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["echo-first"]["package"] == "throwaway-bots"
+    assert rows["echo-first"]["version"] == "1.2.3"
+    assert rows["echo-first"]["rulesets"] == ["flip-7"]
+
+
+def test_plugin_that_raises_on_import_is_reported_and_others_still_load(plugin_dir):
+    write_plugin(plugin_dir, "broken-bots", "broken_bots", "raise RuntimeError('boom at import')\n")
+    with pytest.warns(UserWarning, match="broken-bots.*boom at import"):
+        registry = load_registry()
+    assert "random" in registry.bots
+    assert [b.package for b in registry.broken] == ["broken-bots"]
+    result = CliRunner().invoke(main, ["bots", "list"])
+    assert result.exit_code == 0
+    assert "broken plugin" in result.stdout and "boom at import" in result.stdout
+
+
+def test_duplicate_bot_name_is_an_error_naming_both_packages(plugin_dir):
+    write_plugin(plugin_dir, "copycat-bots", "copycat_bots", THROWAWAY.replace("echo-first", "random"))
+    with pytest.raises(PluginError, match=r"'random' is registered twice: by copycat-bots .* and by flip-arena"):
+        load_registry()
+    result = CliRunner().invoke(main, ["bots", "list"])
+    assert result.exit_code == 2
+    assert "registered twice" in result.stderr and "Traceback" not in result.output
+
+
+def test_registering_something_that_is_not_a_bot_is_a_plugin_error(plugin_dir):
+    source = """
+        import arena
+
+        @arena.hookimpl
+        def register_bots(register):
+            register(object)
+    """
+    write_plugin(plugin_dir, "wrong-bots", "wrong_bots", source)
+    with pytest.raises(PluginError, match="not an arena.Bot subclass"):
+        load_registry()
+
+
+def test_bot_names_must_be_lowercase_with_dashes(plugin_dir):
+    write_plugin(plugin_dir, "shouty-bots", "shouty_bots", THROWAWAY.replace("echo-first", "Echo_First"))
+    with pytest.raises(PluginError, match="lowercase letters, digits and dashes"):
+        load_registry()
+
+
+def test_every_hook_is_documented_and_exercised_by_a_test():
+    """A hook without a docstring, or one no test in this file calls, fails here."""
+    hooks = [name for name in vars(HookSpecs) if name.startswith("register_")]
+    assert hooks == ["register_bots", "register_rulesets"]
+    source = open(__file__).read()
+    for name in hooks:
+        assert (getattr(HookSpecs, name).__doc__ or "").strip(), f"hook {name} has no docstring"
+        assert f"def {name}(" in source.replace(f"def {name}(self", ""), f"no test plugin implements {name}"
+
+
+def test_plugin_registering_a_ruleset_shows_in_rulesets_list(plugin_dir):
+    source = """
+        import arena
+        from arena.rules.flip_7 import Flip7
+
+        class TinyFlip7(Flip7):
+            id = "tiny-flip-7"
+
+        @arena.hookimpl
+        def register_rulesets(register):
+            register(TinyFlip7)
+    """
+    write_plugin(plugin_dir, "tiny-rules", "tiny_rules", source)
+    result = CliRunner().invoke(main, ["rulesets", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    assert rows["tiny-flip-7"]["package"] == "tiny-rules"
+    assert rows["flip-7"]["options"]["target_score"]["default"] == 200

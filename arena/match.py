@@ -4,6 +4,14 @@
 (fresh plain data), asks that seat's bot, checks the answer is legal, applies it
 and records it. It returns a game record (plain JSON data, `RECORD_FORMAT`);
 `replay(record)` plays a record again and checks its transcript hash.
+
+Faults (a bot that raises, hangs, dies, answers garbage or an illegal action) are
+handled by a `FaultPolicy`: "raise" (the default, for `arena match` and tests)
+stops with an error; "random" records the fault and plays a replacement action
+drawn from an RNG derived from the deal seed and the decision number, so the
+record replays exactly; "forfeit" does the same for the rest of the game and
+ranks the seat last. A seat whose host died (crash, timeout) is not asked again
+in that game: its remaining decisions are replacement actions.
 """
 
 from __future__ import annotations
@@ -11,15 +19,18 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from arena.bot import Bot
-from arena.errors import BotError, ConfigError, IllegalActionError, ReplayMismatchError
+from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
 from arena.rules.base import GameState, Ruleset, plain_copy
-from arena.seeding import bot_seed
+from arena.seats import BotFault, BotHost, InlineHost
+from arena.seeding import bot_seed, derive_seed
 
 RECORD_FORMAT = 1
+ON_FAULT = ("raise", "random", "forfeit")
 
 
 @dataclass(frozen=True)
@@ -41,36 +52,71 @@ class Entrant:
                 "version": self.version, "params": plain_copy(dict(self.params))}
 
 
+@dataclass(frozen=True)
+class FaultPolicy:
+    """What the match does when a bot misbehaves, and its time limits."""
+
+    on_fault: str = "raise"
+    time_per_decision: float | None = None
+    """Seconds per decision (None: no limit); enforced by process hosts."""
+    time_bank: float = 0.0
+    """Extra seconds per game that slow decisions draw on."""
+
+    def __post_init__(self) -> None:
+        if self.on_fault not in ON_FAULT:
+            raise ConfigError(f"on_fault must be one of {', '.join(ON_FAULT)}, not {self.on_fault!r}")
+
+
 @dataclass
 class GameResult:
-    """A finished game: its record, and the final engine state (for logs and tests)."""
+    """A finished game: its record, the final engine state, and each seat's log."""
 
     record: dict[str, Any]
     state: GameState
+    logs: list[str] = field(default_factory=list)
 
 
 def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: int,
               options: Mapping[str, Any] | None = None, bot_seeds: Sequence[int] | None = None,
-              ask_forced: bool = False) -> GameResult:
+              ask_forced: bool = False, hosts: Sequence[BotHost] | None = None,
+              policy: FaultPolicy = FaultPolicy()) -> GameResult:
     """Play one game of `ruleset` with one entrant per seat, dealt from `deal_seed`.
 
-    Each seat gets a fresh ``cls(**params)`` with ``rng`` seeded from
-    `bot_seeds` (default: derived from the deal seed and the seat). When only one
-    action is legal the bot is not asked (unless `ask_forced`); it still receives
-    the events at its next decision. Raises IllegalActionError for an answer that
-    is not legal, BotError for a bot that raises.
+    Each seat's bot is a fresh ``cls(**params)`` with ``rng`` seeded from
+    `bot_seeds` (default: derived from the deal seed and the seat), run by
+    `hosts` (default: in-process). When only one action is legal the bot is not
+    asked (unless `ask_forced`); it still receives the events at its next
+    decision.
     """
     players = len(entrants)
     ruleset.check_players(players)
     resolved = ruleset.resolve_options(options)
     seeds = list(bot_seeds) if bot_seeds is not None else [bot_seed(deal_seed, s) for s in range(players)]
     names = [e.display_name for e in entrants]
-    bots = [_make_bot(e, seed, s) for s, (e, seed) in enumerate(zip(entrants, seeds))]
+    hosts = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in entrants]
+    faults: list[dict[str, Any]] = []
+    silenced = [False] * players  # seats not asked again this game
+    forfeited: list[int] = []
+    bank = [policy.time_bank] * players
 
-    for seat, bot in enumerate(bots):
+    def fault(seat: int, decision: int | None, error: BotFault) -> None:
+        if policy.on_fault == "raise":
+            if error.kind == "illegal":
+                raise IllegalActionError(f"bot {names[seat]!r} (seat {seat}) {error}") from None
+            raise type(error)(error.kind, f"bot {names[seat]!r} (seat {seat}) {error}", error.fatal) from error
+        faults.append({"seat": seat, "decision": decision, "kind": error.kind, "detail": str(error)[:500]})
+        if error.fatal or policy.on_fault == "forfeit":
+            silenced[seat] = True
+        if policy.on_fault == "forfeit" and seat not in forfeited:
+            forfeited.append(seat)
+
+    for seat, host in enumerate(hosts):
         info = {"ruleset": ruleset.id, "version": ruleset.version, "options": plain_copy(resolved),
                 "seat": seat, "players": players, "bots": list(names)}
-        _call_bot(bot, "start", info, names[seat], seat)
+        try:
+            host.start_game(seeds[seat], plain_copy(dict(entrants[seat].params)), info)
+        except BotFault as error:
+            fault(seat, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
     decisions: list[list[Any]] = []
@@ -78,23 +124,32 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         legal = state.legal_actions()
         if len(legal) == 1 and not ask_forced:
             action = legal[0]
+        elif silenced[seat]:
+            action = replacement_action(deal_seed, len(decisions), legal)
         else:
             observation = {
                 "ruleset": ruleset.id, "version": ruleset.version, "options": plain_copy(resolved),
                 "seat": seat, "players": players, "view": state.view(seat),
                 "events": state.take_events(seat), "legal_actions": list(legal),
             }
-            action = _call_bot(bots[seat], "act", observation, names[seat], seat)
-            if not isinstance(action, str) or action not in legal:
-                raise IllegalActionError(
-                    f"bot {names[seat]!r} (seat {seat}) answered {action!r} at decision "
-                    f"{len(decisions)}, which is not among its {len(legal)} legal actions")
+            action = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
+            if isinstance(action, BotFault):
+                fault(seat, len(decisions), action)
+                action = replacement_action(deal_seed, len(decisions), legal)
         state.apply(action)
         decisions.append([seat, action])
 
     outcome = state.outcome()
-    for seat, bot in enumerate(bots):
-        _call_bot(bot, "end", plain_copy(outcome), names[seat], seat)
+    if forfeited:
+        outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
+    logs = []
+    for seat, host in enumerate(hosts):
+        if not silenced[seat]:
+            try:
+                host.end_game(plain_copy(outcome))
+            except BotFault as error:
+                fault(seat, None, error)
+        logs.append(host.take_log())
 
     record = {
         "format": RECORD_FORMAT,
@@ -105,9 +160,44 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         "seats": [e.record() for e in entrants],
         "decisions": decisions,
         "outcome": plain_copy(outcome),
+        "faults": faults,
+        "forfeited": forfeited,
     }
     record["transcript_hash"] = transcript_hash(record)
-    return GameResult(record, state)
+    return GameResult(record, state, logs)
+
+
+def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: FaultPolicy,
+         bank: list[float], seat: int, decision: int) -> str | BotFault:
+    """The bot's legal answer, or the fault it committed."""
+    limit = None if policy.time_per_decision is None else policy.time_per_decision + bank[seat]
+    started = time.monotonic()
+    try:
+        action = host.act(observation, limit)
+    except BotFault as error:
+        return error
+    if policy.time_per_decision is not None:
+        bank[seat] -= max(0.0, time.monotonic() - started - policy.time_per_decision)
+    if not isinstance(action, str) or action not in legal:
+        return BotFault("illegal", f"answered {action!r} at decision {decision}, "
+                                   f"which is not among its {len(legal)} legal actions")
+    return action
+
+
+def replacement_action(deal_seed: int, decision: int, legal: Sequence[str]) -> str:
+    """The action played for a faulty or silenced bot: uniform over `legal`, from
+    an RNG derived from the deal seed and the decision number."""
+    return random.Random(derive_seed(deal_seed, "fault", decision)).choice(list(legal))
+
+
+def forfeit_standing(standing: Sequence[int], forfeited: Sequence[int]) -> list[int]:
+    """`standing` with the forfeited seats tied last and the others ranked among
+    themselves in their original order (ties kept)."""
+    keep = [s for s in range(len(standing)) if s not in forfeited]
+    result = [len(keep) + 1] * len(standing)
+    for seat in keep:
+        result[seat] = 1 + sum(1 for other in keep if standing[other] < standing[seat])
+    return result
 
 
 def transcript_hash(record: Mapping[str, Any]) -> str:
@@ -140,26 +230,9 @@ def replay(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
         state.apply(action)
     if not state.is_terminal():
         raise ReplayMismatchError("the record ends before the game does")
-    replayed = dict(record, outcome=plain_copy(state.outcome()))
-    if transcript_hash(replayed) != record["transcript_hash"]:
+    outcome = state.outcome()
+    if record.get("forfeited"):
+        outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], record["forfeited"]))
+    if transcript_hash(dict(record, outcome=plain_copy(outcome))) != record["transcript_hash"]:
         raise ReplayMismatchError("the replayed game's transcript hash differs from the record's")
     return state
-
-
-def _make_bot(entrant: Entrant, seed: int, seat: int) -> Bot:
-    try:
-        bot = entrant.cls(**entrant.params)
-    except TypeError as exc:  # the params do not fit the constructor: a configuration mistake
-        raise ConfigError(f"bot {entrant.display_name!r} does not accept params {dict(entrant.params)!r}: {exc}") from exc
-    except Exception as exc:
-        raise BotError(f"bot {entrant.display_name!r} (seat {seat}) could not be created with params "
-                       f"{dict(entrant.params)!r}: {type(exc).__name__}: {exc}") from exc
-    bot.rng = random.Random(seed)
-    return bot
-
-
-def _call_bot(bot: Bot, method: str, argument: Any, name: str, seat: int) -> Any:
-    try:
-        return getattr(bot, method)(argument)
-    except Exception as exc:
-        raise BotError(f"bot {name!r} (seat {seat}) raised in {method}(): {type(exc).__name__}: {exc}") from exc

@@ -137,7 +137,7 @@ def test_bots_get_start_and_end_with_the_documented_shapes(ruleset):
     ends = [o for kind, o in seen if kind == "end"]
     assert [i["seat"] for i in starts] == list(range(players))
     assert set(starts[0]) == {"ruleset", "version", "options", "seat", "players", "bots"}
-    assert starts[0]["bots"] == ["random"] * players
+    assert starts[0]["bots"] == ["recorder"] * players
     assert len(ends) == players and {"standing", "scores", "reason"} <= set(ends[0])
     assert all(1 <= p <= players for p in ends[0]["standing"])
     assert min(ends[0]["standing"]) == 1

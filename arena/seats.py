@@ -1,0 +1,334 @@
+"""Bot hosts: where a seat's bot runs, in-process or in its own subprocess.
+
+Both kinds have one interface (`BotHost`) and are reused across games, with a
+fresh bot instance per game. `ProcessHost` speaks `arena.protocol` to a child
+process that has a scrubbed environment, an empty temporary working directory,
+memory and CPU limits, its own process group (killed whole with it) and, when
+the harness runs as root and it can, an unprivileged user. Problems a bot causes
+are raised as `BotFault` with a `kind`; the match applies the fault policy.
+
+Limits are enforced on Linux (resource limits, process groups). Elsewhere the
+time limit still holds; memory and CPU limits may not.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from arena.bot import Bot
+from arena.errors import BotError, ConfigError
+from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode, encode
+
+FAULT_KINDS = ("crash", "timeout", "garbage", "illegal", "memory", "error")
+"""crash: the process died or exited; timeout: no answer in time; garbage: not the
+protocol; illegal: an answer that is not a legal action; memory: out of memory;
+error: the bot raised."""
+
+
+class BotFault(BotError):
+    """A bot misbehaved; `kind` is one of FAULT_KINDS; `fatal` means its host is gone."""
+
+    def __init__(self, kind: str, message: str, fatal: bool = False):
+        super().__init__(message)
+        self.kind = kind
+        self.fatal = fatal
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one bot process."""
+
+    time_per_decision: float = 1.0
+    """Wall-clock seconds per decision before the time bank is drawn on."""
+    time_bank: float = 10.0
+    """Extra wall-clock seconds per game, spent by slow decisions."""
+    memory_mb: int = 1024
+    """Address-space limit of the bot process."""
+    cpu_seconds: int = 3600
+    """CPU-time limit over the life of a bot process (hosts are restarted past it)."""
+    log_bytes: int = 8192
+    """How much of a game's stderr is kept."""
+    startup_seconds: float = 30.0
+    """Time allowed for a new process to answer the handshake."""
+
+
+class BotHost(ABC):
+    """Runs one bot, game after game, with a fresh instance per game."""
+
+    @abstractmethod
+    def start_game(self, seed: int, params: dict[str, Any], info: dict[str, Any]) -> None:
+        """Make a fresh bot with `params`, seed its rng, call its `start(info)`."""
+
+    @abstractmethod
+    def act(self, observation: dict[str, Any], timeout: float | None) -> Any:
+        """The bot's answer to `observation` (not yet checked for legality)."""
+
+    @abstractmethod
+    def end_game(self, outcome: dict[str, Any]) -> None:
+        """Call the bot's `end(outcome)`."""
+
+    def take_log(self) -> str:
+        """What the bot wrote to stderr since the last call (truncated)."""
+        return ""
+
+    def close(self) -> None:
+        """Stop the host for good."""
+
+
+class InlineHost(BotHost):
+    """The bot runs in the harness's own process: fast, for trusted bots. Time
+    limits are not enforced inline (a bot cannot be interrupted)."""
+
+    def __init__(self, cls: type[Bot]):
+        self.cls = cls
+        self.bot: Bot | None = None
+
+    def start_game(self, seed, params, info):
+        try:
+            self.bot = self.cls(**params)
+        except TypeError as exc:
+            raise ConfigError(f"bot {self.cls.name!r} does not accept params {params!r}: {exc}") from exc
+        except Exception as exc:
+            raise BotFault("error", f"could not be created: {type(exc).__name__}: {exc}", fatal=True) from exc
+        self.bot.rng = random.Random(seed)
+        self._call("start", info)
+
+    def act(self, observation, timeout):
+        return self._call("act", observation)
+
+    def end_game(self, outcome):
+        self._call("end", outcome)
+        self.bot = None
+
+    def _call(self, method: str, argument: Any) -> Any:
+        try:
+            return getattr(self.bot, method)(argument)
+        except MemoryError as exc:
+            raise BotFault("memory", f"ran out of memory in {method}()") from exc
+        except Exception as exc:
+            raise BotFault("error", f"raised in {method}(): {type(exc).__name__}: {exc}") from exc
+
+
+class ProcessHost(BotHost):
+    """The bot runs in its own process behind the line protocol.
+
+    `argv` is the command: ``python -m arena.host NAME`` for a registered bot
+    (`for_bot`), or any executable that speaks the protocol. The process is
+    started lazily and restarted after a fatal fault.
+    """
+
+    def __init__(self, argv: Sequence[str], limits: Limits = Limits(), env: dict[str, str] | None = None,
+                 name: str = "bot"):
+        self.argv = list(argv)
+        self.limits = limits
+        self.extra_env = dict(env or {})
+        self.name = name
+        self.bot_name: str | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._workdir: str | None = None
+        self._log_file: Any = None
+
+    @classmethod
+    def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None) -> ProcessHost:
+        """A host for a registered bot, run by this Python in a fresh interpreter."""
+        return cls([sys.executable, "-m", "arena.host", bot_name], limits, env, name=bot_name)
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        self._cleanup()
+        self._workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self._log_file = tempfile.TemporaryFile(prefix="arena-bot-log-")
+        user = unprivileged_user()
+        if user is not None:
+            shutil.chown(self._workdir, user=user)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self._workdir, "TMPDIR": self._workdir,
+               "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        env.update(self.extra_env)
+        limits = self.limits
+
+        def preexec() -> None:  # runs in the child, before exec
+            import resource
+            memory = limits.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file,
+                cwd=self._workdir, env=env, start_new_session=True, close_fds=True,
+                preexec_fn=preexec if sys.platform.startswith("linux") else None,
+                user=user, bufsize=0)
+        except OSError as exc:
+            self._cleanup()
+            raise BotFault("crash", f"could not start {self.argv[0]!r}: {exc}", fatal=True) from exc
+        self._buffer = b""
+        reply = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds)
+        if reply.get("type") != "hello" or reply.get("protocol") != PROTOCOL_VERSION:
+            self.close()
+            raise BotFault("garbage", f"bad handshake: {reply!r}", fatal=True)
+        self.bot_name = str(reply.get("bot", "?"))
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.stdin.write(encode({"type": "shutdown"}))
+                proc.stdin.flush()
+                proc.wait(timeout=0.2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._kill_group()
+        self._cleanup()
+
+    def _kill_group(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the bot and every child it left behind
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._proc = None
+
+    def _cleanup(self) -> None:
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    # -- the protocol ----------------------------------------------------------
+
+    def start_game(self, seed, params, info):
+        if self._proc is None or self._proc.poll() is not None:
+            self._kill_group()
+            self._spawn()
+        self._take_log_bytes()  # what came before this game is not its log
+        self._expect_ok(self._request({"type": "start", "seed": seed, "params": params, "info": info},
+                                      self.limits.startup_seconds), "start")
+
+    def act(self, observation, timeout):
+        reply = self._request({"type": "act", "observation": observation}, timeout)
+        if reply.get("type") == "action":
+            return reply.get("action")
+        self._raise_for(reply, "act")
+
+    def end_game(self, outcome):
+        self._expect_ok(self._request({"type": "end", "outcome": outcome}, self.limits.time_per_decision + 1), "end")
+
+    def take_log(self) -> str:
+        data, size = self._take_log_bytes()
+        text = data[: self.limits.log_bytes].decode("utf-8", "replace")
+        cut = size - self.limits.log_bytes
+        return text + (f"\n[... {cut} more bytes cut]" if cut > 0 else "")
+
+    def _take_log_bytes(self) -> tuple[bytes, int]:
+        """The log's first bytes and its size; the log is emptied."""
+        if self._log_file is None:
+            return b"", 0
+        size = os.fstat(self._log_file.fileno()).st_size
+        self._log_file.seek(0)
+        data = self._log_file.read(self.limits.log_bytes)
+        self._log_file.truncate(0)
+        self._log_file.seek(0)
+        return data, size
+
+    def _expect_ok(self, reply: dict[str, Any], what: str) -> None:
+        if reply.get("type") != "ok":
+            self._raise_for(reply, what)
+
+    def _raise_for(self, reply: dict[str, Any], what: str) -> None:
+        if reply.get("type") == "error":
+            message = str(reply.get("message", ""))
+            kind = "memory" if message.startswith("MemoryError") else "error"
+            raise BotFault(kind, f"raised in {what}(): {message}")
+        raise BotFault("garbage", f"answered {what} with {reply!r}")
+
+    def _request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        proc = self._proc
+        if proc is None:
+            raise BotFault("crash", "is not running", fatal=True)
+        try:
+            proc.stdin.write(encode(message))
+        except (BrokenPipeError, OSError):
+            raise self._died() from None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        fd = proc.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    self._kill_group()
+                    raise BotFault("timeout", f"gave no answer within {timeout:.3g} s", fatal=True)
+                if not selector.select(remaining):
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise self._died()
+                self._buffer += chunk
+                if len(self._buffer) > 1 << 24:
+                    self._kill_group()
+                    raise BotFault("garbage", "sent more than 16 MiB without a newline", fatal=True)
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return decode(line)
+        except ProtocolError as exc:
+            raise BotFault("garbage", str(exc)) from None
+
+    def _died(self) -> BotFault:
+        proc = self._proc
+        code = proc.wait(timeout=5) if proc is not None else None
+        self._kill_group()
+        if code is not None and code < 0:
+            sig = signal.Signals(-code)
+            kind = "timeout" if sig == signal.SIGXCPU else "crash"  # SIGXCPU: the CPU-time limit
+            return BotFault(kind, f"was killed by signal {sig.name}", fatal=True)
+        return BotFault("crash", f"exited with code {code}", fatal=True)
+
+
+@functools.cache
+def unprivileged_user() -> str | None:
+    """The user to run bot processes as: "nobody" when the harness runs as root on
+    Linux and that user can run this Python and import arena; else None (bots run
+    as the harness's user, with a warning when that is root)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return None
+    try:
+        probe = subprocess.run([sys.executable, "-c", "import arena.host"], user="nobody", cwd="/",
+                               capture_output=True, timeout=30)
+        if probe.returncode == 0:
+            return "nobody"
+        reason = probe.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
+    except (OSError, subprocess.SubprocessError, KeyError) as exc:
+        reason = [str(exc)]
+    warnings.warn(f"bots run as root: user 'nobody' cannot run {sys.executable} ({reason[0]})", stacklevel=2)
+    return None

@@ -233,6 +233,8 @@ def replay(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
     outcome = state.outcome()
     if record.get("forfeited"):
         outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], record["forfeited"]))
-    if transcript_hash(dict(record, outcome=plain_copy(outcome))) != record["transcript_hash"]:
-        raise ReplayMismatchError("the replayed game's transcript hash differs from the record's")
+    if plain_copy(outcome) != record["outcome"]:
+        raise ReplayMismatchError("the replayed game's outcome differs from the record's")
+    if transcript_hash(record) != record["transcript_hash"]:
+        raise ReplayMismatchError("the record's transcript hash does not match its contents")
     return state

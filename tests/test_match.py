@@ -153,7 +153,9 @@ def test_forced_decisions_are_not_asked_but_their_events_still_arrive(ruleset):
 
             def act(self, observation):
                 received[mode].append((observation["seat"], observation["events"]))
-                return super().act(observation)
+                legal = observation["legal_actions"]
+                # Draw from the rng only for real choices, so both modes play the same game.
+                return legal[0] if len(legal) == 1 else self.rng.choice(legal)
         return Recording
 
     results = {}
@@ -177,6 +179,9 @@ def test_replay_verifies_a_record_and_catches_tampering(ruleset):
     other_seed = dict(record, deal_seed=record["deal_seed"] + 1)
     with pytest.raises(ReplayMismatchError):
         replay(other_seed, ruleset)
+    rehashed = dict(record, decisions=record["decisions"][:-1])
+    with pytest.raises(ReplayMismatchError):
+        replay(rehashed, ruleset)
 
 
 def test_clone_is_independent_of_the_original(ruleset):

@@ -1,0 +1,86 @@
+"""The `color-flush-heuristic` bot: legal play, sensible choices, and it beats random."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.match import Entrant, play_game
+from arena.rules.color_flush import ColorFlush, layout_state
+from arena.seeding import bot_seed
+from arena_bots.color_flush_heuristic import ColorFlushHeuristicBot, distance, settle
+from arena_bots.random_bot import RandomBot
+
+HERO, RANDOM = Entrant(ColorFlushHeuristicBot), Entrant(RandomBot)
+
+
+def observe(state, seat):
+    return {"ruleset": ColorFlush.id, "version": ColorFlush.version, "options": state.options,
+            "seat": seat, "players": state.players, "view": state.view(seat),
+            "events": state.take_events(seat), "legal_actions": state.legal_actions()}
+
+
+def bot():
+    hero = ColorFlushHeuristicBot()
+    hero.rng = random.Random(0)
+    return hero
+
+
+def cards(text):
+    return [tuple(card.split("/")) for card in text.split()]
+
+
+@pytest.mark.parametrize("players, options", [(2, {}), (3, {"white_swap": "may"}), (4, {}), (5, {}),
+                                              (6, {"white_swap": "may"})])
+def test_it_only_plays_legal_actions_at_every_table_size(players, options):
+    # play_game raises on an illegal answer (the default fault policy)
+    for seed in range(6):
+        seats = [HERO if s % 2 == 0 else RANDOM for s in range(players)]
+        play_game(ColorFlush, seats, 300 + seed, options, ask_forced=True)
+        play_game(ColorFlush, [HERO] * players, 400 + seed, options, ask_forced=True)
+
+
+def test_it_beats_random_bots_duplicate_seated():
+    wins = games = 0
+    for deal in range(15):
+        for hero in range(4):
+            seats = [HERO if s == hero else RANDOM for s in range(4)]
+            seeds = [bot_seed(deal, s, game=hero) for s in range(4)]
+            outcome = play_game(ColorFlush, seats, 7000 + deal, bot_seeds=seeds).record["outcome"]
+            games += 1
+            wins += outcome["reason"] == "win" and outcome["standing"][hero] == 1
+    assert wins / games > 0.6  # chance is 0.25; it wins over 90% in the benchmark
+
+
+def test_it_plays_an_action_that_wins_at_once():
+    st = layout_state([cards("red/blue red/green red/yellow white/purple blue/purple"),
+                       cards("green/red blue/yellow yellow/green purple/blue green/purple"),
+                       cards("blue/green yellow/red purple/green green/yellow red/purple")], cards("green/yellow"))
+    # seat 0 must first get rid of blue: placing it leaves red red red white -> a win
+    assert bot().act(observe(st, 0)) == "place:4"
+
+
+def test_it_flips_a_card_whose_back_it_knows_is_its_color():
+    st = layout_state([cards("red/blue red/green red/yellow blue/red green/purple"),
+                       cards("green/red blue/yellow yellow/green purple/blue green/purple"),
+                       cards("blue/green yellow/red purple/green green/yellow red/purple")], cards("green/yellow"))
+    st.table.see_both(st.table.hands[0][3], 0)  # seat 0 has seen the red back of its blue card
+    assert bot().act(observe(st, 0)) == "flip:3"
+
+
+def test_after_placing_a_white_it_swaps_with_the_hand_whose_backs_it_wants():
+    st = layout_state([cards("white/red green/blue yellow/purple purple/yellow blue/green"),
+                       cards("green/red blue/yellow yellow/green purple/blue green/purple"),
+                       cards("green/blue yellow/blue purple/blue red/blue")], cards("green/yellow"))
+    st.apply("place:0")
+    assert bot().act(observe(st, 0)) == "swap:2"  # seat 2's backs are blue x4: an instant win
+
+
+def test_distance_and_forced_flips_as_the_bot_models_them():
+    assert distance(cards("red/blue red/green white/blue red/red")) == 0
+    three = cards("red/blue red/green white/blue")  # 3 good faces: 0.3 short of the 4 needed
+    assert distance(three + [("blue", "red")]) == pytest.approx(1.0 + 0.3)  # one known flip away
+    assert distance(three + [("blue", None)]) == pytest.approx(1.3 + 0.3)  # an unknown back
+    assert distance(three + [("blue", "green")]) == pytest.approx(1.6 + 0.3)  # must go
+    assert settle(cards("black/red red/blue green/black")) == cards("red/black blue/red green/black")

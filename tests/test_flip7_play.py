@@ -1,0 +1,122 @@
+"""Flip 7 random playouts: golden transcripts, determinism, replay, invariants."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from arena.errors import IllegalActionError
+from arena.match import Entrant, play_game, replay
+from arena.rules.flip_7 import BUSTED, FLIPPED_7, Flip7, deck_for
+from arena_bots.random_bot import RandomBot
+
+# (players, deal seed) -> transcript hash of a game between random bots. A change here
+# means a rules change: bump Flip7.version and update the hashes on purpose.
+GOLDEN = {
+    (1, 11): "23bfd5b64fe17b54eabfa1f0ec4df1043dff2379e33666f53adc7761a3fb140e",
+    (2, 22): "857be981230c998e5329615fc04e1f6d474a5890f42f1006ec189cad47f6d84c",
+    (4, 44): "15d84b7b0510648906913866513bb3d824b78d89bbd0e63b0df72c20c33a3ebe",
+    (4, 2024): "90fc82340d90d1ad44446520d99738a929f5c1db632e4763b7bc2a4ea07ada97",
+}
+
+
+def random_game(players, seed):
+    return play_game(Flip7, [Entrant(RandomBot)] * players, seed)
+
+
+@pytest.mark.parametrize("players, seed", sorted(GOLDEN))
+def test_golden_transcripts(players, seed):
+    assert random_game(players, seed).record["transcript_hash"] == GOLDEN[(players, seed)]
+
+
+def test_same_seed_gives_the_identical_record():
+    first, second = random_game(3, 5).record, random_game(3, 5).record
+    assert first == second
+    assert random_game(3, 6).record["transcript_hash"] != first["transcript_hash"]
+
+
+@pytest.mark.parametrize("players", [1, 2, 4, 8])
+def test_a_record_replays(players):
+    record = random_game(players, 100 + players).record
+    state = replay(record, Flip7)
+    assert state.outcome() == record["outcome"]
+    assert record["outcome"]["rounds"] >= 1
+
+
+def check_invariants(state, composition):
+    """What must hold after every step of any game."""
+    assert Counter(state.all_cards()) == composition
+    for seat in range(state.players):
+        numbers = state.numbers[seat]
+        if state.status[seat] == BUSTED:
+            assert len(set(numbers)) == len(numbers) - 1 and numbers[-1] in numbers[:-1]
+        else:
+            assert len(set(numbers)) == len(numbers) <= 7
+        assert (len(numbers) == 7) == (state.status[seat] == FLIPPED_7) or state.status[seat] == BUSTED
+    if not state.is_terminal():
+        legal = state.legal_actions()
+        assert legal and len(legal) == len(set(legal))
+
+
+def play_checked(players, seed):
+    """A random game straight on the engine, checking invariants after every step."""
+    state = Flip7.new_game(players, Flip7.resolve_options(), random.Random(seed))
+    composition = Counter(deck_for(players))
+    chooser = random.Random(seed ^ 0x5EED)
+    totals = [0] * players
+    steps = 0
+    check_invariants(state, composition)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        with pytest.raises(IllegalActionError):
+            state.apply("not-an-action")
+        state.apply(chooser.choice(legal))
+        steps += 1
+        assert steps < 100_000, "the game does not end"
+        assert all(a <= b for a, b in zip(totals, state.totals))
+        totals = list(state.totals)
+        check_invariants(state, composition)
+    out = state.outcome()
+    assert out["reason"] == "target" and out["rounds"] == state.round
+    top = max(out["scores"])
+    assert top >= 200 and out["scores"].count(top) == 1
+    assert out["standing"][out["scores"].index(top)] == 1
+    return state
+
+
+def test_random_games_keep_the_invariants_sample():
+    for game in range(300):
+        play_checked(1 + game % 8, game)
+
+
+@pytest.mark.slow
+def test_random_games_keep_the_invariants_10000():
+    for game in range(10_000):
+        play_checked(1 + game % 8, 1_000_000 + game)
+
+
+def test_many_players_with_two_decks_play_to_the_end():
+    for seed in range(3):
+        play_checked(36, seed)
+        play_checked(19, seed)
+
+
+def test_a_clone_plays_on_exactly_like_the_original_and_independently():
+    state = Flip7.new_game(4, Flip7.resolve_options(), random.Random(8))
+    chooser = random.Random(8)
+    for _ in range(40):
+        state.apply(chooser.choice(state.legal_actions()))
+    twin = state.clone()
+    assert twin.view(0) == state.view(0) and twin.god_log == []
+    choices = random.Random(9)
+    moves = []
+    while not twin.is_terminal():
+        moves.append(choices.choice(twin.legal_actions()))
+        twin.apply(moves[-1])
+    assert not state.is_terminal()                       # the original did not move
+    start = len(state.god_log)
+    for move in moves:
+        state.apply(move)
+    assert state.god_log[start:] == twin.god_log and state.outcome() == twin.outcome()

@@ -1,0 +1,206 @@
+"""`flip-hue-heuristic`: a one-to-two-ply evaluator for Flip Hue.
+
+The bot reads only its observation (the view has perfect recall: its own backs from
+the deal and from drawn cards, every back of the other hands, any face it has seen).
+It simulates each legal action on what it knows of the hands and scores the result:
+
+- progress: for each of its two faction colors, the nearest line to five of that
+  color, either its own faces or the backs of another player's hand (an unknown side
+  counts as a small chance of the color); lines near five weigh much more;
+- threat: for each opponent, the same for the opponent's visible faction color (and,
+  discounted, for the secret one: any color), over the opponent's faces as far as
+  known and the backs of the other hands (its own backs as remembered);
+- a Flip card kept in hand is worth something (it can block a pull or flip a hand
+  that is about to win).
+
+Push is chosen two-ply (each push followed by its best pull, for the most promising
+pushes); a pull is chosen one-ply (pulling a card whose back is a faction color gives
+that color as a face); when pulled, it blocks with a Flip card if the pull or the
+puller's progress matters more than keeping the Flip card; in cleanup it discards the
+card whose loss hurts least, face up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import arena
+
+FLIP = "flip"
+HAND = 5
+
+
+class FlipHueHeuristicBot(arena.Bot):
+    """Pursues the nearest faction-color line, pulls useful backs, flips threats."""
+
+    name = "flip-hue-heuristic"
+    rulesets = ("flip-hue",)
+
+    unknown = 0.15
+    """Chance that a side the bot has not seen shows a given color."""
+    threat_weight = 0.7
+    flip_value = 4.0
+    """What keeping one Flip card in hand is worth (two at most count)."""
+    push_breadth = 4
+    """How many of the best pushes are looked at together with their best pull."""
+
+    def act(self, observation: dict[str, Any]) -> str:
+        legal = observation["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        view = observation["view"]
+        self.me = me = observation["seat"]
+        self.players = observation["players"]
+        self.active = view["turn"]
+        factions = view["factions"]
+        self.colors = (factions[me]["top"], factions[me]["bottom"])
+        self.tops = [f["top"] for f in factions]
+        board = [[(c["face"], c["back"]) for c in hand] for hand in view["hands"]]
+        self._memo: dict[tuple, tuple] = {}
+        step = view["step"]
+        if step == "push":
+            return self._push(board, legal)
+        if step == "pull":
+            return self._best(board, legal)
+        if step == "answer":
+            return self._answer(board, legal, view["pull"])
+        # cleanup: which card to lose; it goes face up (nothing new is shown)
+        return self._best(board, [a for a in legal if a.endswith(":face")])
+
+    # -- choosing ------------------------------------------------------------------
+
+    def _best(self, board, legal):
+        scored = [(self.score(simulate(board, self.me, action)) + self.rng.random() * 1e-6, action)
+                  for action in legal]
+        return max(scored)[1]
+
+    def _push(self, board, legal):
+        me = self.me
+        first = []
+        for action in legal:
+            after = simulate(board, me, action)
+            first.append((self.score(after) + self.rng.random() * 1e-6, action, after))
+        first.sort(reverse=True)
+        best_value, best_action = None, first[0][1]
+        for value, action, after in first[:self.push_breadth]:
+            pulls = [f"pull:{s}:{p}" for s in range(self.players) if s != me for p in range(len(after[s]))]
+            if pulls:
+                value = max(self.score(simulate(after, me, pull)) for pull in pulls)
+            if best_value is None or value > best_value:
+                best_value, best_action = value, action
+        return best_action
+
+    def _answer(self, board, legal, pull):
+        puller, pos = pull["seat"], pull["pos"]
+        best = None
+        for action in legal:
+            after = [list(hand) for hand in board]
+            if action == "allow":
+                face, back = after[self.me].pop(pos)
+                after[puller].append((back, face))
+            else:
+                after[self.me].pop(int(action.split(":")[1]))
+                after[puller] = [(b, f) for f, b in after[puller]]
+            value = self.score(after)
+            if best is None or value > best[0]:
+                best = (value, action)
+        return best[1]
+
+    # -- evaluating ---------------------------------------------------------------
+
+    def line(self, count: float, unknown: int, size: int, exact: bool) -> float:
+        """Value of a line with `count` sides of the color and `unknown` unseen sides."""
+        if exact and size == HAND and count == HAND:
+            return 1000.0
+        k = count + self.unknown * unknown
+        if size < HAND:
+            k += self.unknown * (HAND - size)
+        k = min(k, HAND)
+        return 100.0 * (k / HAND) ** 4
+
+    def score(self, board) -> float:
+        me, players = self.me, self.players
+        memo = self._memo
+        stats = []
+        for hand in board:
+            key = tuple(hand)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = self._summary(hand)
+            stats.append(found)
+        progress = 0.0
+        spread = 0.0
+        for color in self.colors:
+            values, base, _ = stats[me][0]
+            value = values.get(color, base)
+            progress = max(progress, value)
+            spread += value
+            for other in range(players):
+                if other != me:
+                    values, base, _ = stats[other][1]
+                    value = values.get(color, base)
+                    progress = max(progress, value)
+                    spread += value
+        if progress >= 1000.0 and self.active == me:
+            return 1e6  # my check comes first in my own turn
+        threat = 0.0
+        tops = self.tops
+        for opponent in range(players):
+            if opponent == me:
+                continue
+            top = tops[opponent]
+            known = secret = 0.0
+            for holder in range(players):
+                # the opponent's own faces, or another hand's backs
+                values, base, ranked = stats[holder][0 if holder == opponent else 1]
+                value = values.get(top, base)
+                if value > known:
+                    known = value
+                for value, color in ranked:
+                    if color != top:
+                        if value > secret:
+                            secret = value
+                        break
+            threat = max(threat, known, 0.2 * secret)
+        flips = sum(1 for face, _ in board[me] if face == FLIP)
+        return progress + 0.05 * spread - self.threat_weight * threat + self.flip_value * min(flips, 2)
+
+    def _summary(self, hand):
+        """Per side of a hand (faces, backs): the line value of each color seen there,
+        the value of a color not seen there, and the seen colors ranked by value."""
+        size = len(hand)
+        out = []
+        for side in (0, 1):
+            counts: dict[str, int] = {}
+            unknown = 0
+            for card in hand:
+                color = card[side]
+                if color is None:
+                    unknown += 1
+                elif color != FLIP:
+                    counts[color] = counts.get(color, 0) + 1
+            values = {color: self.line(count, unknown, size, unknown == 0) for color, count in counts.items()}
+            ranked = sorted(((v, c) for c, v in values.items()), reverse=True)
+            out.append((values, self.line(0, unknown, size, False), ranked))
+        return out
+
+
+def simulate(board, me, action):
+    """The board (hands of (face, back) relative to each holder, None = unknown) after
+    `me` plays `action` (give, flip, pull - assuming the pull goes through - or discard)."""
+    parts = action.split(":")
+    kind = parts[0]
+    after = [list(hand) for hand in board]
+    if kind == "give":
+        face, back = after[me].pop(int(parts[1]))
+        after[int(parts[2])].append((back, face))
+    elif kind == "flip":
+        after[me].pop(int(parts[1]))
+        target = int(parts[2])
+        after[target] = [(b, f) for f, b in after[target]]
+    elif kind == "pull":
+        face, back = after[int(parts[1])].pop(int(parts[2]))
+        after[me].append((back, face))
+    elif kind == "discard":
+        after[me].pop(int(parts[1]))
+    return after

@@ -20,12 +20,14 @@ import hashlib
 import json
 import random
 import time
+
+import msgspec
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
-from arena.rules.base import GameState, Ruleset, plain_copy
+from arena.rules.base import GameState, Ruleset, fresh_copy, plain_copy
 from arena.seats import BotFault, BotHost, InlineHost
 from arena.seeding import bot_seed, derive_seed
 
@@ -111,7 +113,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             forfeited.append(seat)
 
     for seat, host in enumerate(hosts):
-        info = {"ruleset": ruleset.id, "version": ruleset.version, "options": plain_copy(resolved),
+        info = {"ruleset": ruleset.id, "version": ruleset.version, "options": fresh_copy(resolved),
                 "seat": seat, "players": players, "bots": list(names)}
         try:
             host.start_game(seeds[seat], plain_copy(dict(entrants[seat].params)), info)
@@ -119,6 +121,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             fault(seat, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
+    options_json = msgspec.json.encode(resolved)  # decoded afresh for each observation: cheap
     decisions: list[list[Any]] = []
     while (seat := state.current_seat()) is not None:
         legal = state.legal_actions()
@@ -128,7 +131,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             action = replacement_action(deal_seed, len(decisions), legal)
         else:
             observation = {
-                "ruleset": ruleset.id, "version": ruleset.version, "options": plain_copy(resolved),
+                "ruleset": ruleset.id, "version": ruleset.version, "options": msgspec.json.decode(options_json),
                 "seat": seat, "players": players, "view": state.view(seat),
                 "events": state.take_events(seat), "legal_actions": list(legal),
             }

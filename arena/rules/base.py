@@ -17,6 +17,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
+import msgspec
+
 from arena.errors import IllegalActionError, OptionError, PlayerCountError
 
 JSONScalar = (str, int, float, bool, type(None))
@@ -174,7 +176,7 @@ class GameState(ABC):
         if not pending:
             return []
         self._pending[seat] = []
-        return [plain_copy(e) for e in pending]
+        return fresh_copy(pending)
 
     def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
         """Record `event` as witnessed identically by `to` (default: every seat)."""
@@ -193,6 +195,14 @@ class GameState(ABC):
                     self._pending[other].append(others)
         self.god_log.append(god if god is not None else mine)
 
+    def emit_each(self, events: Sequence[dict[str, Any] | None], god: dict[str, Any]) -> None:
+        """Record one event as each seat saw it (`events[seat]`; None: that seat saw
+        nothing) and as the god view saw it."""
+        for seat, event in enumerate(events):
+            if event is not None:
+                self._pending[seat].append(event)
+        self.god_log.append(god)
+
     def _reset_events(self) -> None:
         """For `clone` implementations: give this copy its own empty queues."""
         self._pending = [[] for _ in range(self.players)]
@@ -203,6 +213,16 @@ class GameState(ABC):
         shown = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
         return IllegalActionError(
             f"{action!r} is not a legal action for seat {self.current_seat()} (legal: {shown})")
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder()
+
+
+def fresh_copy(value: Any) -> Any:
+    """A deep copy of plain JSON data, made by a JSON round trip in C (several
+    times faster than `plain_copy`); tuples become lists."""
+    return _decoder.decode(_encoder.encode(value))
 
 
 def plain_copy(value: Any) -> Any:

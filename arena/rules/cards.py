@@ -99,6 +99,16 @@ class TwoFacedTable:
         """Mark that `seat` has looked at both sides of `card`."""
         self.seen[card] |= 3 << (2 * seat)
 
+    def show_held(self, holder: int, card: int) -> None:
+        """Mark what the table shows of a held card: its face to the holder, its back
+        to everyone else. (The moves below call it; a test laying out a position by
+        hand calls it too.)"""
+        self._show_held(holder, card)
+
+    def show_top(self, pile: str) -> None:
+        """Mark the up side of `pile`'s top card as seen by everyone."""
+        self._show_top(pile)
+
     def _show_held(self, holder: int, card: int) -> None:
         # The holder sees the face; every other seat sees the back.
         toward = self.side[card]
@@ -121,6 +131,13 @@ class TwoFacedTable:
             for card, up in zip(cards, up_sides):
                 self.side[card] = up
         self._show_top(name)
+
+    def take_top(self, pile: str) -> int:
+        """Remove and return the top card of `pile` (to lay it outside any hand);
+        the card below is shown."""
+        card = self.piles[pile].pop()
+        self._show_top(pile)
+        return card
 
     def deal(self, pile: str, seat: int, toward: str) -> int:
         """Take the top card of `pile` into `seat`'s hand and return it.

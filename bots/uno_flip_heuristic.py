@@ -1,0 +1,197 @@
+"""`uno-flip-heuristic`: a rule-of-thumb UNO Flip player that reads the table.
+
+It uses only its observation (and `self.rng` to break ties):
+
+- Plays rather than draws; sheds high-point cards first, keeps the color it holds
+  most of, and saves plain Wilds (and Wild Draws) for when nothing else plays.
+- Never bluffs a Wild Draw (except as its last card); plays an honest one, and the
+  Draw / Skip cards, first when the next player is close to going out.
+- Judges a Flip by both faces of its own cards (it knows them all) and by the faces
+  the opponents will hold after it (the inactive faces it sees now).
+- Names the color it holds most of, avoiding colors the next player is known to hold.
+- Challenges a Wild Draw when the faces it has seen make a bluff likely: a known
+  matching card in the offender's hand, or else the chance, from the deck's fixed
+  pairing of faces, that the cards whose active face it has not seen match.
+- Always calls UNO.
+"""
+
+from __future__ import annotations
+
+import arena
+from arena.rules.uno_flip import COLORS, POINTS, load_deck
+
+WILD_FACES = ("wild", "wild-draw-two", "wild-draw-color")
+SIDES = {"light": 0, "dark": 1}
+CHALLENGE_THRESHOLD = 0.4
+
+
+def split_face(face):
+    """(color or None, value) of a face string."""
+    if face in WILD_FACES:
+        return None, face
+    color, _, value = face.partition("-")
+    return color, value
+
+
+def face_points(face):
+    _, value = split_face(face)
+    return POINTS.get(value) or int(value)
+
+
+def _pairings():
+    """For each side: inactive face -> the active faces it is printed with (with repeats)."""
+    table = ({}, {})
+    for light, dark in load_deck().faces:
+        table[0].setdefault(dark, []).append(light)
+        table[1].setdefault(light, []).append(dark)
+    return table
+
+
+class UnoFlipHeuristicBot(arena.Bot):
+    """Sheds points, saves wilds, punishes a player close to going out, reads faces."""
+
+    name = "uno-flip-heuristic"
+    rulesets = ("uno-flip",)
+
+    _pairs = None
+
+    def act(self, observation):
+        legal = observation["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        view = observation["view"]
+        seat = observation["seat"]
+        phase = view["phase"]
+        if phase == "challenge":
+            return "challenge" if self._bluff_likely(view) > CHALLENGE_THRESHOLD else "accept"
+        if phase == "color":
+            return "color:" + self._best_color(view, seat)
+        return self._play_or_draw(view, seat, legal, phase == "drawn")
+
+    # -- playing ---------------------------------------------------------------
+
+    def _play_or_draw(self, view, seat, legal, drawn):
+        hand = [card["face"] for card in view["hands"][seat]]
+        players = len(view["hands"])
+        nxt = (seat + view["direction"]) % players
+        threat = min(len(view["hands"][s]) for s in range(players) if s != seat)
+        next_close = len(view["hands"][nxt]) <= 2
+        options = {}
+        for action in legal:
+            if action in ("draw", "keep"):
+                continue
+            parts = action.split(":")
+            pos = len(hand) - 1 if parts[0] == "play-drawn" else int(parts[1])
+            options.setdefault(pos, []).append(action)
+        best, best_score = None, None
+        for pos, actions in options.items():
+            score = self._score_play(view, seat, hand, pos, next_close, threat)
+            if score is None:
+                continue
+            score += self.rng.random() * 0.01
+            if best_score is None or score > best_score:
+                best, best_score = pos, score
+        stay = "keep" if drawn else "draw"
+        if best is None:
+            return stay
+        face = hand[best]
+        if face == "wild" and len(hand) > 3 and threat > 2 and best_score < 0:
+            return stay  # keep the Wild for when it is needed
+        return self._finish_action(view, seat, hand, options[best], best)
+
+    def _score_play(self, view, seat, hand, pos, next_close, threat):
+        face = hand[pos]
+        color, value = split_face(face)
+        if len(hand) == 1:
+            return 1000.0  # going out
+        score = float(face_points(face))
+        rest = hand[:pos] + hand[pos + 1:]
+        if value in ("wild-draw-two", "wild-draw-color"):
+            honest = not any(f == "wild" or split_face(f)[0] == view["color"] for f in rest)
+            if not honest:
+                return None  # never bluff
+            score = 10.0 + (60.0 if next_close else 0.0)
+        elif value == "wild":
+            score = -50.0
+        elif value in ("draw-one", "draw-five"):
+            score += 40.0 if next_close else 5.0
+        elif value in ("skip", "skip-everyone", "reverse"):
+            score += 25.0 if next_close else 2.0
+            if value == "skip-everyone":
+                score += 5.0  # another go at once
+        elif value == "flip":
+            score += self._flip_gain(view, seat, rest)
+        if color is not None:
+            # keep control: prefer the color we still hold after this play
+            score += 3.0 * sum(1 for f in rest if split_face(f)[0] == color)
+        return score
+
+    def _flip_gain(self, view, seat, rest):
+        """How much better the table looks for us after a Flip (positive: flip)."""
+        mine = view["hands"][seat]
+        held = [c for c in mine if c["face"] in rest]
+        now = sum(face_points(c["face"]) for c in held)
+        after = sum(face_points(c["back"]) for c in held if c["back"] is not None)
+        gain = 0.3 * (now - after)
+        # Opponents close to going out: after the Flip they hold the faces we see now.
+        for other, cards in enumerate(view["hands"]):
+            if other == seat or len(cards) > 2:
+                continue
+            backs = [c["back"] for c in cards if c["back"] is not None]
+            faces = [c["face"] for c in cards if c["face"] is not None]
+            if any(b in WILD_FACES for b in backs):
+                gain -= 30.0
+            elif len(faces) == len(cards) and any(f in WILD_FACES for f in faces):
+                gain += 30.0
+        return gain
+
+    def _finish_action(self, view, seat, hand, actions, pos):
+        """Pick the color (if the card is wild) and the UNO call among one card's actions."""
+        uno = [a for a in actions if a.endswith(":uno")]
+        actions = uno or actions
+        if len(actions) == 1:
+            return actions[0]
+        rest = hand[:pos] + hand[pos + 1:]
+        color = self._best_color(view, seat, hand=rest)
+        for action in actions:
+            if f":{color}" in action:
+                return action
+        return actions[0]
+
+    def _best_color(self, view, seat, hand=None):
+        side = SIDES[view["side"]]
+        if hand is None:
+            hand = [c["face"] for c in view["hands"][seat]]
+        players = len(view["hands"])
+        nxt = (seat + view["direction"]) % players
+        known_next = [c["face"] for c in view["hands"][nxt] if c["face"] is not None]
+        scores = {}
+        for color in COLORS[side]:
+            held = [f for f in hand if split_face(f)[0] == color]
+            score = 10.0 * len(held) + sum(face_points(f) for f in held) * 0.1
+            score -= 6.0 * sum(1 for f in known_next if split_face(f)[0] == color)
+            scores[color] = score + self.rng.random() * 0.01
+        return max(scores, key=scores.get)
+
+    # -- challenging ------------------------------------------------------------
+
+    def _bluff_likely(self, view):
+        """The chance that the offender held a card of the prior color or a Wild."""
+        pending = view["pending"]
+        prior = pending["prior_color"]
+        side = SIDES[view["side"]]
+        if UnoFlipHeuristicBot._pairs is None:
+            UnoFlipHeuristicBot._pairs = _pairings()
+        pairs = UnoFlipHeuristicBot._pairs[side]
+        clean = 1.0
+        for card in view["hands"][pending["offender"]]:
+            if card["face"] is not None:
+                if card["face"] == "wild" or split_face(card["face"])[0] == prior:
+                    return 1.0
+                continue
+            candidates = pairs.get(card["back"], ())
+            if candidates:
+                match = sum(1 for f in candidates if f == "wild" or split_face(f)[0] == prior)
+                clean *= 1.0 - match / len(candidates)
+        return 1.0 - clean
+

@@ -1,0 +1,170 @@
+"""UNO Flip: golden transcripts, replay, and invariants over random games."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from arena.match import Entrant, play_game, replay
+from arena.rules.uno_flip import UnoFlip, load_deck
+from arena_bots.random_bot import RandomBot
+
+DECK_PAIRS = Counter(load_deck().faces)
+
+# (deal seed, players, options) -> transcript hash, recorded from this engine (version "1").
+GOLDEN = [
+    (11, 2, {"target_score": 100}, "09a9af6af5fadf02ab1dda43c03462e3fae823d10b30bcc59ff030446b643bb0"),
+    (22, 4, {"target_score": 0}, "0fea7a29487ce2464b040991d46c6b018b116b1f5d70e1a08d2794aa1dc34b24"),
+    (34, 6, {"scoring": "lowest", "opening_action": "redraw", "target_score": 300},
+     "2edc0b02b9adffea4489b26a2ae1bb9a9ea6db032e6e9218e032250953ae45e6"),
+    (44, 10, {"target_score": 0, "two_player_reverse_skips": False, "uno_penalty": 4},
+     "b0508c66222bfb50eb3ed68bcf98b61ffed871b5124ce771b5a16db3641dfd97"),
+    (55, 4, {}, "23124cb3fb66c47d069370ebeafc7bda4f073ab0df0ba7ad8f64f67a921aa200"),
+]
+
+
+def play(seed, players, options=None):
+    return play_game(UnoFlip, [Entrant(RandomBot)] * players, seed, options)
+
+
+@pytest.mark.parametrize("seed, players, options, expected", GOLDEN)
+def test_golden_transcripts(seed, players, options, expected):
+    record = play(seed, players, options).record
+    assert record["transcript_hash"] == expected
+
+
+@pytest.mark.parametrize("seed, players, options, expected", GOLDEN[:2])
+def test_the_same_seed_gives_the_same_record_and_the_record_replays(seed, players, options, expected):
+    first = play(seed, players, options).record
+    second = play(seed, players, options).record
+    assert first == second
+    state = replay(first, UnoFlip)
+    assert state.outcome() == first["outcome"]
+
+
+def test_another_seed_gives_another_game():
+    assert play(1, 4, {"target_score": 0}).record["transcript_hash"] != \
+        play(2, 4, {"target_score": 0}).record["transcript_hash"]
+
+
+# -- invariants -------------------------------------------------------------------------
+
+
+def check_table(state):
+    """Every card accounted for, each in its right orientation."""
+    table = state.table
+    everything = [c for hand in table.hands for c in hand] + table.piles["draw"] + table.piles["discard"]
+    assert len(everything) == 112 and len(set(everything)) == 112
+    assert table.faces == load_deck().faces  # the two faces of each card never change
+    active = state.active
+    assert all(table.side[c] == active for hand in table.hands for c in hand)
+    assert all(table.side[c] == 1 - active for c in table.piles["draw"])
+    assert all(table.side[c] == active for c in table.piles["discard"])
+    assert table.piles["discard"]  # a discard pile always shows a card
+    assert state.turns <= state.max_turns
+
+
+def check_observation(state, seat, events):
+    view = state.view(seat)
+    json.dumps(view)
+    for holder, cards in enumerate(view["hands"]):
+        assert len(cards) == len(state.table.hands[holder])
+        for card in cards:
+            if holder == seat:
+                assert card["face"] is not None and card["back"] is not None
+            else:
+                assert card["back"] is not None  # everyone sees the inactive side
+            if card["face"] is not None and card["back"] is not None:
+                pair = (card["face"], card["back"]) if view["side"] == "light" else (card["back"], card["face"])
+                assert pair in DECK_PAIRS
+    for event in events:
+        if event["type"] == "play":  # a played card's two faces are a pair of the deck
+            pair = (event["card"], event["back"])
+            assert pair in DECK_PAIRS or pair[::-1] in DECK_PAIRS
+
+
+def run_checked(seed, players, options, rng_actions):
+    """Play a game with uniformly random legal actions, checking invariants each step."""
+    state = UnoFlip.new_game(players, UnoFlip.resolve_options(options), random.Random(seed))
+    decisions = 0
+    while (seat := state.current_seat()) is not None:
+        if decisions % 3 == 0:
+            check_table(state)
+        legal = state.legal_actions()
+        assert legal and len(set(legal)) == len(legal)
+        if decisions % 7 == 0:
+            check_observation(state, seat, state.take_events(seat))
+        state.apply(rng_actions.choice(legal))
+        decisions += 1
+        assert decisions < 200_000
+    check_table(state)
+    out = state.outcome()
+    assert sorted(out) == ["points", "reason", "round_turns", "rounds", "scores", "standing"]
+    assert len(out["standing"]) == players and min(out["standing"]) == 1
+    assert all(t <= state.max_turns for t in out["round_turns"])
+    if out["reason"] == "target":
+        assert max(out["scores"]) >= state.target
+    return out
+
+
+OPTION_MIX = [
+    {"target_score": 0},
+    {"target_score": 0, "opening_action": "redraw"},
+    {"target_score": 0, "scoring": "lowest", "uno_penalty": 0},
+    {"target_score": 150, "two_player_reverse_skips": False, "max_turns": 300},
+    {"target_score": 0, "max_turns": 50},
+]
+
+
+def test_random_games_keep_every_invariant_sample():
+    rng = random.Random(2024)
+    reasons = Counter()
+    for game in range(200):
+        players = 2 + game % 9
+        out = run_checked(game, players, OPTION_MIX[game % len(OPTION_MIX)], rng)
+        reasons[out["reason"]] += 1
+    assert reasons["win"] > 0 and reasons["target"] > 0 and reasons["max_turns"] > 0
+
+
+def test_random_games_through_the_harness_replay():
+    for seed in range(6):
+        record = play(100 + seed, 3 + seed, {"target_score": 0}).record
+        replay(record, UnoFlip)
+
+
+@pytest.mark.slow
+def test_ten_thousand_random_games_keep_every_invariant():
+    rng = random.Random(7)
+    for game in range(10_000):
+        players = 2 + game % 9
+        options = OPTION_MIX[game % len(OPTION_MIX)] if game % 10 else {}
+        run_checked(10_000 + game, players, options, rng)
+
+
+def test_a_clone_is_independent_and_plays_on_identically():
+    rng = random.Random(10)
+    state = UnoFlip.new_game(4, UnoFlip.resolve_options({"target_score": 0}), random.Random(10))
+    for _ in range(60):
+        if state.current_seat() is None:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    assert state.current_seat() is not None
+    before = [state.view(s) for s in range(4)]
+    twin = state.clone()
+    chooser_a, chooser_b = random.Random(1), random.Random(1)
+    for _ in range(40):
+        if twin.current_seat() is None:
+            break
+        twin.apply(chooser_b.choice(twin.legal_actions()))
+    assert [state.view(s) for s in range(4)] == before  # the original did not move
+    twin = state.clone()
+    while state.current_seat() is not None:
+        action = chooser_a.choice(state.legal_actions())
+        assert action in twin.legal_actions()
+        state.apply(action)
+        twin.apply(action)
+    assert twin.outcome() == state.outcome()
+    assert twin.view(0) == state.view(0)

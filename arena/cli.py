@@ -6,69 +6,18 @@ with code 2; every table output has a `--json` twin.
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 from tabulate import tabulate
 
 import arena
-from arena.errors import ArenaError, BotError, ConfigError, IllegalActionError, PluginError
-from arena.plugins import Registry, load_registry
-
-
-class UserError(click.ClickException):
-    """A problem with what the user asked for: one line, exit code 2."""
-
-    exit_code = 2
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True, file=file)
-
-
-def user_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn arena's user-facing exceptions into one-line errors with exit code 2."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except (ConfigError, PluginError) as exc:
-            raise UserError(str(exc)) from None
-        except (IllegalActionError, BotError) as exc:
-            raise click.ClickException(str(exc)) from None
-
-    return wrapper
-
-
-def load_plugins() -> Registry:
-    """The registry, with plugin load warnings shown as one line each on stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        registry = load_registry()
-    for warning in caught:
-        click.echo(f"warning: {warning.message}", err=True)
-    return registry
-
-
-def parse_assignment(text: str, what: str) -> tuple[str, Any]:
-    """Parse ``key=value``; the value is read as JSON when it parses, else as a string."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key:
-        raise ConfigError(f"{what} {text!r} is not of the form key=value")
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
-    return key.strip(), value
-
-
-def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False))
+from arena.cli_play import play, replay
+from arena.cli_support import load_plugins, parse_assignment, print_json, user_errors
+from arena.errors import ConfigError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -200,27 +149,83 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
         click.echo(f"record written to {save}")
 
 
-@main.command()
-@click.argument("record_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+# -- tournaments ----------------------------------------------------------------
+
+
+@main.command("run")
+@click.argument("tournament_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--workers", type=click.IntRange(min=0), default=None,
+              help="Processes playing games (default: the file's `workers`; 0 = every core).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Results folder (default: results/<name>/).")
+@click.option("--restart", is_flag=True,
+              help="Discard a results store made from another file or other bot versions, and start again.")
 @user_errors
-def replay(record_file: Path) -> None:
-    """Replay a saved game record and check its transcript hash."""
-    from arena.errors import ReplayMismatchError
-    from arena.match import replay as replay_record
+def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool) -> None:
+    """Play a tournament FILE (TOML; see tournaments/README.md), resumably, and publish its standings.
 
-    try:
-        record = json.loads(record_file.read_text())
-        ruleset_id = record["ruleset"]["id"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{record_file}: not a game record ({exc})") from None
-    ruleset = load_plugins().ruleset(ruleset_id).cls
-    try:
-        replay_record(record, ruleset)
-    except ReplayMismatchError as exc:
-        raise click.ClickException(f"{record_file}: {exc}") from None
-    click.echo(f"{record_file}: replays exactly ({len(record['decisions'])} decisions, "
-               f"transcript {record['transcript_hash'][:16]})")
+    Running the same command again after an interruption resumes it.
+    """
+    from arena.publish import text_tables
+    from arena.runner import GameFailedError, run_tournament
+    from arena.tournament import load_tournament
 
+    registry = load_plugins()
+    tournament = load_tournament(tournament_file, registry)
+    out = out if out is not None else Path("results") / tournament.name
+    try:
+        summary = run_tournament(tournament, out, workers=workers, restart=restart,
+                                 echo=lambda line: click.echo(line, err=True))
+    except GameFailedError as exc:
+        raise click.ClickException(str(exc)) from None
+    if summary.interrupted:
+        sys.exit(130)
+    if summary.played:
+        click.echo(f"played {summary.played:,} games in {summary.elapsed:.1f} s "
+                   f"({summary.played / max(summary.elapsed, 1e-9):.1f} games/s)", err=True)
+    click.echo(f"published {', '.join(str(p) for p in summary.written)}", err=True)
+    doc = json.loads((out / "standings.json").read_text())
+    click.echo(text_tables(doc, overall_only=True))
+
+
+def _results_store(results_dir: Path) -> Any:
+    from arena.store import Store, store_path
+
+    return Store.open(store_path(results_dir))
+
+
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the standings.json document instead of tables.")
+@user_errors
+def rank(results_dir: Path, as_json: bool) -> None:
+    """Recompute the standings of RESULTS_DIR from its results store and print them."""
+    from arena.publish import document, text_tables
+
+    with _results_store(results_dir) as store:
+        doc = document(store)
+    if as_json:
+        print_json(doc)
+        return
+    p = doc["tournament"]
+    click.echo(f"{p['name']}: {p['games_stored']:,} of {p['games_total']:,} games\n")
+    click.echo(text_tables(doc))
+
+
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@user_errors
+def publish(results_dir: Path) -> None:
+    """Write standings.md, standings.csv and standings.json into RESULTS_DIR from its store."""
+    from arena.publish import publish as write_standings
+
+    with _results_store(results_dir) as store:
+        paths = write_standings(results_dir, store)
+    click.echo(f"published {', '.join(str(p) for p in paths)}")
+
+
+main.add_command(play)
+main.add_command(replay)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

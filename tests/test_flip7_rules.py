@@ -268,6 +268,23 @@ def test_a_freeze_during_the_deal_on_a_player_not_yet_dealt_leaves_them_out_with
     assert last_scores(game) == [7, 11, 0]
 
 
+def test_a_player_frozen_before_their_deal_card_scores_0_even_with_cards_from_a_flip_three():
+    # Deal order 1, 2, 3, 0. Seat 1 is dealt a Flip Three and gives it to seat 3 (5, 7, +2);
+    # seat 2 is dealt a Freeze and gives it to seat 3, who has not had a deal card yet.
+    game = table(4, ["flip-three", "5", "7", "+2", "freeze", "9"])
+    play(game, (1, "flip-three:3"), (2, "freeze:3"))
+    assert row(game, 3)["status"] == "frozen" and row(game, 3)["numbers"] == [5, 7]
+    assert events(game, "give")[-1] == {"type": "give", "seat": 2, "card": "freeze", "to": 3, "score": 0}
+    assert row(game, 3)["score"] == 0
+    assert row(game, 0)["numbers"] == [9]                 # seat 3 was skipped by the deal
+
+
+def test_a_player_frozen_after_their_deal_card_banks_their_row():
+    game = table(3, ["6", "freeze", "7"])
+    play(game, (2, "freeze:1"))                           # seat 1 already holds its 6
+    assert events(game, "give")[-1]["score"] == 6
+
+
 def test_a_player_with_no_card_in_front_may_not_stay():
     game = table(2, ["freeze", "5"])
     play(game, (1, "freeze:0"))                           # seat 0 frozen before its card

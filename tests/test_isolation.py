@@ -1,7 +1,6 @@
 """Process isolation with real subprocesses: limits, faults, hiding, any-language bots."""
 
 import json
-import os
 import shutil
 import sys
 import time

@@ -1,7 +1,6 @@
 """The plugin contract: entry-point discovery, broken plugins, duplicate names."""
 
 import json
-import warnings
 
 import pytest
 from click.testing import CliRunner

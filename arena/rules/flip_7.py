@@ -21,7 +21,9 @@ Round
     each player starting left of the dealer, dealer last. An action card dealt during
     the deal is resolved at once (its target chosen, a Flip Three played out), then the
     deal goes on. A player who is no longer active when the deal reaches them (frozen,
-    or busted by a Flip Three) is skipped by the deal. Then, starting left of the dealer,
+    or busted by a Flip Three) is skipped by the deal; one frozen before receiving their
+    deal card is out of the round with 0 (the ruling), even if a Flip Three had already
+    given them cards. Then, starting left of the dealer,
     each active player in turn chooses hit or stay, around the table, until nobody is
     active. Stay needs at least one card of any kind in front of the player.
     A number equal to one already in the row busts the player (0 this round; the cards
@@ -315,6 +317,7 @@ class Flip7State(GameState):
         self.actions: list[list[str]] = [[] for _ in range(n)]
         self.second_chance: list[bool] = [False] * n
         self.status: list[int] = [ACTIVE] * n
+        self.undealt_frozen: list[bool] = [False] * n   # frozen before their deal card: 0
         self.stack: list[list[Any]] = []
         self.decision: tuple[str, int, str] | None = None
         self.turn_seat: int | None = None
@@ -544,6 +547,9 @@ class Flip7State(GameState):
         elif kind == "freeze":
             self.actions[target].append(kind)
             self.status[target] = FROZEN
+            deal = self.stack[0] if self.stack and self.stack[0][0] == F_DEAL else None
+            if deal is not None and target in deal[1][deal[2]:]:
+                self.undealt_frozen[target] = True   # the ruling: out of the round with 0
             event["score"] = self._round_score(target)
         else:
             self.actions[target].append(kind)
@@ -559,7 +565,7 @@ class Flip7State(GameState):
 
     def _round_score(self, seat: int) -> int:
         status = self.status[seat]
-        if status == BUSTED:
+        if status == BUSTED or self.undealt_frozen[seat]:
             return 0
         return row_score(self.numbers[seat], self.modifiers[seat], status == FLIPPED_7)
 
@@ -680,6 +686,7 @@ class Flip7State(GameState):
         twin.actions = [row.copy() for row in self.actions]
         twin.second_chance = self.second_chance.copy()
         twin.status = self.status.copy()
+        twin.undealt_frozen = self.undealt_frozen.copy()
         twin.stack = [_copy_frame(frame) for frame in self.stack]
         twin._legal = None
         twin._reset_events()

@@ -1,0 +1,150 @@
+"""`arena play` and `arena replay`: games for people to play and to read.
+
+Plain click commands, attached to the `arena` group by `arena.cli`.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.cli_support import load_plugins, parse_assignment, user_errors
+from arena.errors import ConfigError, PlayerCountError
+
+COLOR_CHOICE = click.Choice(["auto", "always", "never"])
+
+
+def _output() -> Any:
+    """Where the commands print (the terminal test for color looks at it)."""
+    return sys.stdout
+
+
+def _style(color: str):
+    from arena.render import Style, color_enabled
+
+    return Style(color_enabled(_output(), color))
+
+
+def _echo(style: Any):
+    def write(text: str = "", nl: bool = True) -> None:
+        click.echo(text, nl=nl, color=style.color)
+        if not nl:
+            sys.stdout.flush()
+    return write
+
+
+@click.command()
+@click.argument("ruleset_id", metavar="RULESET")
+@click.argument("bot_names", metavar="[BOT]...", nargs=-1)
+@click.option("--seat", type=int, default=0, show_default=True,
+              help="Your seat (0 plays first); the bots fill the other seats in order.")
+@click.option("--seed", type=int, default=None, help="Deal seed (default: a fresh random one, shown at the start).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A ruleset option (value read as JSON, else as text). Repeatable.")
+@click.option("--param", "params", multiple=True, metavar="BOT.KEY=VALUE",
+              help="A parameter for every seat played by BOT, as for `arena match`. Repeatable.")
+@click.option("--color", type=COLOR_CHOICE, default="auto", show_default=True,
+              help="Color the cards: auto = only on a terminal and when NO_COLOR is not set.")
+@click.option("--save", type=click.Path(dir_okay=False, path_type=Path), help="Write the game record to FILE as JSON.")
+@user_errors
+def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | None, options: tuple[str, ...],
+         params: tuple[str, ...], color: str, save: Path | None) -> None:
+    """Play RULESET yourself against BOTs in the terminal.
+
+    You see exactly what your seat sees; type the number of an action, or q to quit.
+    With no BOT you play alone (where the ruleset allows it, e.g. solo Flip 7).
+
+    Example: arena play flip-7 flip7-threshold random --seat 1 --seed 7
+    """
+    import json
+
+    from arena.match import Entrant
+    from arena.play import QuitGame, play_human, replay_lines
+
+    registry = load_plugins()
+    ruleset = registry.ruleset(ruleset_id).cls
+    players = len(bot_names) + 1
+    ruleset.check_players(players)
+    if not 0 <= seat < players:
+        raise ConfigError(f"--seat must be 0 to {players - 1} with {len(bot_names)} bots, not {seat}")
+    for name in bot_names:
+        if not registry.bot(name).cls.plays(ruleset_id):
+            raise PlayerCountError(f"bot {name!r} does not play {ruleset_id}")
+    chosen = dict(parse_assignment(o, "--option") for o in options)
+    ruleset.resolve_options(chosen)  # a bad option is an error before the game starts
+    bot_params: dict[str, dict[str, Any]] = {}
+    for text in params:
+        key, value = parse_assignment(text, "--param")
+        bot, dot, param = key.partition(".")
+        if not dot or bot not in bot_names:
+            raise ConfigError(f"--param {text!r} must be BOT.KEY=VALUE with BOT one of the seated bots")
+        bot_params.setdefault(bot, {})[param] = value
+    entrants = []
+    for name in bot_names:
+        entry = registry.bot(name)
+        entrants.append(Entrant(entry.cls, bot_params.get(name, {}), name, entry.origin.package,
+                                entry.origin.version))
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+    style = _style(color)
+    write = _echo(style)
+    write(f"{ruleset.title if hasattr(ruleset, 'title') else ruleset.id} ({ruleset.id} {ruleset.version}), "
+          f"seed {seed}, {players} players; you are seat {seat}. Type a number to choose, q to quit.")
+
+    def read_line() -> str:
+        return sys.stdin.readline()
+
+    try:
+        result = play_human(ruleset, entrants, seat, seed, chosen, read_line, write, style)
+    except (QuitGame, KeyboardInterrupt):
+        write("")
+        write(f"You left the game. (Play it again with --seed {seed}.)")
+        return
+    if save is not None:
+        save.write_text(json.dumps(result.record, indent=1) + "\n")
+        write(f"record written to {save}")
+    write("Show the whole game from the god view (every card)? [y/N] ", nl=False)
+    answer = read_line()
+    if answer.strip().lower() in ("y", "yes"):
+        write("")
+        for line in replay_lines(result.record, ruleset, None, style):
+            write(line)
+    elif answer == "":
+        write("")
+
+
+@click.command()
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.argument("game_id", required=False)
+@click.option("--seat", type=int, default=None,
+              help="Show what this seat saw at each of its decisions (default: the god view).")
+@click.option("--color", type=COLOR_CHOICE, default="auto", show_default=True,
+              help="Color the cards: auto = only on a terminal and when NO_COLOR is not set.")
+@user_errors
+def replay(source: Path, game_id: str | None, seat: int | None, color: str) -> None:
+    """Print a stored game step by step, and check that it replays exactly.
+
+    SOURCE is a record file (from `arena match --save`) or a results folder, then
+    GAME_ID is the game's number in it. With --seat N you see what seat N saw.
+    """
+    from arena.errors import ReplayMismatchError
+    from arena.match import replay as replay_record
+    from arena.play import load_record, replay_lines
+
+    record = load_record(source, game_id)
+    ruleset = load_plugins().ruleset(record["ruleset"]["id"]).cls
+    where = f"{source}" + (f" game {game_id}" if game_id is not None else "")
+    try:
+        replay_record(record, ruleset)
+    except ReplayMismatchError as exc:
+        raise click.ClickException(f"{where}: {exc}") from None
+    style = _style(color)
+    write = _echo(style)
+    for line in replay_lines(record, ruleset, seat, style):
+        write(line)
+    write(f"\n{where}: replays exactly ({len(record['decisions'])} decisions, "
+          f"transcript {record['transcript_hash'][:16]})")

@@ -1,0 +1,64 @@
+"""Helpers shared by the command modules: one-line user errors, plugin loading,
+``key=value`` parsing and JSON output."""
+
+from __future__ import annotations
+
+import functools
+import json
+import warnings
+from typing import Any, Callable
+
+import click
+
+from arena.errors import BotError, ConfigError, IllegalActionError, PluginError
+from arena.plugins import Registry, load_registry
+
+
+class UserError(click.ClickException):
+    """A problem with what the user asked for: one line, exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True, file=file)
+
+
+def user_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn arena's user-facing exceptions into one-line errors with exit code 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (ConfigError, PluginError) as exc:
+            raise UserError(str(exc)) from None
+        except (IllegalActionError, BotError) as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper
+
+
+def load_plugins() -> Registry:
+    """The registry, with plugin load warnings shown as one line each on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        registry = load_registry()
+    for warning in caught:
+        click.echo(f"warning: {warning.message}", err=True)
+    return registry
+
+
+def parse_assignment(text: str, what: str) -> tuple[str, Any]:
+    """Parse ``key=value``; the value is read as JSON when it parses, else as a string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise ConfigError(f"{what} {text!r} is not of the form key=value")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False))

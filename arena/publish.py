@@ -1,0 +1,174 @@
+"""Publishing standings: ``standings.md``, ``standings.csv`` and ``standings.json`` in a
+results folder (tabulate is used only here).
+
+- ``standings.json``: ``{"tournament": {provenance}, "overall": [rows], "rulesets":
+  {"<label>": [rows]}, "head_to_head": {"overall" | "<label>": {"<A>": {"<B>": fraction}}}}``;
+- ``standings.csv``: one row per entry and ruleset, ``ruleset`` column first
+  (``overall`` for the overall table);
+- ``standings.md``: provenance on top, then one GitHub-style table overall and one per ruleset.
+
+Rows (`ROW_FIELDS`) are sorted by ``conservative`` (mu - 3 sigma), highest first.
+Everything but the provenance depends only on the stored games.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+import arena
+from arena.ratings import rate_store
+from arena.store import Store
+
+ROW_FIELDS = ("rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative", "games", "wins",
+              "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults")
+FILES = ("standings.md", "standings.csv", "standings.json")
+
+
+def provenance(store: Store) -> dict[str, Any]:
+    """Where the standings come from: the file, the seed (or its commitment until the
+    tournament is complete), versions, and times."""
+    meta = store.meta()
+    plan = meta["plan"]
+    stored = store.count()
+    complete = stored == plan["total_games"]
+    secret = bool(meta.get("seed_secret"))
+    revealed = complete or not secret
+    return {
+        "name": plan["name"],
+        "file": meta["tournament_file"],
+        "file_sha256": meta["tournament_sha256"],
+        "file_text": meta["tournament_text"],
+        "format": plan["format"],
+        "games_total": plan["total_games"],
+        "games_stored": stored,
+        "complete": complete,
+        "seed": meta["seed"] if revealed else None,
+        "seed_secret": secret,
+        "seed_commitment": meta.get("seed_commitment"),
+        "seed_salt": meta.get("seed_salt") if secret and revealed else None,
+        "arena_version": meta.get("arena_version"),
+        "published_by_arena_version": arena.__version__,
+        "rulesets": {r["label"]: {"id": r["id"], "version": r["version"], "package": r["package"],
+                                  "package_version": r["package_version"], "players": r["players"],
+                                  "options": r["options"], "draw_probability": r["draw_probability"]}
+                     for r in plan["rulesets"]},
+        "bots": {e["bot"]: {"uses": e["uses"], "package": e["package"], "version": e["version"],
+                            "params": e["params"]} for e in plan["entries"]},
+        "started_at": meta.get("started_at"),
+        "finished_at": meta.get("finished_at"),
+    }
+
+
+def document(store: Store, standings: dict[str, Any] | None = None, workers: int = 0) -> dict[str, Any]:
+    """The standings.json document for the games in `store`: `standings` if already
+    rated (arena run rates while it plays), else rated here with `workers`
+    processes (0: one per core)."""
+    if standings is None:
+        standings = rate_store(store, workers or _cores())
+    return {"tournament": provenance(store), "overall": standings["overall"],
+            "rulesets": standings["rulesets"], "head_to_head": standings["head_to_head"]}
+
+
+def _cores() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def publish(out: str | Path, store: Store, standings: dict[str, Any] | None = None) -> list[Path]:
+    """Write standings.md, .csv and .json into `out`; return their paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = document(store, standings)
+    paths = [out / name for name in FILES]
+    _write(paths[0], markdown(doc))
+    _write(paths[1], csv_text(doc))
+    _write(paths[2], json.dumps(doc, indent=2) + "\n")
+    return paths
+
+
+def _write(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
+def csv_text(doc: dict[str, Any]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(("ruleset",) + ROW_FIELDS)
+    for label, rows in [("overall", doc["overall"]), *doc["rulesets"].items()]:
+        for row in rows:
+            writer.writerow([label] + ["" if row[f] is None else row[f] for f in ROW_FIELDS])
+    return buffer.getvalue()
+
+
+def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
+    """One standings table as text."""
+    headers = ["rank", "bot", "uses", "version", "conservative", "mu", "sigma", "games", "wins",
+               "win rate (95% CI)", "avg position", "mean score", "faults"]
+    body = []
+    for r in rows:
+        if r["games"]:
+            rate = f"{r['win_rate']:.3f} ({r['win_rate_low']:.3f}-{r['win_rate_high']:.3f})"
+            position, score = f"{r['avg_position']:.2f}", f"{r['mean_score']:.1f}"
+        else:
+            rate = position = score = "-"
+        body.append([r["rank"], r["bot"], r["uses"], r["version"], f"{r['conservative']:.2f}", f"{r['mu']:.2f}",
+                     f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"]])
+    align = ("right", "left", "left", "left") + ("right",) * 9
+    return tabulate(body, headers=headers, tablefmt=fmt, disable_numparse=True, colalign=align)
+
+
+def provenance_lines(p: dict[str, Any]) -> list[str]:
+    if p["seed_secret"] and p["seed"] is None:
+        seed = (f"secret until the tournament is complete; commitment sha256 `{p['seed_commitment']}` "
+                "= SHA-256 of \"<seed>:<salt>\"")
+    elif p["seed_secret"]:
+        seed = (f"{p['seed']} (was secret; salt `{p['seed_salt']}`, commitment sha256 `{p['seed_commitment']}` "
+                "= SHA-256 of \"<seed>:<salt>\")")
+    else:
+        seed = str(p["seed"])
+    rulesets = ", ".join(f"{label} = {r['id']} {r['version']} ({r['package']} {r['package_version']}, "
+                         f"{r['players']} players)" for label, r in p["rulesets"].items())
+    bots = ", ".join(f"{name} = {b['uses']} ({b['package']} {b['version']})" for name, b in p["bots"].items())
+    state = "complete" if p["complete"] else "incomplete"
+    return [
+        f"- tournament file: `{p['file']}` (sha256 `{p['file_sha256']}`), format {p['format']}",
+        f"- seed: {seed}",
+        f"- games: {p['games_stored']:,} of {p['games_total']:,} ({state})",
+        f"- arena {p['arena_version']}",
+        f"- rulesets: {rulesets}",
+        f"- bots: {bots}",
+        f"- started {p['started_at']}, finished {p['finished_at'] or '-'}",
+    ]
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    p = doc["tournament"]
+    parts = [f"# Standings: {p['name']}", "", *provenance_lines(p), "",
+             "Sorted by conservative rating (TrueSkill mu - 3 sigma). A win is a first place, alone or "
+             "shared (a game that every player tied is nobody's win); average position: tied players share "
+             "the mean of the positions they span.", "",
+             "## Overall", "", table(doc["overall"]), ""]
+    for label, rows in doc["rulesets"].items():
+        parts += [f"## {label}", "", table(rows), ""]
+    return "\n".join(parts)
+
+
+def text_tables(doc: dict[str, Any], overall_only: bool = False) -> str:
+    """The tables for a terminal (`arena rank`, and the end of `arena run`)."""
+    parts = ["overall", table(doc["overall"], "simple")]
+    if not overall_only:
+        for label, rows in doc["rulesets"].items():
+            parts += ["", label, table(rows, "simple")]
+    return "\n".join(parts)

@@ -1,0 +1,297 @@
+"""Ratings and statistics: TrueSkill (the `trueskill` package, used only here) and the
+per-entry numbers of the standings tables.
+
+Games are applied in SCHEDULE order (their index), never in completion order, so
+the standings are a function of the stored games alone: the number of workers
+and any interruptions make no difference. Each game updates two ratings per
+entry at the table: its ruleset's (scope = the ruleset label) and the overall
+one, both from the game's final standing (ties as ties) with the ruleset's draw
+probability (an overall update uses the draw probability of the game's ruleset).
+
+Per entry and scope: games; wins (finished first, alone or shared, in a game
+that not everyone tied); win rate with a 95% Wilson interval; average finishing
+position (tied players share the mean of the positions they span: 1, 2, 2, 2
+gives the three second places 3 each); mean score (overall: the plain mean
+over every ruleset's scores); faults (a per-seat ``faults`` list in the record,
+if any). Head-to-head: for A and B, the fraction of their games at the same
+table in which A finished strictly ahead of B.
+
+A `Rater` can follow a store while a tournament runs (`drain` with a time
+budget), so rating overlaps play instead of following it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Mapping
+
+import trueskill
+
+from arena.store import GameRow, Store
+
+WILSON_Z = 1.959963984540054  # two-sided 95%
+DEFAULT_DRAW_PROBABILITY = 0.05
+
+
+def _winner_takes_all(players: int) -> float:
+    # "The winner first, all others tied second": of the table's pairs, the ones
+    # between two losers are draws; for two players only a stopped game is.
+    # (2 players: about one random-bot game in eight reaches max_turns.)
+    return max(0.1, (players - 2) / players)
+
+
+# Measured or derived per ruleset (see tournaments/README.md); a ruleset class may
+# instead carry `draw_probability` (a number, a {players: number} mapping, or a
+# function of players), and a tournament file may set it per ruleset entry.
+DRAW_PROBABILITY: dict[str, Callable[[int], float]] = {
+    "flip-7": lambda players: 0.01,  # standing by total score; a tie at the top plays on
+    "uno-flip": lambda players: 0.02 if players == 2 else 0.25,  # losers on 0 points tie
+    "color-flush": _winner_takes_all,
+    "flip-hue": lambda players: max(0.3, _winner_takes_all(players)),  # weak bots often reach max_turns
+}
+
+
+def default_draw_probability(ruleset: Any, players: int) -> float:
+    """The draw probability used for `ruleset` (a Ruleset class) at tables of `players`."""
+    own = getattr(ruleset, "draw_probability", None)
+    if callable(own):
+        return float(own(players))
+    if isinstance(own, Mapping) and players in own:
+        return float(own[players])
+    if isinstance(own, (int, float)) and not isinstance(own, bool):
+        return float(own)
+    rule = DRAW_PROBABILITY.get(getattr(ruleset, "id", ""))
+    return float(rule(players)) if rule else DEFAULT_DRAW_PROBABILITY
+
+
+def wilson_interval(successes: int, trials: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    z2 = z * z
+    denominator = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def positions(standing: list[int]) -> list[float]:
+    """Finishing position per seat, tied seats sharing the mean of the positions they span."""
+    ahead = sorted(standing)
+    out = []
+    for mine in standing:
+        before = sum(1 for s in ahead if s < mine)
+        tied = sum(1 for s in ahead if s == mine)
+        out.append(before + (tied + 1) / 2)
+    return out
+
+
+class _Scope:
+    """Ratings and counters of one table (a ruleset, or overall)."""
+
+    def __init__(self, entries: list[int], n_entries: int, env: trueskill.TrueSkill):
+        self.entries = entries
+        self.ratings = {e: env.create_rating() for e in entries}
+        self.games = [0] * n_entries
+        self.wins = [0] * n_entries
+        self.position_sum = [0.0] * n_entries
+        self.score_sum = [0.0] * n_entries
+        self.faults = [0] * n_entries
+        self.ahead: dict[int, dict[int, int]] = {}
+        self.met: dict[int, dict[int, int]] = {}
+
+    def add(self, env: trueskill.TrueSkill, row: GameRow, places: list[float], won: list[bool]) -> None:
+        seats = row.seats
+        rated = env.rate([(self.ratings[e],) for e in seats], ranks=row.standing)
+        for seat, entry in enumerate(seats):
+            self.ratings[entry] = rated[seat][0]
+            self.games[entry] += 1
+            self.wins[entry] += won[seat]
+            self.position_sum[entry] += places[seat]
+            self.score_sum[entry] += row.scores[seat]
+            self.faults[entry] += row.faults[seat]
+            ahead = self.ahead.setdefault(entry, {})
+            met = self.met.setdefault(entry, {})
+            for other_seat, other in enumerate(seats):
+                if other_seat != seat:
+                    met[other] = met.get(other, 0) + 1
+                    if row.standing[seat] < row.standing[other_seat]:
+                        ahead[other] = ahead.get(other, 0) + 1
+
+
+OVERALL = "overall"
+
+
+def scope_plan(plan: Mapping[str, Any]) -> list[Any]:
+    """The independent rating chains of a plan: ``"overall"`` and each ruleset index
+    (just ruleset 0 when it is the only ruleset and every entry plays it: then the
+    overall ratings are the ruleset's). Each chain can be rated in its own process."""
+    rulesets = plan["rulesets"]
+    if len(rulesets) == 1 and list(rulesets[0]["entries"]) == list(range(len(plan["entries"]))):
+        return [0]
+    return [OVERALL, *range(len(rulesets))]
+
+
+class Rater:
+    """Applies stored games in schedule order and turns them into standings.
+
+    `plan` is the store's plan (entries and rulesets; see arena.runner). `chains`
+    limits it to some of the chains of `scope_plan` (default: all of them); the
+    parts of several raters combine with `assemble`."""
+
+    def __init__(self, plan: Mapping[str, Any], chains: Any = None):
+        self.plan = plan
+        self.entries = plan["entries"]
+        n = len(self.entries)
+        self.envs = [trueskill.TrueSkill(draw_probability=r["draw_probability"]) for r in plan["rulesets"]]
+        all_chains = scope_plan(plan)
+        self.chains = list(all_chains if chains is None else chains)
+        self.shared = OVERALL not in all_chains
+        self.overall = _Scope(list(range(n)), n, trueskill.TrueSkill()) if OVERALL in self.chains else None
+        self.scopes = {i: _Scope(list(plan["rulesets"][i]["entries"]), n, self.envs[i])
+                       for i in self.chains if i != OVERALL}
+        # A rater of one ruleset alone reads only that ruleset's games: its indices
+        # are contiguous in the schedule, from the ruleset's offset on.
+        self.only = self.chains[0] if len(self.chains) == 1 and self.chains[0] != OVERALL else None
+        self.next_index = 0
+        self.end_index: int | None = None
+        if self.only is not None and all("games" in r for r in plan["rulesets"]):
+            self.next_index = sum(r["games"] for r in plan["rulesets"][:self.only])
+            self.end_index = self.next_index + plan["rulesets"][self.only]["games"]
+        self.rated = 0
+
+    def apply(self, row: GameRow) -> None:
+        """Rate one game. Callers apply games in schedule order."""
+        places = positions(row.standing)
+        best = min(row.standing)
+        everyone_tied = all(s == best for s in row.standing)
+        won = [s == best and not everyone_tied for s in row.standing]
+        env = self.envs[row.ruleset]
+        scope = self.scopes.get(row.ruleset)
+        if scope is not None:
+            scope.add(env, row, places, won)
+        if self.overall is not None:
+            self.overall.add(env, row, places, won)
+        self.rated += 1
+
+    def drain(self, store: Store, budget: float | None = None, stop_at_gap: bool = True, chunk: int = 1000) -> bool:
+        """Rate the stored games from `next_index` on, in schedule order.
+
+        With `stop_at_gap`, stop before the first game not stored yet (a running
+        tournament fills it later); otherwise skip over gaps. With `budget`
+        (seconds) stop after about that long. Returns True if it stopped for the
+        budget (more games may be ready), False if it ran out of games."""
+        deadline = None if budget is None else time.perf_counter() + budget
+        while True:
+            rows = store.rows(self.next_index, chunk, ruleset=self.only, end=self.end_index)
+            if not rows:
+                return False
+            for row in rows:
+                if stop_at_gap and row.index != self.next_index:
+                    return False
+                self.apply(row)
+                self.next_index = row.index + 1
+                if deadline is not None and time.perf_counter() > deadline:
+                    return True
+            if len(rows) < chunk:
+                return False
+
+    # -- results ---------------------------------------------------------------
+
+    def parts(self) -> dict[str, Any]:
+        """This rater's chains, by label (``"overall"`` or a ruleset label):
+        ``{"rows": [...], "head_to_head": {...}}``."""
+        labels = [r["label"] for r in self.plan["rulesets"]]
+        out = {}
+        if self.overall is not None:
+            out[OVERALL] = {"rows": self._rows(self.overall), "head_to_head": self._head_to_head(self.overall)}
+        for i, scope in self.scopes.items():
+            out[labels[i]] = {"rows": self._rows(scope), "head_to_head": self._head_to_head(scope)}
+        return out
+
+    def standings(self) -> dict[str, Any]:
+        """``{"overall": rows, "rulesets": {label: rows}, "head_to_head": {...}}``."""
+        return assemble(self.plan, self.parts())
+
+    def _rows(self, scope: _Scope) -> list[dict[str, Any]]:
+        rows = []
+        for entry in scope.entries:
+            info = self.entries[entry]
+            rating = scope.ratings[entry]
+            games = scope.games[entry]
+            wins = scope.wins[entry]
+            low, high = wilson_interval(wins, games)
+            rows.append({
+                "rank": 0, "bot": info["bot"], "uses": info["uses"], "package": info["package"],
+                "version": info["version"],
+                "mu": _round(rating.mu), "sigma": _round(rating.sigma),
+                "conservative": _round(rating.mu - 3 * rating.sigma),
+                "games": games, "wins": wins,
+                "win_rate": _round(wins / games) if games else None,
+                "win_rate_low": _round(low) if games else None,
+                "win_rate_high": _round(high) if games else None,
+                "avg_position": _round(scope.position_sum[entry] / games) if games else None,
+                "mean_score": _round(scope.score_sum[entry] / games) if games else None,
+                "faults": scope.faults[entry],
+            })
+        rows.sort(key=lambda r: (-r["conservative"], -r["mu"], r["bot"]))
+        for rank, row in enumerate(rows, 1):
+            row["rank"] = rank
+        return rows
+
+    def _head_to_head(self, scope: _Scope) -> dict[str, dict[str, float]]:
+        names = [e["bot"] for e in self.entries]
+        out: dict[str, dict[str, float]] = {}
+        for entry in scope.entries:
+            met = scope.met.get(entry, {})
+            ahead = scope.ahead.get(entry, {})
+            out[names[entry]] = {names[other]: _round(ahead.get(other, 0) / met[other])
+                                 for other in scope.entries if other in met}
+        return out
+
+
+def assemble(plan: Mapping[str, Any], parts: Mapping[str, Any]) -> dict[str, Any]:
+    """Standings from the parts of the raters of every chain of `scope_plan`."""
+    labels = [r["label"] for r in plan["rulesets"]]
+    overall = parts[OVERALL] if OVERALL in parts else parts[labels[0]]
+    return {
+        "overall": overall["rows"],
+        "rulesets": {label: parts[label]["rows"] for label in labels},
+        "head_to_head": {OVERALL: overall["head_to_head"], **{label: parts[label]["head_to_head"] for label in labels}},
+    }
+
+
+def rate_chain(path: str, chain: Any) -> dict[str, Any]:
+    """Rate one chain of the store at `path` from scratch (a process pool task)."""
+    with Store.open(path) as store:
+        rater = Rater(store.get("plan"), [chain])
+        rater.drain(store, stop_at_gap=False)
+        return rater.parts()
+
+
+def rate_store(store: Store, workers: int = 1, parallel_from: int = 5000) -> dict[str, Any]:
+    """Standings from every game in the store, in schedule order; with `workers` > 1
+    and at least `parallel_from` games, the independent chains (overall, each
+    ruleset) are rated in parallel processes."""
+    plan = store.get("plan")
+    chains = scope_plan(plan)
+    if workers <= 1 or len(chains) == 1 or store.count() < parallel_from:
+        rater = Rater(plan)
+        rater.drain(store, stop_at_gap=False)
+        return rater.standings()
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    parts: dict[str, Any] = {}
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    with ProcessPoolExecutor(min(workers, len(chains)), mp_context=context) as pool:
+        for part in pool.map(rate_chain, [str(store.path)] * len(chains), chains):
+            parts.update(part)
+    return assemble(plan, parts)
+
+
+def _round(value: float) -> float:
+    return round(float(value), 6)

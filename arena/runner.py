@@ -1,0 +1,569 @@
+"""Running a tournament: play the schedule through a backend into the store.
+
+`run_tournament` opens (or creates) the results store, skips the games already
+stored, sends the rest to a backend in small batches, stores each batch as it
+comes back (one transaction), rates the stored games in schedule order while
+play goes on (`RatingFollowers`: one process per independent rating chain,
+reading the store), and publishes the standings when the schedule
+is complete.
+
+Backends (the seam where a Ray backend plugs in): anything with ``workers``,
+``start(job)``, ``submit(batch) -> concurrent.futures.Future`` (whose result is
+`play_batch`'s), and ``stop(abandon)``. `LocalPoolBackend` is a process pool;
+`InProcessBackend` plays in this process (``--workers 1``). A backend only
+needs `play_batch` and a `Job`, both picklable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+import arena
+from arena.errors import ArenaError, ConfigError
+from arena.match import Entrant, play_game
+from arena.ratings import Rater, assemble, scope_plan
+from arena.rules.base import Ruleset
+from arena.store import Store, StoredGame, encode, store_path
+from arena.tournament import GameSpec, Schedule, Tournament
+
+
+class GameFailedError(ArenaError):
+    """A game could not be played to its end (a bot or engine error): the run stops."""
+
+
+# -- what workers need -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything needed to play any game of a tournament: picklable, sent once per worker."""
+
+    rulesets: tuple[tuple[type[Ruleset], dict[str, Any]], ...]
+    entrants: tuple[Entrant, ...]
+
+
+def make_job(tournament: Tournament) -> Job:
+    return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
+               tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots))
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    games: list[StoredGame]
+    failure: str | None = None  # the message of the game that failed, if one did
+    seconds: float = 0.0  # time spent playing the batch
+
+
+def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
+    """Play `batch` (in order); stop at the first game that fails."""
+    started = time.perf_counter()
+    games = []
+    for spec in batch:
+        ruleset, options = job.rulesets[spec.ruleset]
+        try:
+            record = play_game(ruleset, [job.entrants[e] for e in spec.seats], spec.deal_seed, options,
+                               bot_seeds=spec.bot_seeds).record
+        except Exception as exc:  # reported, with where it happened, by the main process
+            where = (f"game {spec.index} ({ruleset.id}, table {spec.table}, deal {spec.deal}, rotation "
+                     f"{spec.rotation}, deal seed {spec.deal_seed})")
+            detail = str(exc) if isinstance(exc, ArenaError) else \
+                f"{type(exc).__name__}: {exc} [{traceback.format_exc(limit=-1).strip().splitlines()[-3].strip()}]"
+            return BatchResult(games, f"{where} failed: {detail}", time.perf_counter() - started)
+        outcome = record["outcome"]
+        result = encode([list(spec.seats), outcome["standing"], outcome["scores"],
+                         faults_per_seat(record, len(spec.seats))])
+        games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, result,
+                                record["transcript_hash"], encode(record)))
+    return BatchResult(games, None, time.perf_counter() - started)
+
+
+def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
+    """How many faults each seat committed: the record's ``faults`` are one dict
+    (with a ``seat``) per fault; a plain per-seat count is accepted too."""
+    counts = [0] * players
+    faults = record.get("faults") or []
+    if len(faults) == players and all(isinstance(f, int) and not isinstance(f, bool) for f in faults):
+        return list(faults)
+    for fault in faults:
+        if isinstance(fault, dict) and isinstance(fault.get("seat"), int) and 0 <= fault["seat"] < players:
+            counts[fault["seat"]] += 1
+    return counts
+
+
+# -- backends ----------------------------------------------------------------------
+
+
+class Backend(Protocol):
+    workers: int
+
+    def start(self, job: Job) -> None: ...
+
+    def submit(self, batch: list[GameSpec]) -> Future: ...
+
+    def stop(self, abandon: bool = False) -> None: ...
+
+
+class InProcessBackend:
+    """Plays each batch in this process, at submit time."""
+
+    workers = 1
+
+    def start(self, job: Job) -> None:
+        self.job = job
+
+    def submit(self, batch: list[GameSpec]) -> Future:
+        future: Future = Future()
+        future.set_result(play_batch(self.job, batch))
+        return future
+
+    def stop(self, abandon: bool = False) -> None:
+        pass
+
+
+_worker_job: Job | None = None
+
+
+def _init_worker(job: Job, parent: int) -> None:
+    global _worker_job
+    _worker_job = job
+    # Ctrl-C is the main process's to handle: it lets in-flight batches finish.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent)
+
+
+def _worker_play(batch: list[GameSpec]) -> BatchResult:
+    assert _worker_job is not None
+    return play_batch(_worker_job, batch)
+
+
+class LocalPoolBackend:
+    """A local process pool (the default: no server needed)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def start(self, job: Job) -> None:
+        method = "fork" if sys.platform.startswith("linux") else "spawn"
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method),
+                                        initializer=_init_worker, initargs=(job, os.getpid()))
+
+    def submit(self, batch: list[GameSpec]) -> Future:
+        return self.pool.submit(_worker_play, batch)
+
+    def stop(self, abandon: bool = False) -> None:
+        if not hasattr(self, "pool"):
+            return
+        if abandon:
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                process.terminate()
+        self.pool.shutdown(wait=not abandon, cancel_futures=True)
+
+
+def make_backend(workers: int) -> Backend:
+    return InProcessBackend() if workers == 1 else LocalPoolBackend(workers)
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+# -- rating while playing -----------------------------------------------------------
+
+
+def _watch_parent(parent: int) -> None:
+    def watch() -> None:  # a killed (kill -9) main process leaves no children behind
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+# Followers run at the workers' priority: at a lower one they would only rate once
+# play is over (all cores busy), and the whole rating would come after the last game.
+FOLLOWER_NICENESS = 0
+
+
+def _follow(path: str, chain: Any, conn: Any, parent: int) -> None:
+    """A rating process: follows the store in schedule order while games are
+    played; on "finish", rates the rest and sends back its part of the standings."""
+    if FOLLOWER_NICENESS:
+        try:
+            os.nice(FOLLOWER_NICENESS)
+        except (AttributeError, OSError):
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent)
+    with Store.open(path) as store:
+        rater = Rater(store.get("plan"), [chain])
+        while True:
+            more = rater.drain(store, budget=0.25, stop_at_gap=True)
+            if conn.poll(0 if more else 0.05):
+                conn.recv()
+                rater.drain(store, stop_at_gap=False)
+                conn.send(rater.parts())
+                return
+
+
+class RatingFollowers:
+    """One process per independent rating chain (overall, each ruleset), rating
+    the stored games while the workers play them: the rating is never what a
+    tournament waits for, except for the last few games (see RunSummary.rating_tail)."""
+
+    def __init__(self, path: Path, plan: dict[str, Any]):
+        self.plan = plan
+        method = "fork" if sys.platform.startswith("linux") else "spawn"
+        context = multiprocessing.get_context(method)
+        self.processes = []
+        for chain in scope_plan(plan):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_follow, args=(str(path), chain, theirs, os.getpid()), daemon=True,
+                                      name=f"arena-rating-{chain}")
+            process.start()
+            theirs.close()
+            self.processes.append((process, mine))
+
+    def finish(self) -> dict[str, Any]:
+        """Wait for the rating of every stored game; return the standings."""
+        for _, conn in self.processes:
+            conn.send("finish")
+        parts: dict[str, Any] = {}
+        for process, conn in self.processes:
+            try:
+                parts.update(conn.recv())
+            except EOFError:
+                raise ArenaError(f"rating process {process.name} died (exit code {process.exitcode})") from None
+            process.join()
+        return assemble(self.plan, parts)
+
+    def stop(self) -> None:
+        for process, conn in self.processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+            conn.close()
+
+
+# -- the store's plan --------------------------------------------------------------
+
+
+def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
+    """What the store keeps about the tournament: enough to rate and publish without plugins."""
+    counts = tournament.schedule(seed).counts
+    total = sum(counts)
+    return {
+        "name": tournament.name,
+        "format": tournament.format,
+        "deals": tournament.deals,
+        "max_games": tournament.max_games,
+        "total_games": total,
+        "entries": [{"bot": b.display, "uses": b.uses, "package": b.package, "version": b.version,
+                     "params": b.params} for b in tournament.bots],
+        "rulesets": [{"label": r.label, "id": r.id, "version": r.version, "package": r.package,
+                      "package_version": r.package_version, "players": r.players, "options": r.options,
+                      "draw_probability": r.draw_probability, "entries": list(r.entries), "games": games}
+                     for r, games in zip(tournament.rulesets, counts)],
+    }
+
+
+def seed_commitment(seed: int, salt: str) -> str:
+    """The published commitment to a secret seed: SHA-256 of ``"<seed>:<salt>"``."""
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """Installed bot and ruleset versions that differ from the store's."""
+    changes = []
+    for old, new in zip(stored["entries"], current["entries"]):
+        if (old["package"], old["version"]) != (new["package"], new["version"]):
+            changes.append(f"bot {new['uses']!r} was {old['package']} {old['version']}, "
+                           f"is now {new['package']} {new['version']}")
+    for old, new in zip(stored["rulesets"], current["rulesets"]):
+        if (old["version"], old["package"], old["package_version"]) != \
+                (new["version"], new["package"], new["package_version"]):
+            changes.append(f"ruleset {new['id']!r} was version {old['version']} ({old['package']} "
+                           f"{old['package_version']}), is now {new['version']} ({new['package']} "
+                           f"{new['package_version']})")
+    return changes
+
+
+# -- running -------------------------------------------------------------------------
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    total: int
+    stored_before: int
+    played: int = 0
+    complete: bool = False
+    interrupted: bool = False
+    standings: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
+    written: list[Path] = field(default_factory=list)
+    elapsed: float = 0.0  # the whole run
+    play_seconds: float = 0.0  # from the first batch sent to the last game stored
+    rating_tail: float = 0.0  # rating left to do once the last game was stored
+
+
+def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[[str], None]) -> tuple[Store, bool]:
+    """Open the store in `out` for `tournament`, or create it. Refuses (ConfigError) a store
+    made from another tournament file or other bot/ruleset versions unless `restart`."""
+    path = store_path(out)
+    if path.exists() and restart:
+        Store.remove(path)
+        echo(f"--restart: removed the previous results store {path}")
+    if path.exists():
+        store = Store.open(path)
+        stored_hash = store.get("tournament_sha256")
+        if stored_hash != tournament.sha256:
+            n = store.count()
+            store.close()
+            raise ConfigError(f"{tournament.path} changed since {path} was created (sha256 {stored_hash[:12]} -> "
+                              f"{tournament.sha256[:12]}); rerun with --restart to discard its {n} stored games, "
+                              f"or use --out for a new results folder")
+        seed = store.get("seed")
+        current = make_plan(tournament, seed)
+        changes = _changes(store.get("plan"), current)
+        if changes:
+            store.close()
+            raise ConfigError(f"installed versions changed since {path} was created: {'; '.join(changes)}; "
+                              "rerun with --restart to start again, or use --out for a new results folder")
+        return store, False
+    if tournament.seed is None:
+        seed, salt = secrets.randbits(63), secrets.token_hex(16)
+        secret = {"seed": seed, "seed_secret": True, "seed_salt": salt, "seed_commitment": seed_commitment(seed, salt)}
+    else:
+        secret = {"seed": tournament.seed, "seed_secret": False, "seed_salt": None, "seed_commitment": None}
+    plan = make_plan(tournament, secret["seed"])
+    store = Store.create(path, {
+        "plan": plan, "tournament_file": tournament.path, "tournament_text": tournament.text,
+        "tournament_sha256": tournament.sha256, "arena_version": arena.__version__,
+        "started_at": _now(), "finished_at": None, **secret,
+    })
+    return store, True
+
+
+BATCH_SECONDS = 0.25  # aim: a task long enough to hide its overhead, short enough to balance the tail
+MAX_BATCH = 64
+
+
+class Batcher:
+    """Cuts the pending games into batches of one ruleset each, sized from the time
+    that ruleset's games have taken so far (about `BATCH_SECONDS` per batch), or
+    of a fixed `size`."""
+
+    def __init__(self, specs: Iterator[GameSpec], size: int | None = None):
+        self.specs = specs
+        self.size = size
+        self.per_game: dict[int, float] = {}  # ruleset -> seconds per game (moving average)
+        self.pending: GameSpec | None = None
+
+    def learn(self, batch_ruleset: int, games: int, seconds: float) -> None:
+        if games:
+            measured = seconds / games
+            old = self.per_game.get(batch_ruleset)
+            self.per_game[batch_ruleset] = measured if old is None else 0.7 * old + 0.3 * measured
+
+    def size_for(self, ruleset: int) -> int:
+        if self.size is not None:
+            return self.size
+        per_game = self.per_game.get(ruleset)
+        if per_game is None:
+            return 2  # a first measurement
+        return max(1, min(MAX_BATCH, int(BATCH_SECONDS / max(per_game, 1e-6))))
+
+    def __iter__(self) -> Iterator[list[GameSpec]]:
+        return self
+
+    def __next__(self) -> list[GameSpec]:
+        first = self.pending if self.pending is not None else next(self.specs)
+        self.pending = None
+        batch = [first]
+        limit = self.size_for(first.ruleset)
+        while len(batch) < limit:
+            spec = next(self.specs, None)
+            if spec is None:
+                break
+            if spec.ruleset != first.ruleset:
+                self.pending = spec
+                break
+            batch.append(spec)
+        return batch
+
+
+def run_tournament(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
+                   progress: bool | None = None, echo: Callable[[str], None] = print,
+                   backend: Backend | None = None, batch_size: int | None = None) -> RunSummary:
+    """Play every game of `tournament` not yet in the store at `out`; publish when complete."""
+    from arena import publish
+    from tqdm import tqdm
+
+    out = Path(out)
+    lock = _lock(out)
+    try:
+        return _run(tournament, out, workers, restart, progress, echo, backend, batch_size)
+    finally:
+        try:
+            os.remove(out / ".lock")  # while still held, so that results folders stay clean
+        except OSError:
+            pass
+        lock.close()
+
+
+def _lock(out: Path) -> Any:
+    """Hold `out/.lock` for the run: two runs on one results folder would play the same games."""
+    out.mkdir(parents=True, exist_ok=True)
+    handle = open(out / ".lock", "a")
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        return handle
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise ConfigError(f"{out} is in use by another `arena run`; wait for it or stop it") from None
+    return handle
+
+
+def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, progress: bool | None,
+         echo: Callable[[str], None], backend: Backend | None, batch_size: int | None) -> RunSummary:
+    from arena import publish
+    from tqdm import tqdm
+
+    store, created = open_store(tournament, out, restart, echo)
+    started = time.perf_counter()
+    try:
+        seed = store.get("seed")
+        schedule: Schedule = tournament.schedule(seed)
+        total = schedule.total
+        done = store.done_mask(total)
+        stored_before = sum(bin(byte).count("1") for byte in done)
+        remaining = total - stored_before
+        workers = workers if workers is not None else tournament.workers
+        workers = workers or cpu_count()
+        workers = max(1, min(workers, remaining or 1))
+        summary = RunSummary(out, total, stored_before)
+
+        echo(f"{tournament.name}: {total:,} games ({tournament.format}, seed "
+             f"{'secret' if store.get('seed_secret') else seed})")
+        for line in schedule.describe():
+            echo(f"  {line}")
+        if store.get("seed_secret"):
+            echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
+                 "(revealed in the provenance when the tournament is complete)")
+        if created:
+            summary.written = publish.publish(out, store, Rater(store.get("plan")).standings())
+        if stored_before:
+            echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
+        if remaining:
+            echo(f"playing {remaining:,} games with {workers} worker{'s' if workers > 1 else ''}, "
+                 f"results in {out}")
+
+        run_number = store.max_run() + 1
+        pending = (spec for spec in schedule if not done[spec.index >> 3] >> (spec.index & 7) & 1)
+        batches = Batcher(pending, batch_size)
+        backend = backend or make_backend(workers)
+        in_flight: dict[Future, int] = {}  # batch -> its ruleset
+        max_in_flight = 1 if backend.workers == 1 else backend.workers * 2
+        exhausted = remaining == 0
+        stopping = False
+        failure: str | None = None
+        followers = RatingFollowers(store.path, store.get("plan"))  # before the pool: fork without threads
+        if remaining:
+            backend.start(make_job(tournament))
+        play_started = time.perf_counter()
+        bar = tqdm(total=total, initial=stored_before, unit="game", disable=(not remaining) or (
+            None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05, file=sys.stderr)
+        try:
+            while True:
+                try:
+                    while not (stopping or exhausted) and len(in_flight) < max_in_flight:
+                        batch = next(batches, None)
+                        if batch is None:
+                            exhausted = True
+                            break
+                        in_flight[backend.submit(batch)] = batch[0].ruleset
+                    if not in_flight:
+                        break
+                    finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        ruleset = in_flight.pop(future)
+                        result: BatchResult = future.result()
+                        batches.learn(ruleset, len(result.games), result.seconds)
+                        if result.games:
+                            store.add(result.games, run_number)
+                            summary.played += len(result.games)
+                            bar.update(len(result.games))
+                        if result.failure and failure is None:
+                            failure = result.failure
+                            stopping = True
+                except KeyboardInterrupt:
+                    if stopping and failure is None:
+                        bar.close()
+                        echo("stopping now: abandoning the games in flight")
+                        backend.stop(abandon=True)
+                        in_flight.clear()
+                        break
+                    stopping = True
+                    for future in list(in_flight):
+                        if future.cancel():  # not started yet
+                            del in_flight[future]
+                    bar.clear()
+                    echo(f"stopping: finishing the {len(in_flight)} batches in flight "
+                         "(Ctrl-C again to abandon them)")
+        except BaseException:
+            followers.stop()
+            raise
+        finally:
+            summary.play_seconds = time.perf_counter() - play_started
+            bar.close()
+            backend.stop(abandon=bool(in_flight))
+        stored = store.count()
+        if failure is not None or stored != total:
+            followers.stop()
+        if failure is not None:
+            raise GameFailedError(f"{failure}; {stored:,} of {total:,} games are stored "
+                                  f"(rerun the same command to resume)")
+        summary.complete = stored == total
+        summary.interrupted = not summary.complete
+        if summary.interrupted:
+            summary.elapsed = time.perf_counter() - started
+            echo(f"interrupted: {stored:,} of {total:,} games stored; run the same command to resume")
+            return summary
+        if store.get("finished_at") is None:
+            store.set("finished_at", _now())
+        tail_started = time.perf_counter()
+        try:
+            summary.standings = followers.finish()
+        finally:
+            followers.stop()
+        summary.rating_tail = time.perf_counter() - tail_started
+        summary.written = publish.publish(out, store, summary.standings)
+        summary.provenance = publish.provenance(store)
+        summary.elapsed = time.perf_counter() - started
+        return summary
+    finally:
+        store.close()

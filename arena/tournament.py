@@ -1,0 +1,489 @@
+"""Tournament files: reading and checking them, and expanding them into a schedule of games.
+
+A tournament file is TOML (documented key by key in ``tournaments/README.md``)::
+
+    [tournament]
+    name = "quickstart"
+    seed = 20261129          # omit it for a secret seed
+    format = "round-robin"   # or "sampled", with max_games
+    deals = 4
+
+    [[bots]]
+    use = "random"
+    as = "random-1"
+
+    [[rulesets]]
+    use = "flip-7"
+    players = 2
+
+`load_tournament` checks everything before anything runs: a problem is a
+ConfigError whose one-line message names the key by its path
+(``rulesets[1].players``, 0-based like JSON paths) and says what is wrong.
+
+`Schedule` is the list of games as a pure function of the file and the seed,
+produced lazily: for each ruleset (file order), each table (a combination of
+distinct entries, in `itertools.combinations` order, or chosen by the sampler),
+each deal, each seat rotation. Rotation ``r`` seats entry ``table[(seat + r) % k]``
+in ``seat``, so over the k rotations every entry holds every seat's cards of the
+deal (duplicate format). Every seed comes from `arena.seeding.derive_seed`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, NamedTuple
+
+from arena.bot import Bot
+from arena.errors import ArenaError, ConfigError
+from arena.plugins import Registry
+from arena.rules.base import Ruleset
+from arena.seeding import SEED_BITS, bot_seed, derive_seed
+
+FORMATS = ("round-robin", "sampled")
+ISOLATIONS = ("inline",)
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+RESERVED_LABELS = ("overall",)
+
+TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers")
+BOT_KEYS = ("use", "as", "params", "rulesets")
+RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
+
+
+# -- the checked file -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One `[[bots]]` entry, checked: a registered bot under a display name."""
+
+    index: int
+    display: str
+    uses: str
+    cls: type[Bot]
+    params: dict[str, Any]
+    package: str
+    version: str
+    only: tuple[str, ...] | None = None  # ruleset labels it is limited to, or None for all it plays
+
+
+@dataclass(frozen=True)
+class RulesetSpec:
+    """One `[[rulesets]]` entry, checked: a registered ruleset, its table size and options."""
+
+    index: int
+    label: str
+    id: str
+    cls: type[Ruleset]
+    version: str
+    package: str
+    package_version: str
+    players: int
+    options: dict[str, Any]  # resolved: every option with its value
+    draw_probability: float
+    entries: tuple[int, ...]  # indices of the bot entries that play it, in file order
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A checked tournament file."""
+
+    path: str
+    text: str
+    sha256: str
+    name: str
+    seed: int | None
+    format: str
+    deals: int
+    max_games: int | None
+    isolation: str
+    time_per_decision: float
+    workers: int
+    bots: tuple[BotSpec, ...]
+    rulesets: tuple[RulesetSpec, ...]
+
+    def schedule(self, seed: int) -> "Schedule":
+        """The games of this tournament dealt from `seed` (the file's, or the secret one)."""
+        return Schedule(self, seed)
+
+
+def load_tournament(path: str | Path, registry: Registry) -> Tournament:
+    """Read and check a tournament file; ConfigError (one line, naming the key) if it is bad."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    return parse_tournament(data, registry, str(path))
+
+
+def parse_tournament(data: bytes | str, registry: Registry, source: str = "<tournament>") -> Tournament:
+    """Check the text of a tournament file against the registry (see `load_tournament`)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        text = raw.decode("utf-8")
+        doc = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return _check(doc, registry, source, text, hashlib.sha256(raw).hexdigest())
+    except _KeyProblem as problem:
+        raise ConfigError(f"{source}: {problem.path}: {problem.message}") from None
+
+
+class _KeyProblem(Exception):
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha256: str) -> Tournament:
+    _known_keys(doc, "", ("tournament", "bots", "rulesets"))
+    head = _table(doc, "tournament", "", required=True)
+    _known_keys(head, "tournament.", TOURNAMENT_KEYS)
+
+    name = _get(head, "name", "tournament", str, required=True)
+    if not NAME.match(name):
+        raise _KeyProblem("tournament.name", f"{name!r} is not a usable name (letters, digits, '.', '_', '-'; "
+                          "it names the results folder)")
+    seed = _get(head, "seed", "tournament", int)
+    if seed is not None and not 0 <= seed < 2 ** SEED_BITS:
+        raise _KeyProblem("tournament.seed", f"must be from 0 to 2**{SEED_BITS} - 1, not {seed}")
+    fmt = _get(head, "format", "tournament", str, default="round-robin")
+    if fmt not in FORMATS:
+        raise _KeyProblem("tournament.format", f"must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
+    deals = _get(head, "deals", "tournament", int, default=1)
+    if deals < 1:
+        raise _KeyProblem("tournament.deals", f"must be at least 1, not {deals}")
+    max_games = _get(head, "max_games", "tournament", int)
+    if fmt == "sampled" and max_games is None:
+        raise _KeyProblem("tournament.max_games", 'missing: format = "sampled" needs max_games')
+    if fmt != "sampled" and max_games is not None:
+        raise _KeyProblem("tournament.max_games", 'only used with format = "sampled"')
+    if max_games is not None and max_games < 1:
+        raise _KeyProblem("tournament.max_games", f"must be at least 1, not {max_games}")
+    isolation = _get(head, "isolation", "tournament", str, default="inline")
+    if isolation == "process":
+        raise _KeyProblem("tournament.isolation", '"process" is not available yet (it arrives with the '
+                          'isolation issue); use "inline"')
+    if isolation not in ISOLATIONS:
+        raise _KeyProblem("tournament.isolation", f'must be "inline" (or, later, "process"), not {isolation!r}')
+    time_per_decision = _get(head, "time_per_decision", "tournament", (int, float), default=1.0)
+    if not time_per_decision > 0 or math.isinf(time_per_decision):
+        raise _KeyProblem("tournament.time_per_decision", f"must be a positive number of seconds, not {time_per_decision}")
+    workers = _get(head, "workers", "tournament", int, default=0)
+    if workers < 0:
+        raise _KeyProblem("tournament.workers", f"must be 0 (every core) or more, not {workers}")
+
+    bot_tables = _array_of_tables(doc, "bots")
+    ruleset_tables = _array_of_tables(doc, "rulesets")
+
+    # Rulesets first: bot entries may name them in `rulesets`.
+    labels: dict[str, int] = {}
+    raw_rulesets = []
+    for i, table in enumerate(ruleset_tables):
+        where = f"rulesets[{i}]"
+        _known_keys(table, f"{where}.", RULESET_KEYS)
+        use = _get(table, "use", where, str, required=True)
+        if use not in registry.rulesets:
+            raise _KeyProblem(f"{where}.use", _unknown("ruleset", use, registry.rulesets, registry))
+        label = _get(table, "as", where, str, default=use)
+        if not NAME.match(label) or label in RESERVED_LABELS:
+            raise _KeyProblem(f"{where}.as", f"{label!r} is not usable as a ruleset label")
+        if label in labels:
+            raise _KeyProblem(f"{where}.as" if "as" in table else f"{where}.use",
+                              f"{label!r} is entered twice (also rulesets[{labels[label]}]); "
+                              'give one of them another label with "as"')
+        labels[label] = i
+        raw_rulesets.append((table, use, label))
+
+    entries: list[BotSpec] = []
+    displays: dict[str, int] = {}
+    for i, table in enumerate(bot_tables):
+        where = f"bots[{i}]"
+        _known_keys(table, f"{where}.", BOT_KEYS)
+        use = _get(table, "use", where, str, required=True)
+        if use not in registry.bots:
+            raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
+        entry = registry.bots[use]
+        display = _get(table, "as", where, str, default=use)
+        if not display.strip() or any(ord(c) < 32 for c in display) or len(display) > 100:
+            raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name")
+        if display in displays:
+            raise _KeyProblem(f"{where}.as" if "as" in table else f"{where}.use",
+                              f"display name {display!r} is used twice (also bots[{displays[display]}]); "
+                              'give each entry its own "as"')
+        displays[display] = i
+        params = _table(table, "params", f"{where}.")
+        _plain_json(params, f"{where}.params")
+        try:
+            entry.cls(**params)
+        except Exception as exc:  # a constructor is the bot's own check of its params
+            raise _KeyProblem(f"{where}.params", f"bot {use!r} does not accept {params!r}: "
+                              f"{type(exc).__name__}: {exc}") from None
+        only = None
+        if "rulesets" in table:
+            chosen = table["rulesets"]
+            if not isinstance(chosen, list) or not chosen or not all(isinstance(x, str) for x in chosen):
+                raise _KeyProblem(f"{where}.rulesets", "must be a non-empty list of ruleset labels")
+            for j, label in enumerate(chosen):
+                if label not in labels:
+                    raise _KeyProblem(f"{where}.rulesets[{j}]", f"{label!r} is not a ruleset of this tournament "
+                                      f"(it has: {', '.join(labels) or 'none'})")
+                ruleset_id = raw_rulesets[labels[label]][1]
+                if not entry.cls.plays(ruleset_id):
+                    raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
+            only = tuple(dict.fromkeys(chosen))
+        entries.append(BotSpec(i, display, use, entry.cls, params, entry.origin.package, entry.origin.version, only))
+
+    rulesets: list[RulesetSpec] = []
+    for i, (table, use, label) in enumerate(raw_rulesets):
+        where = f"rulesets[{i}]"
+        reg = registry.rulesets[use]
+        cls = reg.cls
+        players = _get(table, "players", where, int, required=True)
+        if players < 2:
+            raise _KeyProblem(f"{where}.players", f"a table of {players} is not a tournament table: "
+                              "use at least 2 players")
+        if not cls.min_players <= players <= cls.max_players:
+            raise _KeyProblem(f"{where}.players", f"{use} takes {cls.min_players} to {cls.max_players} "
+                              f"players, not {players}")
+        playing = tuple(b.index for b in entries
+                        if b.cls.plays(use) and (b.only is None or label in b.only))
+        if len(playing) < players:
+            names = ", ".join(entries[b].display for b in playing) or "none"
+            raise _KeyProblem(f"{where}.players", f"a table of {players} needs {players} entries that play "
+                              f"{use}; this file has {len(playing)} ({names})")
+        given = _table(table, "options", f"{where}.")
+        for key, value in given.items():
+            if key not in cls.options:
+                known = ", ".join(cls.options) or "none"
+                raise _KeyProblem(f"{where}.options.{key}", f"unknown option for {use} (known: {known})")
+            try:
+                cls.options[key].check(key, value)
+            except ArenaError as exc:
+                raise _KeyProblem(f"{where}.options.{key}", str(exc)) from None
+        try:
+            options = cls.resolve_options(given)
+        except ArenaError as exc:
+            raise _KeyProblem(f"{where}.options", str(exc)) from None
+        _plain_json(options, f"{where}.options")
+        draw = _get(table, "draw_probability", where, (int, float))
+        if draw is None:
+            from arena.ratings import default_draw_probability
+            draw = default_draw_probability(cls, players)
+        elif not 0 <= draw < 1:
+            raise _KeyProblem(f"{where}.draw_probability", f"must be at least 0 and below 1, not {draw}")
+        rulesets.append(RulesetSpec(i, label, use, cls, str(cls.version), reg.origin.package, reg.origin.version,
+                                    players, options, float(draw), playing))
+
+    for bot in entries:
+        if not any(bot.index in r.entries for r in rulesets):
+            raise _KeyProblem(f"bots[{bot.index}].use", f"{bot.uses!r} plays none of this tournament's rulesets "
+                              f"({', '.join(labels)})")
+
+    tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
+                            float(time_per_decision), workers, tuple(entries), tuple(rulesets))
+    if fmt == "sampled":
+        for ruleset, tables in zip(tournament.rulesets, _sampled_tables(tournament)):
+            if tables < 1:
+                per_table = tournament.deals * ruleset.players
+                raise _KeyProblem("tournament.max_games", f"{max_games} games are too few: {ruleset.label} gets "
+                                  f"{_budgets(tournament)[ruleset.index]}, and one table of it is "
+                                  f"{per_table} games ({tournament.deals} deals x {ruleset.players} rotations)")
+    return tournament
+
+
+def _unknown(kind: str, name: str, known: dict[str, Any], registry: Registry) -> str:
+    message = f"unknown {kind} {name!r} (known: {', '.join(known) or 'none'})"
+    if registry.broken:
+        message += f"; broken plugins: {', '.join(b.plugin for b in registry.broken)}"
+    return message
+
+
+def _known_keys(table: dict[str, Any], prefix: str, known: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in known:
+            raise _KeyProblem(f"{prefix}{key}", f"unknown key (known here: {', '.join(known)})")
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+
+
+def _get(table: dict[str, Any], key: str, where: str, kind: Any, required: bool = False, default: Any = None) -> Any:
+    path = f"{where}.{key}" if where else key
+    if key not in table:
+        if required:
+            raise _KeyProblem(path, "missing")
+        return default
+    value = table[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        wanted = " or ".join(dict.fromkeys(_TYPE_NAMES.get(k, k.__name__) for k in kinds))
+        if kinds == (int, float):
+            wanted = "a number"
+        raise _KeyProblem(path, f"must be {wanted}, not {value!r}")
+    if isinstance(value, float) and math.isnan(value):
+        raise _KeyProblem(path, "must be a number, not nan")
+    return value
+
+
+def _table(parent: dict[str, Any], key: str, prefix: str, required: bool = False) -> dict[str, Any]:
+    if key not in parent:
+        if required:
+            raise _KeyProblem(f"{prefix}{key}", f"missing (add a [{key}] table)" if not prefix else "missing")
+        return {}
+    value = parent[key]
+    if not isinstance(value, dict):
+        raise _KeyProblem(f"{prefix}{key}", f"must be a table, not {value!r}")
+    return value
+
+
+def _array_of_tables(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    if key not in doc:
+        raise _KeyProblem(key, f"missing: add at least one [[{key}]] table")
+    value = doc[key]
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise _KeyProblem(key, f"must be an array of tables ([[{key}]] ...)")
+    if not value:
+        raise _KeyProblem(key, f"empty: add at least one [[{key}]] table")
+    return value
+
+
+def _plain_json(value: Any, path: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _plain_json(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _plain_json(item, f"{path}[{i}]")
+    elif isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        raise _KeyProblem(path, f"{value!r} is not a JSON value")
+    elif not (value is None or isinstance(value, (str, int, float, bool))):
+        raise _KeyProblem(path, f"{value!r} is not a JSON value (a {type(value).__name__})")
+
+
+# -- the schedule -----------------------------------------------------------------
+
+
+class GameSpec(NamedTuple):
+    """One scheduled game: where it sits in the schedule and everything needed to play it."""
+
+    index: int  # position in the schedule: ratings apply games in this order
+    ruleset: int  # index into Tournament.rulesets
+    table: int  # table number within the ruleset
+    deal: int
+    rotation: int
+    seats: tuple[int, ...]  # bot entry index by seat
+    deal_seed: int
+    bot_seeds: tuple[int, ...]
+
+
+@dataclass
+class Schedule:
+    """The games of a tournament, lazily, in schedule order. A pure function of the
+    file and the seed: the same file and seed give the same games in the same order."""
+
+    tournament: Tournament
+    seed: int
+    counts: list[int] = field(init=False)  # games per ruleset
+
+    def __post_init__(self) -> None:
+        t = self.tournament
+        if t.format == "round-robin":
+            self.counts = [math.comb(len(r.entries), r.players) * t.deals * r.players for r in t.rulesets]
+        else:
+            self.counts = [tables * t.deals * r.players for r, tables in zip(t.rulesets, _sampled_tables(t))]
+
+    def __len__(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def tables(self, ruleset: RulesetSpec) -> Iterator[tuple[int, ...]]:
+        """The tables of `ruleset` (entry indices, ascending), lazily, in schedule order."""
+        t = self.tournament
+        if t.format == "round-robin":
+            return itertools.combinations(ruleset.entries, ruleset.players)
+        return balanced_tables(ruleset.entries, ruleset.players, _sampled_tables(t)[ruleset.index],
+                               random.Random(derive_seed(self.seed, "sample", ruleset.index)))
+
+    def __iter__(self) -> Iterator[GameSpec]:
+        index = 0
+        deals = self.tournament.deals
+        for ruleset in self.tournament.rulesets:
+            k = ruleset.players
+            for table_number, table in enumerate(self.tables(ruleset)):
+                for deal in range(deals):
+                    deal_seed = derive_seed(self.seed, "deal", ruleset.index, table_number, deal)
+                    for rotation in range(k):
+                        seats = tuple(table[(seat + rotation) % k] for seat in range(k))
+                        seeds = tuple(bot_seed(deal_seed, seat, rotation) for seat in range(k))
+                        yield GameSpec(index, ruleset.index, table_number, deal, rotation, seats, deal_seed, seeds)
+                        index += 1
+
+    def describe(self) -> list[str]:
+        """One line per ruleset: how its games come about."""
+        t = self.tournament
+        lines = []
+        for ruleset, count in zip(t.rulesets, self.counts):
+            tables = count // (t.deals * ruleset.players)
+            how = ("table" if tables == 1 else "tables") if t.format == "round-robin" else \
+                ("sampled table" if tables == 1 else "sampled tables")
+            lines.append(f"{ruleset.label}: {len(ruleset.entries)} entries, {ruleset.players} players, "
+                         f"{tables:,} {how} x {t.deals} deals x {ruleset.players} rotations = {count:,} games")
+        return lines
+
+
+def _budgets(t: Tournament) -> list[int]:
+    """Sampled format: max_games split evenly over the rulesets (file order gets the remainder)."""
+    assert t.max_games is not None
+    share, extra = divmod(t.max_games, len(t.rulesets))
+    return [share + (1 if i < extra else 0) for i in range(len(t.rulesets))]
+
+
+def _sampled_tables(t: Tournament) -> list[int]:
+    """Sampled format: how many tables each ruleset gets (whole tables of deals x rotations)."""
+    return [budget // (t.deals * r.players) for r, budget in zip(t.rulesets, _budgets(t))]
+
+
+def balanced_tables(entries: tuple[int, ...], size: int, count: int, rng: random.Random) -> Iterator[tuple[int, ...]]:
+    """`count` tables of `size` distinct entries, chosen so every pair meets about
+    equally often: greedily, the next table starts with an entry that has played
+    least, then adds the entry that has met the chosen ones least (then: played
+    least). Ties are broken by `rng`, so the tables are a function of its seed."""
+    n = len(entries)
+    meets = [[0] * n for _ in range(n)]
+    played = [0] * n
+    order = list(range(n))
+    for _ in range(count):
+        rng.shuffle(order)
+        first = min(order, key=played.__getitem__)
+        table = [first]
+        while len(table) < size:
+            best = None
+            best_key = None
+            for e in order:
+                if e in table:
+                    continue
+                key = (sum(meets[e][x] for x in table), played[e])
+                if best_key is None or key < best_key:
+                    best, best_key = e, key
+            table.append(best)
+        for a in table:
+            played[a] += 1
+            for b in table:
+                if a != b:
+                    meets[a][b] += 1
+        yield tuple(entries[i] for i in sorted(table))

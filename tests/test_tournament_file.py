@@ -1,0 +1,115 @@
+"""Bad tournament files: one error line naming the key by its path, exit code 2, and
+nothing run (no results folder made)."""
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.plugins import load_registry
+from arena.tournament import parse_tournament
+from test_tournament_support import install_toy
+
+BASE = """\
+[tournament]
+name = "bad"
+seed = 1
+deals = 2
+
+[[bots]]
+use = "random"
+as = "random-1"
+
+[[bots]]
+use = "random"
+as = "random-2"
+
+[[bots]]
+use = "toy-cautious"
+
+[[rulesets]]
+use = "toy-race"
+players = 3
+"""
+
+# (replace this, with this, the error line must contain this)
+CASES = [
+    ('name = "bad"', 'name = "bad"\n[extra]\nx = 1\n[tournament2]', "extra: unknown key"),
+    ("seed = 1", "seed = 1\ncolour = 1", "tournament.colour: unknown key"),
+    ('as = "random-2"', 'as = "random-2"\nspeed = 2', "bots[1].speed: unknown key"),
+    ("players = 3", "players = 3\nflavour = 1", "rulesets[0].flavour: unknown key"),
+    ('[tournament]\nname = "bad"\nseed = 1\ndeals = 2\n', "", "tournament: missing"),
+    ('name = "bad"\n', "", "tournament.name: missing"),
+    ('use = "random"\nas = "random-1"', 'as = "random-1"', "bots[0].use: missing"),
+    ("players = 3", "", "rulesets[0].players: missing"),
+    ('[[rulesets]]\nuse = "toy-race"\nplayers = 3', "", "rulesets: missing"),
+    ('use = "toy-cautious"', 'use = "nobody"', "bots[2].use: unknown bot 'nobody'"),
+    ('use = "toy-race"', 'use = "toy-golf"', "rulesets[0].use: unknown ruleset 'toy-golf'"),
+    ("seed = 1", "seed = -1", "tournament.seed: must be from 0"),
+    ("seed = 1", 'seed = "one"', "tournament.seed: must be an integer"),
+    ("deals = 2", "deals = 0", "tournament.deals: must be at least 1"),
+    ("deals = 2", "deals = 2.5", "tournament.deals: must be an integer"),
+    ("seed = 1", 'seed = 1\nformat = "swiss"', "tournament.format: must be one of"),
+    ("seed = 1", "seed = 1\nworkers = -1", "tournament.workers: must be 0"),
+    ("seed = 1", "seed = 1\ntime_per_decision = 0", "tournament.time_per_decision: must be a positive"),
+    ("seed = 1", 'seed = 1\nisolation = "process"', 'tournament.isolation: "process" is not available yet'),
+    ("seed = 1", 'seed = 1\nisolation = "docker"', "tournament.isolation: must be"),
+    ("seed = 1", 'seed = 1\nformat = "sampled"', "tournament.max_games: missing"),
+    ("seed = 1", "seed = 1\nmax_games = 10", 'tournament.max_games: only used with format = "sampled"'),
+    ("seed = 1", 'seed = 1\nformat = "sampled"\nmax_games = 5', "tournament.max_games: 5 games are too few"),
+    ('name = "bad"', 'name = "../bad"', "tournament.name: '../bad' is not a usable name"),
+    ("players = 3", "players = 4", "rulesets[0].players: a table of 4 needs 4 entries that play toy-race; "
+                                   "this file has 3"),
+    ("players = 3", "players = 1", "rulesets[0].players: a table of 1 is not a tournament table"),
+    ("players = 3", "players = 7", "rulesets[0].players: toy-race takes 1 to 6 players, not 7"),
+    ("players = 3", "players = 3\noptions = { colour = 1 }", "rulesets[0].options.colour: unknown option"),
+    ("players = 3", "players = 3\noptions = { limit = 99 }", "rulesets[0].options.limit: option 'limit' must be at most"),
+    ("players = 3", 'players = 3\noptions = { limit = "x" }', "rulesets[0].options.limit: option 'limit' must be"),
+    ("players = 3", "players = 3\ndraw_probability = 1.5", "rulesets[0].draw_probability: must be at least 0"),
+    ('use = "toy-cautious"', 'use = "toy-cautious"\nparams = { threshold = -3 }',
+     "bots[2].params: bot 'toy-cautious' does not accept"),
+    ('use = "toy-cautious"', 'use = "toy-cautious"\nparams = { speed = 3 }',
+     "bots[2].params: bot 'toy-cautious' does not accept"),
+    ('use = "toy-cautious"', 'use = "toy-cautious"\nparams = { when = 1979-05-27 }',
+     "bots[2].params.when: datetime.date(1979, 5, 27) is not a JSON value"),
+    ('as = "random-2"', 'as = "random-1"', "bots[1].as: display name 'random-1' is used twice (also bots[0])"),
+    ('use = "random"\nas = "random-2"', 'use = "toy-cautious"', "bots[2].use: display name 'toy-cautious' is used"),
+    ('use = "toy-cautious"', 'use = "toy-cautious"\nrulesets = ["flip-9"]',
+     "bots[2].rulesets[0]: 'flip-9' is not a ruleset of this tournament"),
+    ("players = 3", 'players = 3\n[[rulesets]]\nuse = "toy-race"\nplayers = 2',
+     "rulesets[1].use: 'toy-race' is entered twice (also rulesets[0])"),
+    (None, "bots = 3\n" + BASE[:BASE.index("[[bots]]")] + BASE[BASE.index("[[rulesets]]"):],
+     "bots: must be an array of tables"),
+    ("deals = 2", "deals = = 2", "not valid TOML"),
+]
+
+
+@pytest.fixture
+def toy(plugin_dir, tmp_path, monkeypatch):
+    install_toy(plugin_dir)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_base_file_is_good(toy):
+    t = parse_tournament(BASE, load_registry())
+    assert [b.display for b in t.bots] == ["random-1", "random-2", "toy-cautious"]
+    assert t.rulesets[0].options == {"limit": 21} and t.rulesets[0].draw_probability == 0.1
+
+
+@pytest.mark.parametrize("old, new, message", CASES, ids=[c[2][:48] for c in CASES])
+def test_a_bad_file_is_one_line_naming_the_key_with_exit_code_2_before_anything_runs(toy, old, new, message):
+    assert old is None or old in BASE
+    path = toy / "bad.toml"
+    path.write_text(new if old is None else BASE.replace(old, new, 1))
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error: {path}: ") and message in lines[0], lines[0]
+    assert "Traceback" not in result.output
+    assert not (toy / "results").exists()
+
+
+def test_a_missing_file_is_a_one_line_error(toy):
+    result = CliRunner().invoke(main, ["run", "nowhere.toml"])
+    assert result.exit_code == 2 and "nowhere.toml: cannot read it" in result.stderr

@@ -16,6 +16,7 @@ from tabulate import tabulate
 
 import arena
 from arena.cli_play import play, replay
+from arena.cli_submit import docs, new_bot, validate
 from arena.cli_support import load_plugins, parse_assignment, print_json, user_errors
 from arena.errors import ConfigError
 
@@ -224,8 +225,38 @@ def publish(results_dir: Path) -> None:
     click.echo(f"published {', '.join(str(p) for p in paths)}")
 
 
+@main.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@user_errors
+def faults(results_dir: Path, as_json: bool) -> None:
+    """List every fault a bot committed in the tournament stored in RESULTS_DIR."""
+    with _results_store(results_dir) as store:
+        plan = store.get("plan")
+        labels = [r["label"] for r in plan["rulesets"]]
+        rows = [{"game": f["game"], "ruleset": labels[f["ruleset"]], "bot": plan["entries"][f["entry"]]["bot"],
+                 "seat": f["seat"], "decision": f["decision"], "kind": f["kind"], "detail": f["detail"]}
+                for f in store.faults()]
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        click.echo("no faults")
+        return
+    click.echo(tabulate([[r["game"], r["ruleset"], r["bot"], r["seat"], "-" if r["decision"] is None else r["decision"],
+                          r["kind"], r["detail"][:60]] for r in rows],
+                        headers=["game", "ruleset", "bot", "seat", "decision", "kind", "detail"]))
+    per_bot: dict[str, int] = {}
+    for r in rows:
+        per_bot[r["bot"]] = per_bot.get(r["bot"], 0) + 1
+    click.echo("\n" + ", ".join(f"{bot}: {count}" for bot, count in sorted(per_bot.items())))
+
+
 main.add_command(play)
 main.add_command(replay)
+main.add_command(new_bot)
+main.add_command(validate)
+main.add_command(docs)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
-from arena.rules.base import GameState, Ruleset, fresh_copy, plain_copy
+from arena.rules.base import GameState, Ruleset, forfeit_standing, fresh_copy, plain_copy
 from arena.seats import BotFault, BotHost, InlineHost
 from arena.seeding import bot_seed, derive_seed
 
@@ -191,16 +191,6 @@ def replacement_action(deal_seed: int, decision: int, legal: Sequence[str]) -> s
     """The action played for a faulty or silenced bot: uniform over `legal`, from
     an RNG derived from the deal seed and the decision number."""
     return random.Random(derive_seed(deal_seed, "fault", decision)).choice(list(legal))
-
-
-def forfeit_standing(standing: Sequence[int], forfeited: Sequence[int]) -> list[int]:
-    """`standing` with the forfeited seats tied last and the others ranked among
-    themselves in their original order (ties kept)."""
-    keep = [s for s in range(len(standing)) if s not in forfeited]
-    result = [len(keep) + 1] * len(standing)
-    for seat in keep:
-        result[seat] = 1 + sum(1 for other in keep if standing[other] < standing[seat])
-    return result
 
 
 def transcript_hash(record: Mapping[str, Any]) -> str:

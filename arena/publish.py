@@ -26,7 +26,7 @@ from arena.ratings import rate_store
 from arena.store import Store
 
 ROW_FIELDS = ("rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative", "games", "wins",
-              "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults")
+              "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults", "disqualified")
 FILES = ("standings.md", "standings.csv", "standings.json")
 
 

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping
 
 import trueskill
 
+from arena.rules.base import forfeit_standing
 from arena.store import GameRow, Store
 
 WILSON_Z = 1.959963984540054  # two-sided 95%
@@ -99,25 +100,35 @@ class _Scope:
         self.position_sum = [0.0] * n_entries
         self.score_sum = [0.0] * n_entries
         self.faults = [0] * n_entries
+        self.disqualified = [False] * n_entries
         self.ahead: dict[int, dict[int, int]] = {}
         self.met: dict[int, dict[int, int]] = {}
 
-    def add(self, env: trueskill.TrueSkill, row: GameRow, places: list[float], won: list[bool]) -> None:
+    def add(self, env: trueskill.TrueSkill, row: GameRow, max_faults: int) -> None:
         seats = row.seats
-        rated = env.rate([(self.ratings[e],) for e in seats], ranks=row.standing)
+        standing = list(row.standing)
+        out = [seat for seat, entry in enumerate(seats) if self.disqualified[entry]]
+        if out:  # a disqualified entry finishes last in every game after its disqualification
+            standing = forfeit_standing(standing, out)
+        places = positions(standing)
+        best = min(standing)
+        everyone_tied = all(s == best for s in standing)
+        rated = env.rate([(self.ratings[e],) for e in seats], ranks=standing)
         for seat, entry in enumerate(seats):
             self.ratings[entry] = rated[seat][0]
             self.games[entry] += 1
-            self.wins[entry] += won[seat]
+            self.wins[entry] += standing[seat] == best and not everyone_tied
             self.position_sum[entry] += places[seat]
             self.score_sum[entry] += row.scores[seat]
             self.faults[entry] += row.faults[seat]
+            if max_faults and self.faults[entry] > max_faults:
+                self.disqualified[entry] = True
             ahead = self.ahead.setdefault(entry, {})
             met = self.met.setdefault(entry, {})
             for other_seat, other in enumerate(seats):
                 if other_seat != seat:
                     met[other] = met.get(other, 0) + 1
-                    if row.standing[seat] < row.standing[other_seat]:
+                    if standing[seat] < standing[other_seat]:
                         ahead[other] = ahead.get(other, 0) + 1
 
 
@@ -164,16 +175,13 @@ class Rater:
 
     def apply(self, row: GameRow) -> None:
         """Rate one game. Callers apply games in schedule order."""
-        places = positions(row.standing)
-        best = min(row.standing)
-        everyone_tied = all(s == best for s in row.standing)
-        won = [s == best and not everyone_tied for s in row.standing]
         env = self.envs[row.ruleset]
+        max_faults = self.plan.get("max_faults", 0)
         scope = self.scopes.get(row.ruleset)
         if scope is not None:
-            scope.add(env, row, places, won)
+            scope.add(env, row, max_faults)
         if self.overall is not None:
-            self.overall.add(env, row, places, won)
+            self.overall.add(env, row, max_faults)
         self.rated += 1
 
     def drain(self, store: Store, budget: float | None = None, stop_at_gap: bool = True, chunk: int = 1000) -> bool:
@@ -235,6 +243,7 @@ class Rater:
                 "avg_position": _round(scope.position_sum[entry] / games) if games else None,
                 "mean_score": _round(scope.score_sum[entry] / games) if games else None,
                 "faults": scope.faults[entry],
+                "disqualified": scope.disqualified[entry],
             })
         rows.sort(key=lambda r: (-r["conservative"], -r["mu"], r["bot"]))
         for rank, row in enumerate(rows, 1):

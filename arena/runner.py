@@ -16,8 +16,10 @@ needs `play_batch` and a `Job`, both picklable.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import multiprocessing
+import multiprocessing.util
 import os
 import secrets
 import signal
@@ -33,7 +35,8 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import arena
 from arena.errors import ArenaError, ConfigError
-from arena.match import Entrant, play_game
+from arena.match import Entrant, FaultPolicy, play_game
+from arena.seats import BotHost, InlineHost, Limits, ProcessHost, privilege_notice
 from arena.ratings import Rater, assemble, scope_plan
 from arena.rules.base import Ruleset
 from arena.store import Store, StoredGame, encode, store_path
@@ -53,11 +56,70 @@ class Job:
 
     rulesets: tuple[tuple[type[Ruleset], dict[str, Any]], ...]
     entrants: tuple[Entrant, ...]
+    isolation: str = "inline"
+    commands: tuple[tuple[str, ...] | None, ...] = ()  # per entrant: its program, or None
+    limits: Limits = Limits()
+    policy: FaultPolicy = FaultPolicy()
 
 
 def make_job(tournament: Tournament) -> Job:
+    limits = Limits(time_per_decision=tournament.time_per_decision, time_bank=tournament.time_bank,
+                    memory_mb=tournament.memory_mb)
+    policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
+                         time_bank=tournament.time_bank)
     return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
-               tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots))
+               tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
+               tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy)
+
+
+class HostPool:
+    """The bot hosts of one worker process: one per entrant, made on first use and
+    reused across games (bot instances stay fresh per game)."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.hosts: dict[int, BotHost] = {}
+
+    def host(self, entry: int) -> BotHost:
+        if entry not in self.hosts:
+            job = self.job
+            entrant = job.entrants[entry]
+            command = job.commands[entry] if job.commands else None
+            if command is not None:
+                self.hosts[entry] = ProcessHost(command, job.limits, name=entrant.display_name)
+            elif job.isolation == "process":
+                self.hosts[entry] = ProcessHost.for_bot(entrant.cls.name, job.limits)
+            else:
+                self.hosts[entry] = InlineHost(entrant.cls)
+        return self.hosts[entry]
+
+    def close(self) -> None:
+        for host in self.hosts.values():
+            host.close()
+        self.hosts.clear()
+
+
+_current_pool: HostPool | None = None
+
+
+def _close_current_pool() -> None:
+    if _current_pool is not None:
+        _current_pool.close()
+
+
+def _host_pool(job: Job) -> HostPool:
+    """This process's host pool for `job`; a new job closes the previous job's hosts.
+    The last pool is closed when the process exits."""
+    global _current_pool
+    if _current_pool is None or _current_pool.job is not job:
+        if _current_pool is None:
+            # atexit in a main process; multiprocessing workers skip atexit and run these.
+            atexit.register(_close_current_pool)
+            multiprocessing.util.Finalize(None, _close_current_pool, exitpriority=10)
+        else:
+            _current_pool.close()
+        _current_pool = HostPool(job)
+    return _current_pool
 
 
 @dataclass(frozen=True)
@@ -74,8 +136,14 @@ def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
     for spec in batch:
         ruleset, options = job.rulesets[spec.ruleset]
         try:
-            record = play_game(ruleset, [job.entrants[e] for e in spec.seats], spec.deal_seed, options,
-                               bot_seeds=spec.bot_seeds).record
+            pool = _host_pool(job)
+            result = play_game(ruleset, [job.entrants[e] for e in spec.seats], spec.deal_seed, options,
+                               bot_seeds=spec.bot_seeds, hosts=[pool.host(e) for e in spec.seats],
+                               policy=job.policy)
+            record = result.record
+            logs = {str(seat): text for seat, text in enumerate(result.logs) if text}
+            if logs:
+                record["logs"] = logs
         except Exception as exc:  # reported, with where it happened, by the main process
             where = (f"game {spec.index} ({ruleset.id}, table {spec.table}, deal {spec.deal}, rotation "
                      f"{spec.rotation}, deal seed {spec.deal_seed})")
@@ -274,6 +342,7 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
         "deals": tournament.deals,
         "max_games": tournament.max_games,
         "total_games": total,
+        "max_faults": tournament.max_faults,
         "entries": [{"bot": b.display, "uses": b.uses, "package": b.package, "version": b.version,
                      "params": b.params} for b in tournament.bots],
         "rulesets": [{"label": r.label, "id": r.id, "version": r.version, "package": r.package,
@@ -481,6 +550,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         if remaining:
             echo(f"playing {remaining:,} games with {workers} worker{'s' if workers > 1 else ''}, "
                  f"results in {out}")
+            if tournament.isolation == "process" and (notice := privilege_notice()):
+                echo(f"note: {notice}")
 
         run_number = store.max_run() + 1
         pending = (spec for spec in schedule if not done[spec.index >> 3] >> (spec.index & 7) & 1)

@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -31,6 +30,8 @@ from typing import Any, Sequence
 from arena.bot import Bot
 from arena.errors import BotError, ConfigError
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode, encode
+
+PR_SET_PDEATHSIG = 1  # Linux prctl option
 
 FAULT_KINDS = ("crash", "timeout", "garbage", "illegal", "memory", "error")
 """crash: the process died or exited; timeout: no answer in time; garbage: not the
@@ -144,8 +145,11 @@ class ProcessHost(BotHost):
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None) -> ProcessHost:
-        """A host for a registered bot, run by this Python in a fresh interpreter."""
-        return cls([sys.executable, "-m", "arena.host", bot_name], limits, env, name=bot_name)
+        """A host for a registered bot, run by this Python in a fresh interpreter that
+        sees the same import path, so it finds the same plugins."""
+        child_env = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        child_env.update(env or {})
+        return cls([sys.executable, "-m", "arena.host", bot_name], limits, child_env, name=bot_name)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -164,7 +168,10 @@ class ProcessHost(BotHost):
         limits = self.limits
 
         def preexec() -> None:  # runs in the child, before exec
+            import ctypes
             import resource
+            # Die with the harness process, even if it is killed -9.
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             memory = limits.memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
@@ -319,16 +326,28 @@ class ProcessHost(BotHost):
 def unprivileged_user() -> str | None:
     """The user to run bot processes as: "nobody" when the harness runs as root on
     Linux and that user can run this Python and import arena; else None (bots run
-    as the harness's user, with a warning when that is root)."""
+    as the harness's user; `privilege_notice` says why)."""
+    return _probe_unprivileged_user()[0]
+
+
+def privilege_notice() -> str | None:
+    """A one-line notice when bots will run as root, or None."""
+    user, reason = _probe_unprivileged_user()
+    if user is None and reason:
+        return f"bots run as root: user 'nobody' cannot run {sys.executable} ({reason})"
+    return None
+
+
+@functools.cache
+def _probe_unprivileged_user() -> tuple[str | None, str]:
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return None
+        return None, ""
     try:
         probe = subprocess.run([sys.executable, "-c", "import arena.host"], user="nobody", cwd="/",
                                capture_output=True, timeout=30)
         if probe.returncode == 0:
-            return "nobody"
-        reason = probe.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
+            return "nobody", ""
+        lines = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, lines[-1] if lines else f"exit code {probe.returncode}"
     except (OSError, subprocess.SubprocessError, KeyError) as exc:
-        reason = [str(exc)]
-    warnings.warn(f"bots run as root: user 'nobody' cannot run {sys.executable} ({reason[0]})", stacklevel=2)
-    return None
+        return None, str(exc)

@@ -218,6 +218,16 @@ class Store:
         row = self.db.execute("SELECT record FROM games WHERE game_index = ?", (index,)).fetchone()
         return None if row is None else _decoder.decode(row[0])
 
+    def faults(self) -> Iterator[dict[str, Any]]:
+        """Every recorded fault, in schedule order: the record's fault with the game
+        index, the ruleset label index and the entry (bot) of the faulty seat."""
+        games = self.db.execute("SELECT game_index, ruleset, result FROM games ORDER BY game_index")
+        for index, ruleset, result in games.fetchall():
+            seats, _, _, counts = _decoder.decode(result)
+            if any(counts):  # only then is the (larger) record worth reading
+                for fault in self.record(index).get("faults") or []:
+                    yield dict(fault, game=index, ruleset=ruleset, entry=seats[fault["seat"]])
+
     def max_run(self) -> int:
         return self.db.execute("SELECT COALESCE(MAX(run), 0) FROM games").fetchone()[0]
 

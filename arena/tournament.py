@@ -47,12 +47,14 @@ from arena.rules.base import Ruleset
 from arena.seeding import SEED_BITS, bot_seed, derive_seed
 
 FORMATS = ("round-robin", "sampled")
-ISOLATIONS = ("inline",)
+ISOLATIONS = ("process", "inline")
+ON_FAULT = ("random", "forfeit")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 RESERVED_LABELS = ("overall",)
 
-TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers")
-BOT_KEYS = ("use", "as", "params", "rulesets")
+TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers",
+                   "time_bank", "memory_mb", "on_fault", "max_faults")
+BOT_KEYS = ("use", "command", "as", "params", "rulesets")
 RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
 
 
@@ -71,6 +73,7 @@ class BotSpec:
     package: str
     version: str
     only: tuple[str, ...] | None = None  # ruleset labels it is limited to, or None for all it plays
+    command: tuple[str, ...] | None = None  # an executable speaking docs/protocol.md, instead of `uses`
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,10 @@ class Tournament:
     workers: int
     bots: tuple[BotSpec, ...]
     rulesets: tuple[RulesetSpec, ...]
+    time_bank: float = 10.0
+    memory_mb: int = 1024
+    on_fault: str = "random"
+    max_faults: int = 0
 
     def schedule(self, seed: int) -> "Schedule":
         """The games of this tournament dealt from `seed` (the file's, or the secret one)."""
@@ -171,15 +178,24 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         raise _KeyProblem("tournament.max_games", 'only used with format = "sampled"')
     if max_games is not None and max_games < 1:
         raise _KeyProblem("tournament.max_games", f"must be at least 1, not {max_games}")
-    isolation = _get(head, "isolation", "tournament", str, default="inline")
-    if isolation == "process":
-        raise _KeyProblem("tournament.isolation", '"process" is not available yet (it arrives with the '
-                          'isolation issue); use "inline"')
+    isolation = _get(head, "isolation", "tournament", str, default="process")
     if isolation not in ISOLATIONS:
-        raise _KeyProblem("tournament.isolation", f'must be "inline" (or, later, "process"), not {isolation!r}')
+        raise _KeyProblem("tournament.isolation", f'must be "process" or "inline", not {isolation!r}')
     time_per_decision = _get(head, "time_per_decision", "tournament", (int, float), default=1.0)
     if not time_per_decision > 0 or math.isinf(time_per_decision):
         raise _KeyProblem("tournament.time_per_decision", f"must be a positive number of seconds, not {time_per_decision}")
+    time_bank = _get(head, "time_bank", "tournament", (int, float), default=10.0)
+    if not time_bank >= 0 or math.isinf(time_bank):
+        raise _KeyProblem("tournament.time_bank", f"must be a number of seconds, 0 or more, not {time_bank}")
+    memory_mb = _get(head, "memory_mb", "tournament", int, default=1024)
+    if memory_mb < 64:
+        raise _KeyProblem("tournament.memory_mb", f"must be at least 64 (MiB), not {memory_mb}")
+    on_fault = _get(head, "on_fault", "tournament", str, default="random")
+    if on_fault not in ON_FAULT:
+        raise _KeyProblem("tournament.on_fault", f'must be "random" or "forfeit", not {on_fault!r}')
+    max_faults = _get(head, "max_faults", "tournament", int, default=0)
+    if max_faults < 0:
+        raise _KeyProblem("tournament.max_faults", f"must be 0 (never disqualify) or more, not {max_faults}")
     workers = _get(head, "workers", "tournament", int, default=0)
     if workers < 0:
         raise _KeyProblem("tournament.workers", f"must be 0 (every core) or more, not {workers}")
@@ -211,10 +227,22 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     for i, table in enumerate(bot_tables):
         where = f"bots[{i}]"
         _known_keys(table, f"{where}.", BOT_KEYS)
-        use = _get(table, "use", where, str, required=True)
-        if use not in registry.bots:
-            raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
-        entry = registry.bots[use]
+        command = _command(table, where, Path(source).parent)
+        if command is not None:
+            if "use" in table:
+                raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
+            if "as" not in table:
+                raise _KeyProblem(f"{where}.as", 'missing: a "command" entry needs a display name in "as"')
+            if isolation != "process":
+                raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "process"')
+            use, cls = "command", CommandBot
+            package, version = "command", _command_version(command)
+        else:
+            use = _get(table, "use", where, str, required=True)
+            if use not in registry.bots:
+                raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
+            cls = registry.bots[use].cls
+            package, version = registry.bots[use].origin.package, registry.bots[use].origin.version
         display = _get(table, "as", where, str, default=use)
         if not display.strip() or any(ord(c) < 32 for c in display) or len(display) > 100:
             raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name")
@@ -225,11 +253,12 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         displays[display] = i
         params = _table(table, "params", f"{where}.")
         _plain_json(params, f"{where}.params")
-        try:
-            entry.cls(**params)
-        except Exception as exc:  # a constructor is the bot's own check of its params
-            raise _KeyProblem(f"{where}.params", f"bot {use!r} does not accept {params!r}: "
-                              f"{type(exc).__name__}: {exc}") from None
+        if command is None:
+            try:
+                cls(**params)
+            except Exception as exc:  # a constructor is the bot's own check of its params
+                raise _KeyProblem(f"{where}.params", f"bot {use!r} does not accept {params!r}: "
+                                  f"{type(exc).__name__}: {exc}") from None
         only = None
         if "rulesets" in table:
             chosen = table["rulesets"]
@@ -240,10 +269,10 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"{label!r} is not a ruleset of this tournament "
                                       f"(it has: {', '.join(labels) or 'none'})")
                 ruleset_id = raw_rulesets[labels[label]][1]
-                if not entry.cls.plays(ruleset_id):
+                if not cls.plays(ruleset_id):
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
             only = tuple(dict.fromkeys(chosen))
-        entries.append(BotSpec(i, display, use, entry.cls, params, entry.origin.package, entry.origin.version, only))
+        entries.append(BotSpec(i, display, use, cls, params, package, version, only, command))
 
     rulesets: list[RulesetSpec] = []
     for i, (table, use, label) in enumerate(raw_rulesets):
@@ -292,7 +321,8 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                               f"({', '.join(labels)})")
 
     tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
-                            float(time_per_decision), workers, tuple(entries), tuple(rulesets))
+                            float(time_per_decision), workers, tuple(entries), tuple(rulesets),
+                            float(time_bank), memory_mb, on_fault, max_faults)
     if fmt == "sampled":
         for ruleset, tables in zip(tournament.rulesets, _sampled_tables(tournament)):
             if tables < 1:
@@ -335,6 +365,37 @@ def _get(table: dict[str, Any], key: str, where: str, kind: Any, required: bool 
     if isinstance(value, float) and math.isnan(value):
         raise _KeyProblem(path, "must be a number, not nan")
     return value
+
+
+class CommandBot(Bot):
+    """Stands for a `command` entry in records: a program speaking the bot protocol."""
+
+    name = "command"
+    rulesets = "*"
+
+
+def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] | None:
+    """A checked `command` (a non-empty list of strings), or None when there is none.
+    A relative program path ("./mybot") is taken from the tournament file's folder."""
+    if "command" not in table:
+        return None
+    command = table["command"]
+    if not isinstance(command, list) or not command or not all(isinstance(a, str) and a for a in command):
+        raise _KeyProblem(f"{where}.command", f"must be a non-empty list of strings, not {command!r}")
+    program = command[0]
+    if "/" in program and not Path(program).is_absolute():
+        program = str((base / program).resolve())
+    return (program, *command[1:])
+
+
+def _command_version(command: tuple[str, ...]) -> str:
+    """A command bot's "version": a hash of its program file, so a changed program is
+    noticed on resume like a changed package version."""
+    program = Path(command[0])
+    try:
+        return "sha256:" + hashlib.sha256(program.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "unknown"
 
 
 def _table(parent: dict[str, Any], key: str, prefix: str, required: bool = False) -> dict[str, Any]:

@@ -217,17 +217,20 @@ def test_a_secret_seed_is_committed_to_at_the_start_and_revealed_when_complete(t
     assert without_provenance(toy / "p" / "standings.json") == without_provenance(toy / "s" / "standings.json")
 
 
-def test_a_game_that_fails_stops_the_run_with_one_line_and_keeps_what_was_stored(toy):
+def test_a_bot_that_breaks_is_penalised_and_the_tournament_still_completes(toy):
     bots = '\n[[bots]]\nuse = "random"\nas = "r1"\n\n[[bots]]\nuse = "random"\nas = "r2"\n' \
            '\n[[bots]]\nuse = "toy-broken"\n'
     path = toy_file(toy / "t.toml", deals=1, players=2, bots=bots)
     result = CliRunner().invoke(main, ["run", str(path), "--workers", "1"])
-    assert result.exit_code == 1
-    lines = result.stderr.strip().splitlines()
-    assert "game 2 (toy-race, table 1, deal 0, rotation 0" in lines[-1]
-    assert "toy-broken always breaks" in lines[-1] and "Traceback" not in result.output
+    assert result.exit_code == 0, result.output
+    doc = json.loads((toy / "results" / "toy" / "standings.json").read_text())
+    faults = {row["bot"]: row["faults"] for row in doc["overall"]}
+    assert faults["r1"] == faults["r2"] == 0 and faults["toy-broken"] > 0
     with Store.open(store_path(toy / "results" / "toy")) as store:
-        assert store.count() == 2
+        assert store.count() == 6
+        record = store.record(2)
+    assert {f["kind"] for f in record["faults"]} == {"error"}
+    assert "toy-broken always breaks" in record["faults"][0]["detail"]
 
 
 def test_publish_writes_the_three_files_and_rank_recomputes_them(toy):
@@ -249,7 +252,7 @@ def test_publish_writes_the_three_files_and_rank_recomputes_them(toy):
     assert set(doc["head_to_head"]) == {"overall", "toy-race"}
     assert list(doc["overall"][0]) == ["rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative",
                                        "games", "wins", "win_rate", "win_rate_low", "win_rate_high",
-                                       "avg_position", "mean_score", "faults"]
+                                       "avg_position", "mean_score", "faults", "disqualified"]
     rows = list(csv.DictReader(before["standings.csv"].splitlines()))
     assert [r["ruleset"] for r in rows] == ["overall"] * 4 + ["toy-race"] * 4
     assert [r["bot"] for r in rows[:4]] == [r["bot"] for r in doc["overall"]]

@@ -255,3 +255,13 @@ def winner_standing(players: int, winner: int | None) -> list[int]:
     if winner is None:
         return [1] * players
     return [1 if seat == winner else 2 for seat in range(players)]
+
+
+def forfeit_standing(standing: Sequence[int], forfeited: Sequence[int]) -> list[int]:
+    """`standing` with the forfeited seats tied last and the others ranked among
+    themselves in their original order (ties kept)."""
+    keep = [s for s in range(len(standing)) if s not in forfeited]
+    result = [len(keep) + 1] * len(standing)
+    for seat in keep:
+        result[seat] = 1 + sum(1 for other in keep if standing[other] < standing[seat])
+    return result

@@ -1,0 +1,129 @@
+"""`arena new-bot`, `arena validate` and `arena docs`: writing and submitting bots.
+
+Plain click commands, attached to the `arena` group by `arena.cli`:
+
+    from arena.cli_submit import docs, new_bot, validate
+    main.add_command(new_bot)
+    main.add_command(validate)
+    main.add_command(docs)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from arena.cli_support import UserError, load_plugins, print_json, user_errors
+
+
+@click.command("new-bot")
+@click.argument("name")
+@click.option("--ruleset", "rulesets", multiple=True, metavar="ID",
+              help="A ruleset the bot plays (repeatable; default: every installed ruleset).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the package (default: ./NAME).")
+@user_errors
+def new_bot(name: str, rulesets: tuple[str, ...], directory: Path | None) -> None:
+    """Write a ready bot package NAME: pyproject.toml with the `arena` entry point, a bot
+    that plays legally with a method per ruleset showing where strategy goes, a test
+    and a README.
+
+    Example: arena new-bot my-bot --ruleset flip-7 && pip install -e ./my-bot
+    """
+    from arena.scaffold import module_name, new_bot as write_bot
+
+    directory = directory if directory is not None else Path(name)
+    files = write_bot(name, list(rulesets), directory, load_plugins())
+    module = module_name(name)
+    shown = str(directory) if directory.is_absolute() or str(directory).startswith(".") else f"./{directory}"
+    click.echo(f"wrote {len(files)} files in {directory}/:")
+    for path in files:
+        click.echo(f"  {path.relative_to(directory)}")
+    click.echo(f"""
+next:
+  pip install -e '{shown}[test]'     # then `arena bots list` shows {name}
+  edit {shown}/{module}/__init__.py  # the act_... methods are where strategy goes
+  pytest {shown}
+  arena validate {name}""")
+
+
+@click.command()
+@click.argument("target", metavar="NAME_OR_PATH")
+@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Games per ruleset (each played twice, to check determinism).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed the validation games derive from.")
+@click.option("--time-per-decision", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Seconds per decision, as in a tournament.")
+@click.option("--time-bank", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Extra seconds per game that slow decisions draw on.")
+@click.option("--memory-mb", type=click.IntRange(min=16), default=1024, show_default=True,
+              help="Memory limit of the bot process.")
+@click.option("--ruleset", "rulesets", multiple=True, metavar="ID",
+              help="Check only this ruleset of the bot's (repeatable; default: every ruleset it declares).")
+@click.option("--keep", is_flag=True, help="Keep the throwaway virtualenv (for a path) and print where it is.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@user_errors
+def validate(target: str, games: int, seed: int, time_per_decision: float, time_bank: float, memory_mb: int,
+             rulesets: tuple[str, ...], keep: bool, as_json: bool) -> None:
+    """Check a bot before a tournament: exit code 0 when it passes, 1 when it does not.
+
+    NAME_OR_PATH is the name of an installed bot, or a submission: a project folder, a
+    wheel or an sdist, which is installed with flip-arena into a throwaway virtualenv
+    (never into this environment). Each bot plays --games games per ruleset it declares
+    against random bots, in its own process with the tournament limits; validate reports
+    faults and illegal actions, time per decision (p50/p99/max), peak memory, and whether
+    the same seeds give the same decisions in a fresh process.
+
+    Examples: arena validate my-bot; arena validate ./my-bot; arena validate dist/my_bot-0.1.0-py3-none-any.whl
+    """
+    from arena.validate import Settings, format_report, is_submission_path, validate_installed, validate_path
+
+    settings = Settings(games, seed, time_per_decision, time_bank, memory_mb, tuple(rulesets))
+
+    def progress(line: str) -> None:
+        click.echo(line, err=True)
+
+    registry = None
+    if not is_submission_path(target):
+        registry = load_plugins()
+        if target not in registry.bots and not Path(target).exists():
+            known = ", ".join(registry.bots) or "none"
+            raise UserError(f"{target!r} is neither an installed bot (installed: {known}) nor a file or folder")
+    if registry is not None and target in registry.bots:
+        report = validate_installed([target], settings, registry=registry, echo=progress)
+    else:
+        report = validate_path(target, settings, echo=progress, keep=keep)
+    if as_json:
+        print_json(report)
+    else:
+        click.echo(format_report(report))
+    sys.exit(0 if report["passed"] else 1)
+
+
+@click.command()
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the reference to FILE (e.g. docs/rulesets.md) instead of printing it.")
+@click.option("--check", "check_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Exit with code 1 if FILE differs from what the rulesets generate.")
+@user_errors
+def docs(out: Path | None, check_file: Path | None) -> None:
+    """The observation and action reference of the built-in rulesets (docs/rulesets.md),
+    generated from their classes and docstrings."""
+    from arena.reference import docs_status, rulesets_markdown
+
+    text = rulesets_markdown()
+    if check_file is not None:
+        problem = docs_status(check_file, text)
+        if problem:
+            click.echo(f"{problem}: run `arena docs --out {check_file}`", err=True)
+            sys.exit(1)
+        click.echo(f"{check_file} is up to date")
+        return
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}")
+        return
+    click.echo(text, nl=False)

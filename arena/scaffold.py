@@ -1,0 +1,338 @@
+"""`arena new-bot`: a ready bot package, from nothing.
+
+`new_bot` writes a folder that `pip install -e` turns into a registered bot:
+
+    NAME/
+      pyproject.toml          the distribution, with the `arena` entry point
+      README.md               how to try, test, validate and submit it
+      <module>/__init__.py    an `arena.Bot` subclass that plays legally, with one
+                              method per chosen ruleset showing where strategy goes
+      tests/test_<module>.py  plays a few games of each ruleset against random bots
+
+The comments in each per-ruleset method quote that ruleset's action grammar and
+view fields from its own docstring (`arena.reference`), so they match the engine
+the bot was generated against. The example strategies for the built-in rulesets
+are deliberately small: they read the observation the way a real strategy would
+and fall back on a uniform choice from `self.rng`.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+import sys
+import textwrap
+from pathlib import Path
+from typing import Sequence
+
+import arena
+from arena.bot import BOT_NAME
+from arena.errors import ConfigError
+from arena.plugins import Registry
+from arena.reference import hint_lines
+from arena.rules.base import Ruleset
+
+RESERVED_MODULES = {"arena", "arena_bots", "tests", "test", "bots"}
+
+# Example strategies for the built-in rulesets: the body of `act_<ruleset>`, which
+# has `observation`, `view`, `legal` and `me` (your seat) in scope. Each one only
+# returns strings it found in `legal`.
+EXAMPLES: dict[str, str] = {
+    "flip-7": '''
+        row = view["rows"][me]  # your row this round: numbers, modifiers, status, score...
+        if view["decision"] == "hit-or-stay":
+            # Your strategy: when to stop. Example: stay once the row is worth 20 points.
+            if "stay" in legal and row["score"] >= 20:
+                return "stay"
+            if "hit" in legal:
+                return "hit"
+        elif view["decision"] in ("freeze", "flip-three"):
+            # Example: aim a Freeze or Flip Three at the best row that is not yours.
+            others = [a for a in legal if int(a.split(":")[1]) != me]
+            if others:
+                return max(others, key=lambda a: view["rows"][int(a.split(":")[1])]["score"])
+        return self.rng.choice(legal)
+''',
+    "uno-flip": '''
+        hand = view["hands"][me]  # your cards: {"face": what you see, "back": the other side}
+        # Example: when a play leaves you one card, call UNO (else you draw a penalty).
+        calls = [a for a in legal if a.endswith(":uno")]
+        if calls:
+            return calls[0]
+        if view["phase"] == "challenge" and "accept" in legal:
+            return "accept"  # your strategy: challenge when you suspect a bluff
+        if view["phase"] == "play":
+            # Example: prefer a colored card over a wild, keep the wilds for later.
+            colored = [a for a in legal if a.startswith("play:") and a.count(":") == 1]
+            if colored:
+                return self.rng.choice(colored)
+        return self.rng.choice(legal)
+''',
+    "color-flush": '''
+        hand = view["hands"][me]  # {"face": toward you, "back": toward the others or None}
+        # Example: collect the color you see most in your hand (white is a joker).
+        counts = {}
+        for card in hand:
+            if card["face"] not in ("white", "black"):
+                counts[card["face"]] = counts.get(card["face"], 0) + 1
+        target = max(sorted(counts), key=counts.get) if counts else None
+        for action in legal:
+            # Flip a card whose face is off-color but whose back (when you know it) is on it.
+            if action.startswith("flip:"):
+                card = hand[int(action.split(":")[1])]
+                if card["face"] not in (target, "white") and card["back"] in (target, "white"):
+                    return action
+            # Give away (or place on the pile) a card that is off-color.
+            if action.startswith(("give:", "place:")):
+                if hand[int(action.split(":")[1])]["face"] not in (target, "white"):
+                    return action
+        return self.rng.choice(legal)
+''',
+    "flip-hue": '''
+        hand = view["hand"]  # your cards: {"face": toward you, "back": toward the others}
+        faction = view["factions"][me]
+        colors = (faction["top"], faction["bottom"])  # the two colors that win for you
+        if view["step"] == "push":
+            # Example: give away a card whose face is not one of your colors.
+            for action in legal:
+                if action.startswith("give:") and hand[int(action.split(":")[1])]["face"] not in colors:
+                    return action
+        elif view["step"] == "cleanup":
+            # Example: discard a card that is not one of your colors.
+            for action in legal:
+                if action.startswith("discard:") and hand[int(action.split(":")[1])]["face"] not in colors:
+                    return action
+        return self.rng.choice(legal)
+''',
+}
+
+GENERIC_EXAMPLE = '''
+        # Your strategy goes here: read `view`, return one string of `legal`.
+        return self.rng.choice(legal)
+'''
+
+
+def module_name(bot_name: str) -> str:
+    """The import name of a new bot's package: the bot name with underscores,
+    prefixed with ``bot_`` when it would not be a safe import name."""
+    module = bot_name.replace("-", "_")
+    if (not module.isidentifier() or keyword.iskeyword(module) or module in sys.stdlib_module_names
+            or module in RESERVED_MODULES):
+        module = "bot_" + module
+    return module
+
+
+def class_name(bot_name: str) -> str:
+    name = "".join(part.capitalize() for part in bot_name.split("-"))
+    if not name[0].isalpha():
+        name = "Bot" + name
+    return name if name.endswith("Bot") else name + "Bot"
+
+
+def method_name(ruleset_id: str) -> str:
+    return "act_" + re.sub(r"[^0-9a-zA-Z]+", "_", ruleset_id).strip("_").lower()
+
+
+def new_bot(name: str, rulesets: Sequence[str], directory: Path, registry: Registry) -> list[Path]:
+    """Write a bot package for `name` playing `rulesets` (default: every registered
+    ruleset) into `directory`; return the files written."""
+    if not BOT_NAME.match(name):
+        raise ConfigError(f"bot name {name!r}: use lowercase letters, digits and dashes (e.g. my-bot)")
+    if name in registry.bots:
+        origin = registry.bots[name].origin
+        raise ConfigError(f"a bot named {name!r} is already installed (from {origin.package}); choose another name")
+    chosen = list(dict.fromkeys(rulesets)) if rulesets else list(registry.rulesets)
+    if not chosen:
+        raise ConfigError("no ruleset is installed; nothing to write a bot for")
+    classes = [registry.ruleset(r).cls for r in chosen]
+    directory = Path(directory)
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise ConfigError(f"{directory} already exists and is not an empty folder")
+    module = module_name(name)
+    files = {
+        "pyproject.toml": pyproject_text(name, module, chosen),
+        "README.md": readme_text(name, module, chosen),
+        f"{module}/__init__.py": bot_module_text(name, classes),
+        f"tests/test_{module}.py": scaffold_test_text(name, module),
+        ".gitignore": "__pycache__/\n*.egg-info/\nbuild/\ndist/\n.venv/\n",
+    }
+    written = []
+    for relative, text in files.items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _arena_requirement() -> str:
+    match = re.match(r"(\d+)\.(\d+)", arena.__version__)
+    return f"flip-arena>={match.group(1)}.{match.group(2)}" if match else "flip-arena"
+
+
+def pyproject_text(name: str, module: str, rulesets: Sequence[str]) -> str:
+    return f'''[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{name}"
+version = "0.1.0"
+description = "A Flip Arena bot for {", ".join(rulesets)}"
+readme = "README.md"
+requires-python = ">=3.11"
+dependencies = ["{_arena_requirement()}"]
+
+[project.optional-dependencies]
+test = ["pytest"]
+
+# This is how arena finds the bot: the module's `register_bots` hook registers it.
+[project.entry-points.arena]
+{name} = "{module}"
+
+[tool.setuptools]
+packages = ["{module}"]
+'''
+
+
+def bot_module_text(name: str, rulesets: Sequence[type[Ruleset]]) -> str:
+    cls = class_name(name)
+    ids = tuple(r.id for r in rulesets)
+    dispatch = "\n".join(f'        if ruleset == "{r.id}":\n            return self.{method_name(r.id)}(observation)'
+                         for r in rulesets)
+    methods = []
+    for ruleset in rulesets:
+        hints = hint_lines(ruleset)
+        comment = "\n".join(f"        # {line}".rstrip() for line in hints)
+        body = textwrap.indent(textwrap.dedent(EXAMPLES.get(ruleset.id, GENERIC_EXAMPLE)).strip("\n"), "        ")
+        methods.append(f'''
+    def {method_name(ruleset.id)}(self, observation):
+        """One decision of {getattr(ruleset, "title", ruleset.id)} ({ruleset.id} {ruleset.version})."""
+{comment}
+        view = observation["view"]  # what your seat sees (the fields above)
+        legal = observation["legal_actions"]
+        me = observation["seat"]
+{body}
+''')
+    return f'''"""`{name}`: a Flip Arena bot for {", ".join(ids)}.
+
+Written by `arena new-bot`. The harness makes a fresh `{cls}` for every game, sets
+`self.rng` (a `random.Random` seeded for that game and seat), calls `start(info)`,
+then `act(observation)` for each decision of your seat, then `end(outcome)`.
+
+Fair play: decide from the observation only (no reading files, the network, other
+processes or the harness's memory), and take every random choice from `self.rng`
+so the same seeds replay the same game. If your bot must depend on the clock (e.g.
+an anytime search), set `time_dependent = True` on the class: `arena validate`
+then reports the difference between two runs instead of failing.
+
+Reference: CONTRIBUTING.md and docs/rulesets.md of flip-arena; `arena rulesets list`.
+"""
+
+import arena
+
+
+class {cls}(arena.Bot):
+    name = "{name}"
+    rulesets = {_tuple_text(ids)}
+
+    def __init__(self, **params):
+        # Parameters come from the tournament file (`params = {{...}}`) or
+        # `arena match ... --param {name}.KEY=VALUE`; keep defaults for everything.
+        self.params = params
+
+    def start(self, info):
+        """Before the first decision: info = ruleset, version, options, seat, players, bots."""
+        self.seat = info["seat"]
+
+    def act(self, observation):
+        """Return one string of observation["legal_actions"]."""
+        ruleset = observation["ruleset"]
+{dispatch}
+        return self.rng.choice(observation["legal_actions"])
+{"".join(methods)}
+    def end(self, outcome):
+        """After the game: outcome = standing (1 = first, per seat), scores, reason."""
+
+
+@arena.hookimpl
+def register_bots(register):
+    register({cls})
+'''
+
+
+def _tuple_text(items: Sequence[str]) -> str:
+    """A tuple literal of strings in double quotes, as the rest of the code writes them."""
+    return "(" + ", ".join(json.dumps(item) for item in items) + ("," if len(items) == 1 else "") + ")"
+
+
+def scaffold_test_text(name: str, module: str) -> str:
+    cls = class_name(name)
+    return f'''"""`{name}` plays legal, reproducible games against random bots (run: pytest)."""
+
+import pytest
+
+from arena.match import Entrant, play_game
+from arena.plugins import load_registry
+from {module} import {cls}
+
+REGISTRY = load_registry()
+GAMES = 3
+
+
+def test_the_bot_is_registered_through_its_entry_point():
+    assert REGISTRY.bot("{name}").cls.__name__ == "{cls}"
+
+
+@pytest.mark.parametrize("ruleset_id", {cls}.rulesets)
+def test_plays_only_legal_actions_and_replays_from_its_seed(ruleset_id):
+    ruleset = REGISTRY.ruleset(ruleset_id).cls
+    opponent = REGISTRY.bot("random").cls
+    players = max(ruleset.min_players, min(3, ruleset.max_players))
+    for seed in range(GAMES):
+        seat = seed % players
+        entrants = [Entrant(opponent)] * players
+        entrants[seat] = Entrant({cls})
+        first = play_game(ruleset, entrants, deal_seed=seed)  # an illegal action raises here
+        again = play_game(ruleset, entrants, deal_seed=seed)
+        assert first.record["decisions"] == again.record["decisions"]
+'''
+
+
+def readme_text(name: str, module: str, rulesets: Sequence[str]) -> str:
+    first = rulesets[0]
+    return f'''# {name}
+
+A bot for [Flip Arena](https://pypi.org/project/flip-arena/) that plays {", ".join(f"`{r}`" for r in rulesets)}.
+The strategy lives in `{module}/__init__.py`: one `act_...` method per ruleset, each
+commented with that ruleset's action grammar and view fields.
+
+## Try it
+
+```bash
+pip install -e '.[test]'            # into the environment where flip-arena is installed
+arena bots list                     # {name} appears, with its package and version
+arena match {first} {name} random --seed 7 --log
+arena play {first} {name}             # play against it yourself
+pytest                              # a few games per ruleset: legal and reproducible
+```
+
+## Check and submit it
+
+```bash
+arena validate {name}                # the organiser's entry check, on the installed bot
+arena validate .                    # the same in a throwaway virtualenv, as the organiser runs it
+pip wheel . --no-deps -w dist       # dist/{name.replace("-", "_")}-0.1.0-py3-none-any.whl: what you submit
+```
+
+`arena validate` plays games against random bots in a separate process and fails on
+illegal actions, crashes, timeouts and games that do not replay from their seeds.
+
+## Rules of fair play
+
+- Decide from the observation only.
+- Take every random choice from `self.rng`.
+- Stay within the time and memory limits (by default 1 s per decision plus a 10 s bank
+  per game, 1 GiB).
+'''

@@ -1,0 +1,586 @@
+"""`arena validate`: the entry check an organiser runs on a bot submission.
+
+Given the name of an installed bot, `validate_installed` checks it in this
+environment. Given a path (a project folder, a wheel or an sdist),
+`validate_path` never touches this environment: it makes a throwaway virtualenv,
+pip-installs flip-arena from the organiser's own source (the folder the installed
+distribution came from, copied first so the build leaves nothing behind; else
+the same version from the package index) together with the submission, and runs
+``<venv>/bin/python -m arena.validate --json-out FILE`` there, which checks every
+bot the submission registers.
+
+The checks, per bot:
+
+- its declared rulesets are installed ("*" means every installed ruleset);
+- N games per ruleset against random bots (2 to 4 players where the ruleset
+  allows, the bot's seat rotating), the bot in its own process with the
+  tournament limits (`arena.seats.ProcessHost`): any fault (crash, timeout,
+  error, garbage, out of memory, illegal action) fails it, with the fault's
+  detail and the end of the bot's stderr;
+- determinism: the same games again, in a fresh process, must give the same
+  decisions (a bot takes its randomness from ``self.rng`` only). A bot class with
+  ``time_dependent = True`` is reported, not failed;
+- time per decision (p50/p99/max, measured around each request to the bot
+  process, so it includes the pipe and JSON) and peak memory (the bot process's
+  high-water resident set, VmHWM): reported, with a warning when p99 exceeds the
+  per-decision limit or the peak nears the memory limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from arena.match import Entrant, FaultPolicy, play_game
+from arena.plugins import BotEntry, Registry, load_registry
+from arena.seats import BotHost, InlineHost, Limits, ProcessHost
+from arena.seeding import derive_seed
+
+ARENA_DISTRIBUTION = "flip-arena"
+PLAYER_COUNTS = (2, 3, 4)
+COPY_IGNORE = (".git", ".hg", ".venv", "venv", ".tox", ".nox", "results", "build", "dist", "*.egg-info",
+               "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", "node_modules", "*.sqlite*")
+PIP_TIMEOUT = 1800
+
+Echo = Callable[[str], None]
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard validate looks: games per ruleset, seed, and the limits in force."""
+
+    games: int = 10
+    seed: int = 0
+    time_per_decision: float = 1.0
+    time_bank: float = 10.0
+    memory_mb: int = 1024
+    rulesets: tuple[str, ...] = ()
+    """Only these of the bot's rulesets (default: all it declares)."""
+
+    def limits(self) -> Limits:
+        return Limits(time_per_decision=self.time_per_decision, time_bank=self.time_bank,
+                      memory_mb=self.memory_mb)
+
+    def policy(self) -> FaultPolicy:
+        return FaultPolicy(on_fault="random", time_per_decision=self.time_per_decision,
+                           time_bank=self.time_bank)
+
+    def argv(self) -> list[str]:
+        return ["--games", str(self.games), "--seed", str(self.seed),
+                "--time-per-decision", repr(self.time_per_decision), "--time-bank", repr(self.time_bank),
+                "--memory-mb", str(self.memory_mb), *(f"--ruleset={r}" for r in self.rulesets)]
+
+
+# -- measuring a bot process ---------------------------------------------------
+
+
+class MeasuredHost(BotHost):
+    """A `ProcessHost` whose every `act` is timed and whose process's memory
+    high-water mark is sampled after each game and before it closes."""
+
+    def __init__(self, inner: ProcessHost):
+        self.inner = inner
+        self.times: list[float] = []
+        self.peak_kb: int | None = None
+
+    def start_game(self, seed, params, info):
+        self.inner.start_game(seed, params, info)
+
+    def act(self, observation, timeout):
+        started = time.perf_counter()
+        try:
+            return self.inner.act(observation, timeout)
+        finally:
+            self.times.append(time.perf_counter() - started)
+
+    def end_game(self, outcome):
+        try:
+            self.inner.end_game(outcome)
+        finally:
+            self.sample_memory()
+
+    def take_log(self) -> str:
+        return self.inner.take_log()
+
+    def sample_memory(self) -> None:
+        proc = self.inner._proc
+        if proc is None or proc.poll() is not None:
+            return
+        kb = peak_rss_kb(proc.pid)
+        if kb is not None:
+            self.peak_kb = max(self.peak_kb or 0, kb)
+
+    def close(self) -> None:
+        self.sample_memory()
+        self.inner.close()
+
+
+def peak_rss_kb(pid: int) -> int | None:
+    """The high-water resident set of a live process, in KiB (Linux: VmHWM)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def percentiles_ms(times: Sequence[float]) -> dict[str, float | None]:
+    """p50, p99 and max of `times` (seconds), in milliseconds (nearest-rank)."""
+    if not times:
+        return {"p50": None, "p99": None, "max": None}
+    ordered = sorted(times)
+
+    def rank(q: float) -> float:
+        return ordered[min(len(ordered) - 1, max(0, int(-(-q * len(ordered) // 1)) - 1))]
+
+    return {"p50": round(rank(0.50) * 1000, 3), "p99": round(rank(0.99) * 1000, 3),
+            "max": round(ordered[-1] * 1000, 3)}
+
+
+# -- validating installed bots -------------------------------------------------
+
+
+@dataclass
+class Check:
+    check: str
+    ruleset: str | None
+    status: str  # "pass", "fail", "warn" or "skip"
+    detail: str
+
+
+@dataclass
+class RulesetRun:
+    id: str
+    games: int = 0
+    decisions: int = 0
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    illegal: int = 0
+    time_ms: dict[str, float | None] = field(default_factory=dict)
+    deterministic: bool | None = None
+    difference: str | None = None
+    log: str | None = None
+    stopped_early: bool = False
+    times: list[float] = field(default_factory=list, repr=False)
+
+
+def game_plan(ruleset: Any, settings: Settings) -> list[tuple[int, int, int]]:
+    """(deal seed, players, the bot's seat) of each validation game of `ruleset`."""
+    counts = [p for p in PLAYER_COUNTS if ruleset.min_players <= p <= ruleset.max_players] or [ruleset.min_players]
+    plan = []
+    for game in range(settings.games):
+        players = counts[game % len(counts)]
+        plan.append((derive_seed(settings.seed, "validate", ruleset.id, game), players, game % players))
+    return plan
+
+
+def _play(entry: BotEntry, ruleset: Any, plan_item: tuple[int, int, int], host: MeasuredHost,
+          settings: Settings) -> Any:
+    from arena_bots.random_bot import RandomBot
+
+    deal_seed, players, seat = plan_item
+    entrants = [Entrant(RandomBot)] * players
+    entrants[seat] = Entrant(entry.cls, {}, entry.name, entry.origin.package, entry.origin.version)
+    hosts: list[BotHost] = [InlineHost(RandomBot) for _ in range(players)]
+    hosts[seat] = host
+    return play_game(ruleset, entrants, deal_seed=deal_seed, hosts=hosts, policy=settings.policy())
+
+
+def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Settings(),
+                 env: dict[str, str] | None = None, echo: Echo = _quiet) -> dict[str, Any]:
+    """Check one installed bot; its report (plain data, see `format_report`)."""
+    cls = entry.cls
+    time_dependent = getattr(cls, "time_dependent", False) is True
+    checks: list[Check] = []
+    declared = list(registry.rulesets) if cls.rulesets == "*" else list(cls.rulesets)
+    unknown = [r for r in declared if r not in registry.rulesets]
+    playable = [r for r in declared if r in registry.rulesets]
+    if unknown:
+        checks.append(Check("rulesets", None, "fail", f"declares {', '.join(unknown)}, not installed "
+                            f"(installed: {', '.join(registry.rulesets) or 'none'})"))
+    elif not playable:
+        checks.append(Check("rulesets", None, "fail", "declares no ruleset"))
+    else:
+        star = ' ("*")' if cls.rulesets == "*" else ""
+        checks.append(Check("rulesets", None, "pass", f"plays {', '.join(playable)}{star}"))
+    if settings.rulesets:
+        undeclared = [r for r in settings.rulesets if r not in playable]
+        playable = [r for r in playable if r in settings.rulesets]
+        if undeclared:
+            checks.append(Check("rulesets", None, "warn", f"asked to check {', '.join(undeclared)}, "
+                                                           "which it does not play: skipped"))
+
+    runs: list[RulesetRun] = []
+    plans: dict[str, list[tuple[int, int, int]]] = {}
+    first_records: dict[str, list[list[Any]]] = {}
+    host = MeasuredHost(ProcessHost.for_bot(entry.name, settings.limits(), env=env))
+    second = MeasuredHost(ProcessHost.for_bot(entry.name, settings.limits(), env=env))
+    try:
+        for ruleset_id in playable:
+            ruleset = registry.ruleset(ruleset_id).cls
+            run = RulesetRun(ruleset_id)
+            runs.append(run)
+            plans[ruleset_id] = plan = game_plan(ruleset, settings)
+            first_records[ruleset_id] = []
+            echo(f"{entry.name}: playing {len(plan)} games of {ruleset_id} against random bots")
+            before = len(host.times)
+            for index, item in enumerate(plan):
+                result = _play(entry, ruleset, item, host, settings)
+                run.games += 1
+                first_records[ruleset_id].append(result.record["decisions"])
+                if _note_faults(run, result, index, item):
+                    run.stopped_early = index + 1 < len(plan)
+                    break
+            run.decisions = len(host.times) - before
+            run.times += host.times[before:]
+        # Determinism: the same games again, in a fresh process.
+        for run in runs:
+            if run.faults:
+                continue
+            ruleset = registry.ruleset(run.id).cls
+            echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh process")
+            run.deterministic = True
+            before = len(second.times)
+            for index, item in enumerate(plans[run.id][: run.games]):
+                result = _play(entry, ruleset, item, second, settings)
+                if _note_faults(run, result, index, item, again=True):
+                    run.deterministic = None
+                    break
+                difference = _first_difference(first_records[run.id][index], result.record["decisions"],
+                                               item[2])
+                if difference is not None:
+                    run.deterministic = False
+                    run.difference = (f"game {index} (deal seed {item[0]}, {item[1]} players, seat {item[2]}): "
+                                      f"{difference}")
+                    break
+            run.times += second.times[before:]
+    finally:
+        host.close()
+        second.close()
+
+    all_times = host.times + second.times
+    for run in runs:
+        run.time_ms = percentiles_ms(run.times)
+    for run in runs:
+        checks.append(_play_check(run))
+    checks.append(_determinism_check(runs, time_dependent))
+    timing = percentiles_ms(all_times)
+    checks.append(_timing_check(timing, len(all_times), settings))
+    peaks = [kb for kb in (host.peak_kb, second.peak_kb) if kb is not None]
+    peak_mb = round(max(peaks) / 1024, 1) if peaks else None
+    checks.append(_memory_check(peak_mb, settings))
+    passed = all(c.status != "fail" for c in checks)
+    return {
+        "name": entry.name, "package": entry.origin.package, "version": entry.origin.version,
+        "time_dependent": time_dependent, "passed": passed,
+        "checks": [asdict(c) for c in checks],
+        "rulesets": [{k: v for k, v in asdict(r).items() if k != "times"} for r in runs],
+        "time_ms": timing, "decisions": len(all_times), "peak_memory_mb": peak_mb,
+    }
+
+
+def _note_faults(run: RulesetRun, result: Any, index: int, item: tuple[int, int, int], again: bool = False) -> bool:
+    """Record the bot's faults in this game; True if there were any."""
+    deal_seed, players, seat = item
+    faults = [f for f in result.record["faults"] if f["seat"] == seat]
+    for fault in faults:
+        run.faults.append(dict(fault, game=index, deal_seed=deal_seed, players=players, rerun=again))
+        run.illegal += fault["kind"] == "illegal"
+    if faults and run.log is None:
+        lines = [line for line in (result.logs[seat] or "").splitlines() if line.strip()]
+        run.log = "\n".join(lines[-8:]) or None
+    return bool(faults)
+
+
+def _first_difference(first: list[list[Any]], second: list[list[Any]], seat: int) -> str | None:
+    if first == second:
+        return None
+    for number, (a, b) in enumerate(zip(first, second)):
+        if a != b:
+            who = "your bot" if a[0] == seat else f"seat {a[0]}"
+            return f"decision {number} ({who}) was {a[1]!r} the first time and {b[1]!r} the second"
+    return f"the game lasted {len(first)} decisions the first time and {len(second)} the second"
+
+
+def _play_check(run: RulesetRun) -> Check:
+    if not run.faults:
+        return Check("play", run.id, "pass", f"{run.games} games, {run.decisions} decisions, no faults")
+    kinds: dict[str, int] = {}
+    for fault in run.faults:
+        kinds[fault["kind"]] = kinds.get(fault["kind"], 0) + 1
+    first = run.faults[0]
+    where = (f"game {first['game']}{' (second run)' if first['rerun'] else ''}, deal seed {first['deal_seed']}, "
+             f"{first['players']} players, seat {first['seat']}")
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    stop = "; stopped at the first faulty game" if run.stopped_early else ""
+    detail = f"{summary} ({where}): {first['detail']}{stop}"
+    if run.log:
+        detail += "\nend of its stderr:\n" + run.log
+    return Check("play", run.id, "fail", detail)
+
+
+def _determinism_check(runs: list[RulesetRun], time_dependent: bool) -> Check:
+    differing = [r for r in runs if r.deterministic is False]
+    checked = [r for r in runs if r.deterministic is not None]
+    if differing:
+        detail = "; ".join(f"{r.id}: {r.difference}" for r in differing)
+        if time_dependent:
+            return Check("determinism", None, "warn", f"declared time-dependent; the same seeds gave different "
+                                                       f"decisions: {detail}")
+        return Check("determinism", None, "fail", "the same seeds gave different decisions in a fresh process "
+                     f"(take all randomness from self.rng; never depend on time, hash or set order): {detail}")
+    if not checked:
+        return Check("determinism", None, "skip", "not checked: no ruleset was played without faults")
+    games = sum(r.games for r in checked)
+    return Check("determinism", None, "pass",
+                 f"{games} games played twice, the second time in a fresh process: identical decisions")
+
+
+def _timing_check(timing: dict[str, float | None], decisions: int, settings: Settings) -> Check:
+    if timing["p50"] is None:
+        return Check("time per decision", None, "skip", "the bot was never asked to decide")
+    text = (f"p50 {timing['p50']:.3g} ms, p99 {timing['p99']:.3g} ms, max {timing['max']:.3g} ms "
+            f"over {decisions} decisions (limit {settings.time_per_decision:g} s per decision "
+            f"+ {settings.time_bank:g} s bank per game)")
+    if timing["p99"] > settings.time_per_decision * 1000:
+        return Check("time per decision", None, "warn", text + "; p99 is over the per-decision limit")
+    return Check("time per decision", None, "pass", text)
+
+
+def _memory_check(peak_mb: float | None, settings: Settings) -> Check:
+    if peak_mb is None:
+        why = ("the bot process never lived to the end of a game" if sys.platform.startswith("linux")
+               else "needs Linux /proc")
+        return Check("peak memory", None, "skip", f"not measured: {why}")
+    text = f"{peak_mb:g} MB resident at most (limit {settings.memory_mb} MB of address space)"
+    if peak_mb > 0.75 * settings.memory_mb:
+        return Check("peak memory", None, "warn", text + "; close to the limit")
+    return Check("peak memory", None, "pass", text)
+
+
+def validate_installed(names: Sequence[str] | None = None, settings: Settings = Settings(),
+                       registry: Registry | None = None, env: dict[str, str] | None = None,
+                       echo: Echo = _quiet, exclude_package: str | None = None) -> dict[str, Any]:
+    """Validate installed bots by name; with no names, every bot not from
+    `exclude_package` (what a submission installed next to arena)."""
+    errors: list[str] = []
+    if registry is None:
+        try:
+            registry = load_registry()
+        except Exception as exc:  # e.g. the submission registers a name arena already has
+            return _report(", ".join(names or ()) or "installed bots", [], [f"{type(exc).__name__}: {exc}"],
+                           settings)
+    for broken in registry.broken:
+        if broken.package != exclude_package:
+            errors.append(f"plugin {broken.plugin} is broken: {broken.error}")
+    if names:
+        entries = [registry.bot(name) for name in names]
+    else:
+        entries = [e for e in registry.bots.values() if e.origin.package != exclude_package]
+        if not entries and not errors:
+            errors.append("no bot is registered: the package must declare an entry point in the group "
+                          "`arena` whose module registers a bot with @arena.hookimpl register_bots")
+    bots = [validate_bot(entry, registry, settings, env, echo) for entry in entries]
+    return _report(", ".join(names) if names else "installed bots", bots, errors, settings)
+
+
+def _report(target: str, bots: list[dict[str, Any]], errors: list[str], settings: Settings,
+            **extra: Any) -> dict[str, Any]:
+    return {"target": target, "passed": not errors and bool(bots) and all(b["passed"] for b in bots),
+            "errors": errors, "bots": bots, "settings": asdict(settings), **extra}
+
+
+# -- validating a path in a throwaway virtualenv -----------------------------
+
+
+def arena_source() -> str:
+    """What pip installs as flip-arena in a throwaway virtualenv: the source folder
+    the running arena was installed from, or its version from the package index."""
+    import arena
+
+    candidates: list[Path] = []
+    try:
+        dist = importlib.metadata.distribution(ARENA_DISTRIBUTION)
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+        url = direct.get("url", "")
+        if url.startswith("file:") and "dir_info" in direct:
+            candidates.append(Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path)))
+    except (importlib.metadata.PackageNotFoundError, json.JSONDecodeError):
+        pass
+    candidates.append(Path(arena.__file__).resolve().parent.parent)
+    for folder in candidates:
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and (folder / "arena" / "__init__.py").is_file() \
+                and f'name = "{ARENA_DISTRIBUTION}"' in pyproject.read_text(encoding="utf-8"):
+            return str(folder)
+    return f"{ARENA_DISTRIBUTION}=={arena.__version__}"
+
+
+def _clean_env() -> dict[str, str]:
+    """This environment without what would leak the organiser's Python into the venv."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONUSERBASE",
+                        "PIP_REQUIRE_VIRTUALENV", "PYTHONNOUSERSITE", "__PYVENV_LAUNCHER__")}
+    env["PYTHONNOUSERSITE"] = "1"
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def _tail(text: str, lines: int = 12) -> str:
+    kept = [line for line in text.splitlines() if line.strip() and not line.startswith("WARNING: Location")]
+    return "\n".join(kept[-lines:])
+
+
+def is_submission_path(target: str) -> bool:
+    """True if `target` names a file or folder rather than a bot (see the CLI)."""
+    return "/" in target or os.sep in target or target in (".", "..") or \
+        target.endswith((".whl", ".tar.gz", ".zip"))
+
+
+def validate_path(path: Path | str, settings: Settings = Settings(), echo: Echo = _quiet,
+                  keep: bool = False, python: str | None = None) -> dict[str, Any]:
+    """Install the submission at `path` (folder, wheel or sdist) with flip-arena in
+    a throwaway virtualenv and validate every bot it registers there."""
+    path = Path(path).resolve()
+    target = str(path)
+    if not path.exists():
+        return _report(target, [], [f"{path} does not exist"], settings)
+    workdir = Path(tempfile.mkdtemp(prefix="arena-validate-"))
+    os.chmod(workdir, 0o755)  # bot processes may run as an unprivileged user; they must read the venv
+    env = _clean_env()
+    try:
+        arena_requirement = arena_source()
+        if Path(arena_requirement).is_dir():
+            copy = workdir / "flip-arena"
+            shutil.copytree(arena_requirement, copy, ignore=shutil.ignore_patterns(*COPY_IGNORE))
+            arena_requirement = str(copy)
+        if path.is_dir():
+            submission = workdir / "submission"
+            shutil.copytree(path, submission, ignore=shutil.ignore_patterns(*COPY_IGNORE))
+        else:
+            submission = path
+        venv = workdir / "venv"
+        echo(f"creating a throwaway virtualenv in {venv}")
+        made = subprocess.run([python or sys.executable, "-m", "venv", str(venv)], env=env,
+                              capture_output=True, text=True)
+        if made.returncode != 0:
+            return _report(target, [], [f"could not create a virtualenv: {_tail(made.stderr + made.stdout)}"],
+                           settings)
+        venv_python = str(venv / ("Scripts" if os.name == "nt" else "bin") / "python")
+        echo(f"installing flip-arena ({arena_requirement}) and {path.name} into it")
+        started = time.monotonic()
+        try:
+            pip = subprocess.run([venv_python, "-m", "pip", "install", "--no-input", arena_requirement,
+                                  str(submission)], env=env, capture_output=True, text=True, cwd=workdir,
+                                 timeout=PIP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return _report(target, [], [f"pip install took longer than {PIP_TIMEOUT} s"], settings)
+        install = {"seconds": round(time.monotonic() - started, 1), "arena": arena_requirement}
+        if pip.returncode != 0:
+            reason = "pip could not install flip-arena with the submission:\n" + _tail(pip.stderr + pip.stdout)
+            return _report(target, [], [reason], settings, install=install)
+        out = workdir / "report.json"
+        echo(f"installed in {install['seconds']} s; validating in {venv_python}")
+        inner = subprocess.run([venv_python, "-m", "arena.validate", *settings.argv(),
+                                "--exclude-package", ARENA_DISTRIBUTION, "--json-out", str(out)],
+                               env=env, cwd=workdir, stdout=subprocess.PIPE, stderr=None, text=True)
+        if not out.exists():
+            return _report(target, [], [f"the validator in the virtualenv failed (exit code {inner.returncode})"],
+                           settings, install=install)
+        report = json.loads(out.read_text(encoding="utf-8"))
+        report.update(target=target, install=install)
+        return report
+    finally:
+        if keep:
+            echo(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+# -- the report ------------------------------------------------------------------
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report as text: per bot, a pass/fail table of checks and a table per ruleset."""
+    from tabulate import tabulate
+
+    out: list[str] = []
+    for bot in report["bots"]:
+        verdict = "PASS" if bot["passed"] else "FAIL"
+        flag = ", declared time-dependent" if bot["time_dependent"] else ""
+        out.append(f"{bot['name']} ({bot['package']} {bot['version']}{flag}): {verdict}")
+        out.append(tabulate([[c["check"], c["ruleset"] or "-", c["status"].upper() if c["status"] == "fail"
+                              else c["status"], c["detail"]] for c in bot["checks"]],
+                            headers=["check", "ruleset", "result", "detail"], maxcolwidths=[None, None, None, 90]))
+        if bot["rulesets"]:
+            rows = []
+            for run in bot["rulesets"]:
+                t = run["time_ms"]
+                rows.append([run["id"], run["games"], run["decisions"], len(run["faults"]), run["illegal"],
+                             _ms(t.get("p50")), _ms(t.get("p99")), _ms(t.get("max")),
+                             {True: "yes", False: "NO", None: "-"}[run["deterministic"]]])
+            out.append("")
+            out.append(tabulate(rows, headers=["ruleset", "games", "decisions", "faults", "illegal",
+                                               "p50 ms", "p99 ms", "max ms", "deterministic"]))
+        out.append("")
+    for error in report["errors"]:
+        out.append(f"FAIL: {error}")
+    verdict = "PASS" if report["passed"] else "FAIL"
+    count = len(report["bots"])
+    out.append(f"validate {report['target']}: {verdict} ({count} bot{'s' if count != 1 else ''}, "
+               f"{report['settings']['games']} games per ruleset)")
+    return "\n".join(out)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+# -- `python -m arena.validate`: the validator inside a throwaway virtualenv -----
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.validate",
+                                     description="Validate installed bots (what `arena validate PATH` runs "
+                                                 "inside its throwaway virtualenv).")
+    parser.add_argument("names", nargs="*", help="bot names (default: every bot not from --exclude-package)")
+    parser.add_argument("--games", type=int, default=Settings.games)
+    parser.add_argument("--seed", type=int, default=Settings.seed)
+    parser.add_argument("--time-per-decision", type=float, default=Settings.time_per_decision)
+    parser.add_argument("--time-bank", type=float, default=Settings.time_bank)
+    parser.add_argument("--memory-mb", type=int, default=Settings.memory_mb)
+    parser.add_argument("--ruleset", action="append", default=[], help="only this ruleset (repeatable)")
+    parser.add_argument("--exclude-package", default=None)
+    parser.add_argument("--json-out", type=Path, default=None, help="write the report here as JSON")
+    args = parser.parse_args(argv)
+    settings = Settings(args.games, args.seed, args.time_per_decision, args.time_bank, args.memory_mb,
+                        tuple(args.ruleset))
+    report = validate_installed(args.names or None, settings, exclude_package=args.exclude_package,
+                                echo=lambda line: print(line, file=sys.stderr, flush=True))
+    if args.json_out is not None:
+        args.json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    else:
+        print(format_report(report))
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -104,14 +104,20 @@ def _short(value: Any) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
 @click.option("--log", "show_log", is_flag=True, help="Print a turn-by-turn account from the god view.")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), help="Write the game record to FILE as JSON.")
+@click.option("--isolation", type=click.Choice(["inline", "process"]), default="inline", show_default=True,
+              help="Run each bot in this process, or each in its own process behind the bot protocol.")
+@click.option("--time-per-decision", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="With --isolation process: seconds per decision before the bot is stopped (default: 1.0).")
 @user_errors
 def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple[str, ...],
-          params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None) -> None:
+          params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None, isolation: str,
+          time_per_decision: float | None) -> None:
     """Play one seeded game of RULESET between BOTs (one per seat, in seat order).
 
     Example: arena match flip-7 flip7-threshold random --seed 7 --log
     """
-    from arena.match import Entrant, play_game
+    from arena.match import Entrant, FaultPolicy, play_game
+    from arena.seats import Limits, ProcessHost
 
     registry = load_plugins()
     ruleset = registry.check_seating(ruleset_id, bot_names)
@@ -127,7 +133,20 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
     for name in bot_names:
         entry = registry.bot(name)
         entrants.append(Entrant(entry.cls, bot_params.get(name, {}), name, entry.origin.package, entry.origin.version))
-    result = play_game(ruleset, entrants, deal_seed=seed, options=chosen)
+    hosts = None
+    policy = FaultPolicy()
+    if isolation == "process":
+        limit = time_per_decision or 1.0
+        limits = Limits(time_per_decision=limit)
+        hosts = [ProcessHost.for_bot(name, limits) for name in bot_names]
+        policy = FaultPolicy(on_fault="raise", time_per_decision=limit, time_bank=limits.time_bank)
+    elif time_per_decision is not None:
+        raise ConfigError("--time-per-decision needs --isolation process (an inline bot cannot be stopped)")
+    try:
+        result = play_game(ruleset, entrants, deal_seed=seed, options=chosen, hosts=hosts, policy=policy)
+    finally:
+        for host in hosts or ():
+            host.close()
     record = result.record
 
     if save is not None:

@@ -83,3 +83,15 @@ def test_bad_input_from_the_real_command_has_no_traceback():
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: unknown bot 'ghost' (known: ")
     assert "Traceback" not in proc.stderr
+
+
+def test_match_in_process_isolation_plays_the_same_game_as_inline():
+    inline = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json")
+    isolated = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json", "--isolation", "process")
+    assert inline.exit_code == 0 and isolated.exit_code == 0, isolated.output
+    assert json.loads(inline.stdout)["transcript_hash"] == json.loads(isolated.stdout)["transcript_hash"]
+
+
+def test_time_per_decision_without_process_isolation_is_a_usage_error():
+    result = run("match", "flip-7", "random", "random", "--time-per-decision", "0.5")
+    assert result.exit_code == 2 and "needs --isolation process" in result.stderr

@@ -17,7 +17,7 @@ from tabulate import tabulate
 import arena
 from arena.cli_play import play, replay
 from arena.cli_submit import docs, new_bot, validate
-from arena.cli_support import load_plugins, parse_assignment, print_json, user_errors
+from arena.cli_support import load_plugins, parse_assignment, print_json, seat_entrants, user_errors
 from arena.errors import ConfigError
 
 
@@ -116,23 +116,13 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
 
     Example: arena match flip-7 flip7-threshold random --seed 7 --log
     """
-    from arena.match import Entrant, FaultPolicy, play_game
+    from arena.match import FaultPolicy, play_game
     from arena.seats import Limits, ProcessHost
 
     registry = load_plugins()
     ruleset = registry.check_seating(ruleset_id, bot_names)
     chosen = dict(parse_assignment(o, "--option") for o in options)
-    bot_params: dict[str, dict[str, Any]] = {}
-    for text in params:
-        key, value = parse_assignment(text, "--param")
-        bot, dot, param = key.partition(".")
-        if not dot or bot not in bot_names:
-            raise ConfigError(f"--param {text!r} must be BOT.KEY=VALUE with BOT one of the seated bots")
-        bot_params.setdefault(bot, {})[param] = value
-    entrants = []
-    for name in bot_names:
-        entry = registry.bot(name)
-        entrants.append(Entrant(entry.cls, bot_params.get(name, {}), name, entry.origin.package, entry.origin.version))
+    entrants = seat_entrants(registry, bot_names, params)
     hosts = None
     policy = FaultPolicy()
     if isolation == "process":

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from arena.cli_support import load_plugins, parse_assignment, user_errors
+from arena.cli_support import load_plugins, parse_assignment, seat_entrants, user_errors
 from arena.errors import ConfigError, PlayerCountError
 
 COLOR_CHOICE = click.Choice(["auto", "always", "never"])
@@ -62,7 +62,6 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
     """
     import json
 
-    from arena.match import Entrant
     from arena.play import QuitGame, play_human, replay_lines
 
     registry = load_plugins()
@@ -76,18 +75,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
             raise PlayerCountError(f"bot {name!r} does not play {ruleset_id}")
     chosen = dict(parse_assignment(o, "--option") for o in options)
     ruleset.resolve_options(chosen)  # a bad option is an error before the game starts
-    bot_params: dict[str, dict[str, Any]] = {}
-    for text in params:
-        key, value = parse_assignment(text, "--param")
-        bot, dot, param = key.partition(".")
-        if not dot or bot not in bot_names:
-            raise ConfigError(f"--param {text!r} must be BOT.KEY=VALUE with BOT one of the seated bots")
-        bot_params.setdefault(bot, {})[param] = value
-    entrants = []
-    for name in bot_names:
-        entry = registry.bot(name)
-        entrants.append(Entrant(entry.cls, bot_params.get(name, {}), name, entry.origin.package,
-                                entry.origin.version))
+    entrants = seat_entrants(registry, bot_names, params)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
     style = _style(color)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import click
 
@@ -62,3 +62,23 @@ def parse_assignment(text: str, what: str) -> tuple[str, Any]:
 
 def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
+
+
+def seat_entrants(registry: Registry, bot_names: Sequence[str], params: Sequence[str]) -> list[Any]:
+    """One `Entrant` per seat from registered bot names, with ``--param BOT.KEY=VALUE``
+    values applied to every seat that BOT plays."""
+    from arena.match import Entrant
+
+    bot_params: dict[str, dict[str, Any]] = {}
+    for text in params:
+        key, value = parse_assignment(text, "--param")
+        bot, dot, param = key.partition(".")
+        if not dot or bot not in bot_names:
+            raise ConfigError(f"--param {text!r} must be BOT.KEY=VALUE with BOT one of the seated bots")
+        bot_params.setdefault(bot, {})[param] = value
+    entrants = []
+    for name in bot_names:
+        entry = registry.bot(name)
+        entrants.append(Entrant(entry.cls, bot_params.get(name, {}), name, entry.origin.package,
+                                entry.origin.version))
+    return entrants

@@ -17,6 +17,7 @@ from tabulate import tabulate
 import arena
 from arena.cli_play import play, replay
 from arena.cli_submit import docs, new_bot, validate
+from arena.cli_web import replays_option, serve
 from arena.cli_support import load_plugins, parse_assignment, print_json, seat_entrants, user_errors
 from arena.errors import ConfigError
 
@@ -170,8 +171,11 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
               help="Results folder (default: results/<name>/).")
 @click.option("--restart", is_flag=True,
               help="Discard a results store made from another file or other bot versions, and start again.")
+@click.option("--replays", type=click.IntRange(min=0), default=24, show_default=True, metavar="N",
+              help="Games that get a replay file in the web page (arena publish --replays N for more; "
+                   "arena serve shows any game).")
 @user_errors
-def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool) -> None:
+def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool, replays: int) -> None:
     """Play a tournament FILE (TOML; see tournaments/README.md), resumably, and publish its standings.
 
     Running the same command again after an interruption resumes it.
@@ -184,7 +188,7 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
     tournament = load_tournament(tournament_file, registry)
     out = out if out is not None else Path("results") / tournament.name
     try:
-        summary = run_tournament(tournament, out, workers=workers, restart=restart,
+        summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays,
                                  echo=lambda line: click.echo(line, err=True))
     except GameFailedError as exc:
         raise click.ClickException(str(exc)) from None
@@ -224,14 +228,18 @@ def rank(results_dir: Path, as_json: bool) -> None:
 
 @main.command()
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@replays_option
 @user_errors
-def publish(results_dir: Path) -> None:
-    """Write standings.md, standings.csv and standings.json into RESULTS_DIR from its store."""
+def publish(results_dir: Path, replays: int | None) -> None:
+    """Write standings.md, standings.csv, standings.json and the web page (site/) into
+    RESULTS_DIR from its store."""
     from arena.publish import publish as write_standings
+    from arena.site import write_site
 
     with _results_store(results_dir) as store:
         paths = write_standings(results_dir, store)
-    click.echo(f"published {', '.join(str(p) for p in paths)}")
+        site = write_site(results_dir, store, replays=replays)
+    click.echo(f"published {', '.join(str(p) for p in paths)}, {site / 'index.html'}")
 
 
 @main.command()
@@ -266,6 +274,7 @@ main.add_command(replay)
 main.add_command(new_bot)
 main.add_command(validate)
 main.add_command(docs)
+main.add_command(serve)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

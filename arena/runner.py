@@ -36,11 +36,17 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 import arena
 from arena.errors import ArenaError, ConfigError
 from arena.match import Entrant, FaultPolicy, play_game
+from arena.site import write_site
 from arena.seats import BotHost, InlineHost, Limits, ProcessHost, privilege_notice
 from arena.ratings import Rater, assemble, scope_plan
 from arena.rules.base import Ruleset
 from arena.store import Store, StoredGame, encode, store_path
 from arena.tournament import GameSpec, Schedule, Tournament
+
+
+RUN_REPLAYS = 24
+"""Replay files the web page gets when `arena run` publishes (`arena publish --replays N`
+writes more; `arena serve` shows any game)."""
 
 
 class GameFailedError(ArenaError):
@@ -484,15 +490,17 @@ class Batcher:
 
 def run_tournament(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
                    progress: bool | None = None, echo: Callable[[str], None] = print,
-                   backend: Backend | None = None, batch_size: int | None = None) -> RunSummary:
-    """Play every game of `tournament` not yet in the store at `out`; publish when complete."""
+                   backend: Backend | None = None, batch_size: int | None = None,
+                   replays: int | None = RUN_REPLAYS) -> RunSummary:
+    """Play every game of `tournament` not yet in the store at `out`; publish when complete
+    (standings and the web page, with `replays` replay files: see `arena.site.write_site`)."""
     from arena import publish
     from tqdm import tqdm
 
     out = Path(out)
     lock = _lock(out)
     try:
-        return _run(tournament, out, workers, restart, progress, echo, backend, batch_size)
+        return _run(tournament, out, workers, restart, progress, echo, backend, batch_size, replays)
     finally:
         try:
             os.remove(out / ".lock")  # while still held, so that results folders stay clean
@@ -518,7 +526,8 @@ def _lock(out: Path) -> Any:
 
 
 def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, progress: bool | None,
-         echo: Callable[[str], None], backend: Backend | None, batch_size: int | None) -> RunSummary:
+         echo: Callable[[str], None], backend: Backend | None, batch_size: int | None,
+         replays: int | None) -> RunSummary:
     from arena import publish
     from tqdm import tqdm
 
@@ -633,6 +642,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             followers.stop()
         summary.rating_tail = time.perf_counter() - tail_started
         summary.written = publish.publish(out, store, summary.standings)
+        summary.written.append(write_site(out, store, replays=replays, standings=summary.standings) / "index.html")
         summary.provenance = publish.provenance(store)
         summary.elapsed = time.perf_counter() - started
         return summary

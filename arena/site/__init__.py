@@ -1,0 +1,184 @@
+"""The static site of a results folder: ``RESULTS_DIR/site/``.
+
+`write_site(results_dir, store)` writes, from the results store alone (plus the
+installed rulesets, to re-play games for the replay viewer):
+
+- ``index.html``: the overall and per-ruleset leaderboards (sortable; mu with a
+  sigma error bar; sorted by the conservative rating), each bot's rating over the
+  tournament (inline SVG), the head-to-head heat map, the faults, the replays
+  and the provenance;
+- ``replay.html``: the replay viewer (``replay.html?game=N``), which loads
+  ``replays/<N>.js`` with a script tag, so that the site works from file:// as
+  well as from any static host; ``static/``: its CSS and plain JavaScript.
+
+No build step, no external requests. Templates are Jinja2 (``templates/``).
+`arena serve` (arena.cli_web) serves the site and makes any game's replay file
+on demand.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from arena.site.data import (OKABE_ITO, chart_svg, choose_replays, error_bar_svg, faults_rows,
+                             head_to_head_matrix, heat_color, rate_with_history, series_style)
+from arena.site.replay import error_script, replay_data, replay_script
+from arena.ratings import scope_plan
+from arena.store import Store
+
+HERE = Path(__file__).resolve().parent
+SITE_DIR = "site"
+MAX_FAULT_ROWS = 2000
+
+__all__ = ["write_site", "replay_file_text", "build_context", "SITE_DIR"]
+
+
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+                              autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
+
+
+def installed_rulesets(plan: Mapping[str, Any]) -> dict[str, Any]:
+    """The installed ruleset classes by id (those of the plan that are installed)."""
+    from arena.plugins import load_registry
+
+    try:
+        registry = load_registry()
+    except Exception:  # a broken plugin environment: no replays, but the tables still publish
+        return {}
+    return {r["id"]: registry.rulesets[r["id"]].cls for r in plan["rulesets"] if r["id"] in registry.rulesets}
+
+
+def replay_file_text(store: Store, index: int, rulesets: Mapping[str, Any] | None = None) -> str:
+    """The ``replays/<index>.js`` file for stored game `index` (an error script that
+    says why when it cannot be made)."""
+    record = store.record(index)
+    if record is None:
+        return error_script(index, f"game {index} is not in the results store")
+    if rulesets is None:
+        rulesets = installed_rulesets(store.get("plan"))
+    meta = record["ruleset"]
+    cls = rulesets.get(meta["id"])
+    if cls is None:
+        return error_script(index, f"ruleset {meta['id']} is not installed here")
+    try:
+        return replay_script(replay_data(record, cls, index))
+    except Exception as exc:  # ReplayMismatchError (another version), or a broken engine
+        return error_script(index, f"{type(exc).__name__}: {exc}")
+
+
+def build_context(store: Store, standings: Mapping[str, Any] | None = None,
+                  replay_games: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Everything index.html shows (plain data plus SVG markup)."""
+    from markupsafe import Markup
+
+    from arena.publish import provenance, provenance_lines
+
+    plan = store.get("plan")
+    labels = [r["label"] for r in plan["rulesets"]]
+    rated, history = rate_with_history(store)
+    standings = standings if standings is not None else rated
+    p = provenance(store)
+    order = [e["bot"] for e in plan["entries"]]
+    colors = {bot: series_style(i)[0] for i, bot in enumerate(order)}
+    scopes = []
+    tables = [("overall", standings["overall"]), *standings["rulesets"].items()]
+    shared = scope_plan(plan) == [0]  # one ruleset that every bot plays: its table is the overall one
+    if shared:
+        tables = tables[:1]
+    for label, rows in tables:
+        games = [r for r in rows if r["games"]] or list(rows)  # the scale of the error bars
+        low = min((r["mu"] - 3 * r["sigma"] for r in games), default=0.0)
+        high = max((r["mu"] + 3 * r["sigma"] for r in games), default=1.0)
+        shown = []
+        for r in rows:
+            shown.append(dict(r, color=colors.get(r["bot"], OKABE_ITO[0]),
+                              bar=Markup(error_bar_svg(r["mu"], r["sigma"], low, high))))
+        bots = [r["bot"] for r in rows]
+        # A bot keeps its color (by its place in the plan) in every chart and table.
+        series = history.get(label, {})
+        chart = chart_svg(series, bots, f"rating over the tournament: {label}",
+                          styles={bot: series_style(i) for i, bot in enumerate(order)})
+        scopes.append({
+            "label": label, "slug": _slug(label),
+            "title": (f"Overall ({labels[0]}, the only ruleset)" if shared else "Overall") if label == "overall"
+            else label,
+            "rows": shown, "chart": Markup(chart),
+            "matrix": head_to_head_matrix(rows, standings["head_to_head"].get(label, {})),
+        })
+    faults = faults_rows(store, plan)
+    return {
+        "p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
+        "scopes": scopes, "faults": faults[:MAX_FAULT_ROWS], "faults_total": len(faults),
+        "faults_cut": len(faults) > MAX_FAULT_ROWS, "heat": heat_color,
+        "replays": list(replay_games), "replay_set": {g["game"] for g in replay_games},
+        "results_name": str(store.path.parent), "history": history,
+    }
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in label.lower())
+
+
+def _game_summary(index: int, record: Mapping[str, Any], label: str) -> dict[str, Any]:
+    outcome = record["outcome"]
+    seats = [s.get("display", s.get("bot", "?")) for s in record.get("seats", [])]
+    text = ", ".join(f"{name} ({outcome['standing'][i]}, {outcome['scores'][i]})" for i, name in enumerate(seats))
+    return {"game": index, "ruleset": label, "seats": seats, "seats_text": text,
+            "decisions": len(record["decisions"]), "reason": outcome.get("reason", ""),
+            "faults": len(record.get("faults") or [])}
+
+
+def write_site(results_dir: str | Path, store: Store, replays: int | None = None,
+               standings: Mapping[str, Any] | None = None) -> Path:
+    """Write ``RESULTS_DIR/site/`` from `store` and return its path.
+
+    `replays`: how many games get a replay file (None: every game of a tournament
+    of at most 200 games, else a deterministic sample of 100; 0: none); see
+    `arena.site.data.choose_replays`. `standings`: the standings already rated
+    (as `arena.publish.publish` takes them); rated here if None. Replay files are
+    rewritten each time (the folder is replaced)."""
+    results_dir = Path(results_dir)
+    site = results_dir / SITE_DIR
+    plan = store.get("plan")
+    labels = [r["label"] for r in plan["rulesets"]]
+    rows = list(store.iter_rows())
+    with_faults = [r.index for r in rows if any(r.faults)]
+    groups = {r.index: r.ruleset for r in rows}
+    chosen = choose_replays([r.index for r in rows], replays, with_faults, groups)
+
+    tmp = results_dir / (SITE_DIR + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    (tmp / "replays").mkdir(parents=True)
+    shutil.copytree(HERE / "static", tmp / "static")
+    rulesets = installed_rulesets(plan) if chosen else {}
+    games = []
+    for index in chosen:
+        record = store.record(index)
+        if record is None:
+            continue
+        (tmp / "replays" / f"{index}.js").write_text(replay_file_text(store, index, rulesets), encoding="utf-8")
+        games.append(_game_summary(index, record, labels[groups[index]]))
+    (tmp / "replays" / "index.js").write_text(
+        "window.ARENA_REPLAY_INDEX = " + json.dumps([g["game"] for g in games]) + ";\n", encoding="utf-8")
+
+    context = build_context(store, standings, games)
+    env = _environment()
+    for name in ("index.html", "replay.html"):
+        (tmp / name).write_text(env.get_template(name).render(**context), encoding="utf-8")
+    # Swap the new site in (a reader sees the old site or the new one, never half of one).
+    old = results_dir / (SITE_DIR + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if site.exists():
+        site.rename(old)
+    tmp.rename(site)
+    if old.exists():
+        shutil.rmtree(old)
+    return site

@@ -1,0 +1,232 @@
+"""The data the site's pages are built from, computed from a results store alone.
+
+- `rate_with_history`: standings exactly as `arena.ratings.Rater` computes them
+  (the same class, fed the same games in schedule order) plus each entry's rating
+  history per scope (overall and each ruleset label): the prior before any game
+  (``[0, -1, mu, sigma]``), then after each of its games
+  ``[games played in the scope, schedule index, mu, sigma]``, thinned to at most
+  `max_points` points (the first and the last always kept);
+- `head_to_head_matrix`: a scope's head-to-head fractions as a matrix in
+  leaderboard order;
+- `faults_rows`: every recorded fault with its ruleset label and bot name;
+- `choose_replays`: which games get a replay file;
+- `chart_svg`, `error_bar_svg`: server-side inline SVG (no script needed).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+from arena.ratings import OVERALL, Rater
+from arena.store import Store
+
+DEFAULT_REPLAY_SAMPLE = 100
+"""Replays written for a tournament larger than `SMALL_TOURNAMENT` games when
+``--replays`` is not given."""
+SMALL_TOURNAMENT = 200
+"""Every game gets a replay file when the tournament has at most this many games."""
+
+# Okabe-Ito: a palette that reads for the common color-vision deficiencies.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+DASHES = ("", "6 3", "2 3", "8 3 2 3")
+
+
+def rate_with_history(store: Store, max_points: int = 300) -> tuple[dict[str, Any], dict[str, dict[str, list]]]:
+    """``(standings, history)`` for every game in `store` (see the module docstring).
+
+    ``history[label][bot] = [[games, index, mu, sigma], ...]`` with ``label`` =
+    ``"overall"`` or a ruleset label."""
+    plan = store.get("plan")
+    rater = Rater(plan)
+    labels = [r["label"] for r in plan["rulesets"]]
+    names = [e["bot"] for e in plan["entries"]]
+    # (label, scope) pairs to follow; the overall chain is ruleset 0's when shared.
+    tracked: list[tuple[str, Any, int | None]] = []
+    if rater.overall is not None:
+        tracked.append((OVERALL, rater.overall, None))
+    for i, scope in rater.scopes.items():
+        tracked.append((labels[i], scope, i))
+    if rater.overall is None and 0 in rater.scopes:
+        tracked.append((OVERALL, rater.scopes[0], 0))
+    history: dict[str, dict[str, list]] = {label: {} for label, _, _ in tracked}
+    for label, scope, _ in tracked:  # every line starts at the prior, before any game (index -1)
+        for entry in scope.entries:
+            prior = scope.ratings[entry]
+            history[label][names[entry]] = [[0, -1, round(prior.mu, 4), round(prior.sigma, 4)]]
+    for row in store.iter_rows():
+        rater.apply(row)
+        rater.next_index = row.index + 1
+        for label, scope, only in tracked:
+            if only is not None and row.ruleset != only:
+                continue
+            series = history[label]
+            for entry in row.seats:
+                rating = scope.ratings[entry]
+                series.setdefault(names[entry], []).append(
+                    [scope.games[entry], row.index, round(rating.mu, 4), round(rating.sigma, 4)])
+    for series in history.values():
+        for bot, points in series.items():
+            series[bot] = thin(points, max_points)
+    return rater.standings(), history
+
+
+def thin(points: Sequence[Any], limit: int) -> list[Any]:
+    """At most `limit` of `points`, evenly spread, first and last kept."""
+    if len(points) <= limit or limit < 2:
+        return list(points)
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
+
+
+def head_to_head_matrix(rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, Mapping[str, float]]
+                        ) -> dict[str, Any]:
+    """``{"bots": [...], "cells": [[fraction or None]]}``: row A, column B = the
+    fraction of their shared games in which A finished ahead of B, bots in
+    leaderboard order; None on the diagonal and for pairs that never met."""
+    bots = [r["bot"] for r in rows]
+    cells = [[None if a == b else pairs.get(a, {}).get(b) for b in bots] for a in bots]
+    return {"bots": bots, "cells": cells}
+
+
+def faults_rows(store: Store, plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    labels = [r["label"] for r in plan["rulesets"]]
+    return [{"game": f["game"], "ruleset": labels[f["ruleset"]], "bot": plan["entries"][f["entry"]]["bot"],
+             "seat": f["seat"], "decision": f.get("decision"), "kind": f.get("kind"), "detail": f.get("detail", "")}
+            for f in store.faults()]
+
+
+def choose_replays(indices: Sequence[int], count: int | None, prefer: Iterable[int] = (),
+                   groups: Mapping[int, int] | None = None) -> list[int]:
+    """Which stored games (schedule `indices`, ascending) get a replay file.
+
+    `count` None: all of them for a small tournament (at most `SMALL_TOURNAMENT`
+    games), else `DEFAULT_REPLAY_SAMPLE`. Otherwise `count` games (all if fewer):
+    games in `prefer` first (e.g. games with faults, at most a quarter of the
+    sample), then evenly spread over each group (ruleset) in proportion to its
+    size. Deterministic: the same store gives the same choice."""
+    indices = sorted(indices)
+    if count is None:
+        count = len(indices) if len(indices) <= SMALL_TOURNAMENT else DEFAULT_REPLAY_SAMPLE
+    if count >= len(indices):
+        return indices
+    if count <= 0:
+        return []
+    present = set(indices)
+    chosen = [i for i in sorted(set(prefer)) if i in present][:count // 4]
+    taken = set(chosen)
+    by_group: dict[int, list[int]] = {}
+    for index in indices:
+        if index not in taken:
+            by_group.setdefault((groups or {}).get(index, 0), []).append(index)
+    left = count - len(chosen)
+    total = sum(len(g) for g in by_group.values())
+    shares = {g: (left * len(members)) // total for g, members in by_group.items()}
+    # Hand out what rounding left over, largest groups first.
+    for g in sorted(by_group, key=lambda g: (-len(by_group[g]), g)):
+        if sum(shares.values()) >= left:
+            break
+        shares[g] += 1
+    for g, members in sorted(by_group.items()):
+        k = min(shares[g], len(members))
+        if k:
+            step = len(members) / k
+            chosen += [members[int(i * step)] for i in range(k)]
+    return sorted(chosen)
+
+
+# -- inline SVG ----------------------------------------------------------------
+
+
+def error_bar_svg(mu: float, sigma: float, low: float, high: float, width: int = 160, height: int = 16) -> str:
+    """mu as a dot, mu +- sigma as a thick bar, mu +- 3 sigma as a thin one, on
+    the scale [low, high] shared by a table."""
+    span = (high - low) or 1.0
+
+    def x(value: float) -> float:
+        return round(4 + (width - 8) * (value - low) / span, 2)
+
+    mid = height / 2
+    title = f"mu {mu:.2f}, sigma {sigma:.2f}: mu - 3 sigma = {mu - 3 * sigma:.2f}, mu + 3 sigma = {mu + 3 * sigma:.2f}"
+    return (f'<svg class="errbar" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{html.escape(title)}"><title>{html.escape(title)}</title>'
+            f'<line x1="{x(mu - 3 * sigma)}" y1="{mid}" x2="{x(mu + 3 * sigma)}" y2="{mid}" stroke="#777" '
+            f'stroke-width="1"/>'
+            f'<line x1="{x(mu - 3 * sigma)}" y1="{mid - 4}" x2="{x(mu - 3 * sigma)}" y2="{mid + 4}" stroke="#0072B2" '
+            f'stroke-width="2"/>'
+            f'<line x1="{x(mu - sigma)}" y1="{mid}" x2="{x(mu + sigma)}" y2="{mid}" stroke="#0072B2" '
+            f'stroke-width="4"/>'
+            f'<circle cx="{x(mu)}" cy="{mid}" r="3.5" fill="#D55E00"/></svg>')
+
+
+def series_style(i: int) -> tuple[str, str]:
+    return OKABE_ITO[i % len(OKABE_ITO)], DASHES[(i // len(OKABE_ITO)) % len(DASHES)]
+
+
+def chart_svg(series: Mapping[str, Sequence[Sequence[float]]], order: Sequence[str], title: str,
+              width: int = 720, height: int = 300, styles: Mapping[str, tuple[str, str]] | None = None) -> str:
+    """A line chart of mu (with a mu +- sigma band) against games played, one line
+    per bot in `order`, with a legend naming every line. `styles`: (color, dash)
+    per bot (default: by position in `order`)."""
+    left, right, top, bottom = 48, 170, 16, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    points = [p for bot in order for p in series.get(bot, [])]
+    if not points:
+        return '<p class="muted">No games rated yet.</p>'
+    max_x = max(p[0] for p in points) or 1
+    lows = [p[2] - p[3] for p in points]
+    highs = [p[2] + p[3] for p in points]
+    low, high = math.floor(min(lows)), math.ceil(max(highs))
+    if high - low < 1:
+        high = low + 1
+
+    def sx(v: float) -> float:
+        return round(left + plot_w * v / max_x, 1)
+
+    def sy(v: float) -> float:
+        return round(top + plot_h * (high - v) / (high - low), 1)
+
+    parts = [f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="{html.escape(title)}"><title>{html.escape(title)}</title>',
+             f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#ccc"/>']
+    for k in range(5):
+        value = low + (high - low) * k / 4
+        y = sy(value)
+        parts.append(f'<line x1="{left}" y1="{y}" x2="{left + plot_w}" y2="{y}" stroke="#e4e4e4"/>'
+                     f'<text x="{left - 6}" y="{y + 4}" text-anchor="end" class="tick">{value:.1f}</text>')
+    for value in sorted({round(max_x * k / 4) for k in range(5)}):
+        parts.append(f'<text x="{sx(value)}" y="{top + plot_h + 16}" text-anchor="middle" class="tick">{value}</text>')
+    parts.append(f'<text x="{left + plot_w / 2}" y="{height - 4}" text-anchor="middle" class="tick">'
+                 'games played</text>')
+    parts.append(f'<text x="12" y="{top + plot_h / 2}" text-anchor="middle" class="tick" '
+                 f'transform="rotate(-90 12 {top + plot_h / 2})">mu</text>')
+    for i, bot in enumerate(order):
+        pts = series.get(bot, [])
+        if not pts:
+            continue
+        color, dash = (styles or {}).get(bot) or series_style(i)
+        band = " ".join(f"{sx(p[0])},{sy(p[2] + p[3])}" for p in pts) + " " + \
+            " ".join(f"{sx(p[0])},{sy(p[2] - p[3])}" for p in reversed(pts))
+        line = " ".join(f"{sx(p[0])},{sy(p[2])}" for p in pts)
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(f'<g class="series" data-bot="{html.escape(bot)}"><title>{html.escape(bot)}</title>'
+                     f'<polygon points="{band}" fill="{color}" fill-opacity="0.10" stroke="none"/>'
+                     f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"{dash_attr}/></g>')
+        ly = top + 8 + i * 18
+        parts.append(f'<line x1="{left + plot_w + 10}" y1="{ly}" x2="{left + plot_w + 34}" y2="{ly}" '
+                     f'stroke="{color}" stroke-width="3"{dash_attr}/>'
+                     f'<text x="{left + plot_w + 40}" y="{ly + 4}" class="legend">{html.escape(bot)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def heat_color(fraction: float | None) -> str:
+    """A blue (behind) - white (even) - orange (ahead) scale: readable for the common
+    color-vision deficiencies, and every cell carries its number as text too."""
+    if fraction is None:
+        return "#eeeeee"
+    f = max(0.0, min(1.0, fraction))
+    blue, white, orange = (0x00, 0x72, 0xB2), (0xFF, 0xFF, 0xFF), (0xE6, 0x9F, 0x00)
+    a, b, t = (blue, white, f * 2) if f < 0.5 else (white, orange, (f - 0.5) * 2)
+    return "#" + "".join(f"{round(a[k] + (b[k] - a[k]) * t):02x}" for k in range(3))

@@ -171,11 +171,18 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
               help="Results folder (default: results/<name>/).")
 @click.option("--restart", is_flag=True,
               help="Discard a results store made from another file or other bot versions, and start again.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where games are played: local processes, or a Ray cluster (pip install 'flip-arena[ray]').")
+@click.option("--address", default=None, metavar="ADDRESS",
+              help="With --backend ray: the cluster to join (HOST:6379, ray://HOST:10001 or auto; "
+                   "default $RAY_ADDRESS, else a local Ray instance). --workers then counts Ray workers "
+                   "(default: every CPU of the cluster).")
 @click.option("--replays", type=click.IntRange(min=0), default=24, show_default=True, metavar="N",
               help="Games that get a replay file in the web page (arena publish --replays N for more; "
                    "arena serve shows any game).")
 @user_errors
-def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool, replays: int) -> None:
+def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool,
+                backend_name: str, address: str | None, replays: int) -> None:
     """Play a tournament FILE (TOML; see tournaments/README.md), resumably, and publish its standings.
 
     Running the same command again after an interruption resumes it.
@@ -184,11 +191,18 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
     from arena.runner import GameFailedError, run_tournament
     from arena.tournament import load_tournament
 
+    backend = None
+    if backend_name == "ray":
+        from arena.ray_backend import make_ray_backend
+
+        backend = make_ray_backend(workers, address)
+    elif address is not None:
+        raise ConfigError("--address needs --backend ray")
     registry = load_plugins()
     tournament = load_tournament(tournament_file, registry)
     out = out if out is not None else Path("results") / tournament.name
     try:
-        summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays,
+        summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays, backend=backend,
                                  echo=lambda line: click.echo(line, err=True))
     except GameFailedError as exc:
         raise click.ClickException(str(exc)) from None

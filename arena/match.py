@@ -21,9 +21,8 @@ import json
 import random
 import time
 
-import msgspec
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
@@ -121,25 +120,28 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             fault(seat, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
-    options_json = msgspec.json.encode(resolved)  # decoded afresh for each observation: cheap
+    fresh_options = copier(resolved)  # a fresh copy of the options for each observation
+    ruleset_id, version = ruleset.id, ruleset.version
+    current_seat, legal_actions, view, take_events, apply = (
+        state.current_seat, state.legal_actions, state.view, state.take_events, state.apply)
     decisions: list[list[Any]] = []
-    while (seat := state.current_seat()) is not None:
-        legal = state.legal_actions()
+    while (seat := current_seat()) is not None:
+        legal = legal_actions()
         if len(legal) == 1 and not ask_forced:
             action = legal[0]
         elif silenced[seat]:
             action = replacement_action(deal_seed, len(decisions), legal)
         else:
             observation = {
-                "ruleset": ruleset.id, "version": ruleset.version, "options": msgspec.json.decode(options_json),
-                "seat": seat, "players": players, "view": state.view(seat),
-                "events": state.take_events(seat), "legal_actions": list(legal),
+                "ruleset": ruleset_id, "version": version, "options": fresh_options(),
+                "seat": seat, "players": players, "view": view(seat),
+                "events": take_events(seat), "legal_actions": list(legal),
             }
             action = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
             if isinstance(action, BotFault):
                 fault(seat, len(decisions), action)
                 action = replacement_action(deal_seed, len(decisions), legal)
-        state.apply(action)
+        apply(action)
         decisions.append([seat, action])
 
     outcome = state.outcome()
@@ -173,18 +175,49 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
 def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: FaultPolicy,
          bank: list[float], seat: int, decision: int) -> str | BotFault:
     """The bot's legal answer, or the fault it committed."""
-    limit = None if policy.time_per_decision is None else policy.time_per_decision + bank[seat]
-    started = time.monotonic()
+    per_decision = policy.time_per_decision
     try:
-        action = host.act(observation, limit)
+        if per_decision is None:
+            action = host.act(observation, None)
+        else:
+            started = time.monotonic()
+            action = host.act(observation, per_decision + bank[seat])
+            bank[seat] -= max(0.0, time.monotonic() - started - per_decision)
     except BotFault as error:
         return error
-    if policy.time_per_decision is not None:
-        bank[seat] -= max(0.0, time.monotonic() - started - policy.time_per_decision)
     if not isinstance(action, str) or action not in legal:
         return BotFault("illegal", f"answered {action!r} at decision {decision}, "
                                    f"which is not among its {len(legal)} legal actions")
     return action
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def copier(value: Any) -> Callable[[], Any]:
+    """A function returning a fresh deep copy of the plain JSON data `value` (as it
+    is now; tuples become lists), specialised to its shape: the match copies the
+    options into every observation, and for flat data this beats a JSON round trip."""
+    value = fresh_copy(value)  # a private snapshot, only lists and dicts
+    return _copier(value)
+
+
+def _copier(value: Any) -> Callable[[], Any]:
+    if type(value) in _SCALARS:
+        return lambda: value
+    if type(value) is dict:
+        if all(type(v) in _SCALARS for v in value.values()):
+            return value.copy
+        parts = [(key, _copier(item)) for key, item in value.items()]
+        return lambda: {key: make() for key, make in parts}
+    if type(value) is list:
+        if all(type(v) in _SCALARS for v in value):
+            return value.copy
+        if all(type(v) is list and all(type(x) in _SCALARS for x in v) for v in value):
+            return lambda: [row.copy() for row in value]  # e.g. a deck of [side, side] rows
+        makers = [_copier(item) for item in value]
+        return lambda: [make() for make in makers]
+    return lambda: fresh_copy(value)
 
 
 def replacement_action(deal_seed: int, decision: int, legal: Sequence[str]) -> str:

@@ -557,7 +557,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         if stored_before:
             echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
         if remaining:
-            echo(f"playing {remaining:,} games with {workers} worker{'s' if workers > 1 else ''}, "
+            shown = backend.workers if backend is not None else workers
+            echo(f"playing {remaining:,} games with {shown} worker{'s' if shown > 1 else ''}, "
                  f"results in {out}")
             if tournament.isolation == "process" and (notice := privilege_notice()):
                 echo(f"note: {notice}")
@@ -573,7 +574,11 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         failure: str | None = None
         followers = RatingFollowers(store.path, store.get("plan"))  # before the pool: fork without threads
         if remaining:
-            backend.start(make_job(tournament))
+            try:
+                backend.start(make_job(tournament))
+            except BaseException:
+                followers.stop()
+                raise
         play_started = time.perf_counter()
         bar = tqdm(total=total, initial=stored_before, unit="game", disable=(not remaining) or (
             None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05, file=sys.stderr)

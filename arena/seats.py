@@ -14,9 +14,10 @@ time limit still holds; memory and CPU limits may not.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import random
-import selectors
+import select
 import shutil
 import signal
 import subprocess
@@ -142,6 +143,7 @@ class ProcessHost(BotHost):
         self._buffer = b""
         self._workdir: str | None = None
         self._log_file: Any = None
+        self._poller: tuple[int, Any] | None = None  # (fd, select.poll) of the running process
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None) -> ProcessHost:
@@ -223,6 +225,7 @@ class ProcessHost(BotHost):
             except OSError:
                 pass
         self._proc = None
+        self._poller = None
 
     def _cleanup(self) -> None:
         if self._log_file is not None:
@@ -287,29 +290,44 @@ class ProcessHost(BotHost):
             proc.stdin.write(encode(message))
         except (BrokenPipeError, OSError):
             raise self._died() from None
-        deadline = None if timeout is None else time.monotonic() + timeout
-        fd = proc.stdout.fileno()
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    self._kill_group()
-                    raise BotFault("timeout", f"gave no answer within {timeout:.3g} s", fatal=True)
-                if not selector.select(remaining):
-                    continue
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise self._died()
-                self._buffer += chunk
-                if len(self._buffer) > 1 << 24:
-                    self._kill_group()
-                    raise BotFault("garbage", "sent more than 16 MiB without a newline", fatal=True)
+        if b"\n" not in self._buffer:
+            self._read_line(proc, timeout)
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
             return decode(line)
         except ProtocolError as exc:
             raise BotFault("garbage", str(exc)) from None
+
+    def _read_line(self, proc: subprocess.Popen[bytes], timeout: float | None) -> None:
+        """Read from the bot until a whole line is buffered, within `timeout` seconds.
+        One round trip per decision: the poll object lives as long as the process."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        fd = proc.stdout.fileno()
+        if self._poller is None or self._poller[0] != fd:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            self._poller = (fd, poller)
+        poll = self._poller[1].poll
+        while True:
+            if deadline is None:
+                ready = poll()
+            else:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._kill_group()
+                    raise BotFault("timeout", f"gave no answer within {timeout:.3g} s", fatal=True)
+                ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise self._died()
+            self._buffer += chunk
+            if b"\n" in chunk:
+                return
+            if len(self._buffer) > 1 << 24:
+                self._kill_group()
+                raise BotFault("garbage", "sent more than 16 MiB without a newline", fatal=True)
 
     def _died(self) -> BotFault:
         proc = self._proc

@@ -7,7 +7,12 @@ stored twice. ``meta`` holds the plan (entries, rulesets, versions), the
 tournament file and its hash, and the seed; the file is created readable by its
 owner only, since a secret seed lives in it until the tournament is complete.
 
-Schema version: ``PRAGMA user_version`` (`SCHEMA_VERSION`).
+Schema version: ``PRAGMA user_version`` (`SCHEMA_VERSION`). Version 2 stores each
+game's record packed (`pack_record`): its decisions as a table of the distinct
+(seat, action) pairs plus one small integer per decision, the whole deflated
+with a preset dictionary made from the plan (meta ``record_zdict``), about a
+tenth of the JSON. Version 1 stores (the record as JSON text) are still read
+and resumed.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import time
+import zlib
+from array import array
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -23,10 +31,12 @@ import msgspec
 
 from arena.errors import ConfigError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 STORE_NAME = "games.sqlite"
+ZDICT_KEY = "record_zdict"
 
-_SCHEMA = """
+_SCHEMA_V1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -44,6 +54,8 @@ CREATE TABLE games (
     stored_at REAL NOT NULL
 );
 """
+_SCHEMA = _SCHEMA_V1.replace("record TEXT NOT NULL,            -- the full game record (arena.match), JSON",
+                             "record BLOB NOT NULL,            -- the full game record (arena.match), packed")
 
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
@@ -92,6 +104,8 @@ class Store:
     def __init__(self, path: Path, connection: sqlite3.Connection):
         self.path = path
         self.db = connection
+        self.version = connection.execute("PRAGMA user_version").fetchone()[0]
+        self._zdict = self.get(ZDICT_KEY, "").encode() if self.version >= 2 else b""
 
     # -- opening -------------------------------------------------------------
 
@@ -105,6 +119,8 @@ class Store:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         os.close(fd)
         db = _connect(path)
+        meta = dict(meta)
+        meta.setdefault(ZDICT_KEY, record_zdict(meta.get("plan")))
         with db:
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -127,10 +143,10 @@ class Store:
         if not {"meta", "games"} <= tables:
             db.close()
             raise ConfigError(f"{path}: not a results store (no meta and games tables)")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS:
             db.close()
-            raise ConfigError(f"{path}: results store schema version {version}; this arena reads version "
-                              f"{SCHEMA_VERSION} (rerun with --restart to start it again)")
+            raise ConfigError(f"{path}: results store schema version {version}; this arena reads versions "
+                              f"{', '.join(map(str, READABLE_VERSIONS))} (rerun with --restart to start it again)")
         return cls(path, db)
 
     @staticmethod
@@ -171,8 +187,13 @@ class Store:
         """Store finished games in one transaction; return how many. A game already
         stored is an error (sqlite3.IntegrityError): the runner never plays one twice."""
         now = time.time()
-        rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                 g.record.decode(), run, now) for g in games]
+        if self.version >= 2:
+            zdict = self._zdict
+            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                     pack_record(g.record, zdict), run, now) for g in games]
+        else:
+            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                     g.record.decode(), run, now) for g in games]
         with self.db:
             self.db.executemany("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
                                 "transcript_hash, record, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -216,7 +237,9 @@ class Store:
 
     def record(self, index: int) -> dict[str, Any] | None:
         row = self.db.execute("SELECT record FROM games WHERE game_index = ?", (index,)).fetchone()
-        return None if row is None else _decoder.decode(row[0])
+        if row is None:
+            return None
+        return unpack_record(row[0], self._zdict) if self.version >= 2 else _decoder.decode(row[0])
 
     def faults(self) -> Iterator[dict[str, Any]]:
         """Every recorded fault, in schedule order: the record's fault with the game
@@ -230,6 +253,67 @@ class Store:
 
     def max_run(self) -> int:
         return self.db.execute("SELECT COALESCE(MAX(run), 0) FROM games").fetchone()[0]
+
+
+# -- the packed record (schema version 2) ---------------------------------------------
+
+_WIDTHS = ((1 << 8, "B"), (1 << 16, "H"), (1 << 32, "I"))
+
+
+def record_zdict(plan: Any) -> str:
+    """The preset deflate dictionary of a store: the plan as JSON (bot names, packages,
+    ruleset ids and options, decks), which records repeat, plus the record keys."""
+    skeleton = {"format": 1, "ruleset": {"id": "", "version": "1", "options": {}}, "players": 0, "deal_seed": 0,
+                "bot_seeds": [], "seats": [{"bot": "", "display": "", "package": "", "version": "", "params": {}}],
+                "outcome": {"standing": [], "scores": [], "reason": ""}, "faults": [], "forfeited": [],
+                "transcript_hash": ""}
+    text = encode(skeleton).decode() + (encode(plan).decode() if plan is not None else "")
+    return text[-32768:]  # deflate's window: the dictionary's end is what it can use
+
+
+def pack_record(record_json: bytes, zdict: bytes = b"") -> bytes:
+    """A game record (JSON bytes) packed for the store: deflated JSON of
+    ``[record without "decisions", position of "decisions" among its keys, pairs,
+    code width]``, a newline, then one little-endian code per decision indexing the
+    flat ``pairs`` list (seat, action, seat, action, ...). A record without a
+    well-formed decisions list is kept whole (position -1). Lossless: see `unpack_record`."""
+    record = _decoder.decode(record_json)
+    decisions = record.get("decisions") if type(record) is dict else None
+    if type(decisions) is list and all(type(d) is list and len(d) == 2 and type(d[0]) is int and type(d[1]) is str
+                                       for d in decisions):
+        ids: dict[tuple[int, str], int] = {}
+        codes = [ids.setdefault((seat, action), len(ids)) for seat, action in decisions]
+        width = next(code for limit, code in _WIDTHS if len(ids) <= limit)
+        packed = array(width, codes)
+        if sys.byteorder == "big":
+            packed.byteswap()
+        position = list(record).index("decisions")
+        head = {key: value for key, value in record.items() if key != "decisions"}
+        body = encode([head, position, [x for pair in ids for x in pair], width]) + b"\n" + packed.tobytes()
+    else:
+        body = encode([record, -1, [], "B"]) + b"\n"
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict) if zdict else \
+        zlib.compressobj(9)
+    return deflate.compress(body) + deflate.flush()
+
+
+def unpack_record(blob: bytes, zdict: bytes = b"") -> Any:
+    """The record `pack_record` packed, equal to the original (same keys, same order)."""
+    inflate = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
+    body = inflate.decompress(blob) + inflate.flush()
+    line, data = body.split(b"\n", 1)
+    head, position, flat, width = _decoder.decode(line)
+    if position < 0:
+        return head
+    codes = array(width)
+    codes.frombytes(data)
+    if sys.byteorder == "big":
+        codes.byteswap()
+    pairs = [[flat[i], flat[i + 1]] for i in range(0, len(flat), 2)]
+    decisions = [list(pairs[code]) for code in codes]
+    items = list(head.items())
+    items.insert(position, ("decisions", decisions))
+    return dict(items)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

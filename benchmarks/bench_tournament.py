@@ -74,7 +74,8 @@ def bench_play(path: Path, worker_counts: list[int]) -> None:
             print(f"scaling {worker_counts[0]} -> {workers} workers: x{rates[workers] / base:.2f}")
 
 
-def bench_rating(games: int, players: int = 4, entries: int = 8, seed: int = 1) -> None:
+def bench_rating(games: int, players: int = 4, entries: int = 8, seed: int = 1) -> dict[str, float]:
+    """Prints the numbers; returns {games, seconds (rating from the store), trueskill_ms_per_game}."""
     rng = random.Random(seed)
     plan = {
         "name": "bench", "format": "round-robin", "deals": 1, "max_games": None, "total_games": games,
@@ -120,6 +121,7 @@ def bench_rating(games: int, players: int = 4, entries: int = 8, seed: int = 1) 
     per_game = (time.perf_counter() - started) / len(sample)
     print(f"trueskill.rate alone: {per_game * 1000:.3f} ms per {players}-player game "
           f"(a tournament with several rulesets rates each game twice: its ruleset and overall)")
+    return {"games": games, "seconds": elapsed, "trueskill_ms_per_game": per_game * 1000}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,6 +21,7 @@ view: a card is described only by the faces the viewer has seen and its position
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Sequence
 
@@ -38,6 +39,8 @@ class TwoFacedTable:
         self.piles: dict[str, list[int]] = {}
         # Bits of `seen` meaning "every seat has seen side 0 / side 1".
         self._everyone = tuple(sum(1 << (2 * s + side) for s in range(players)) for side in (0, 1))
+        self._view_faces: tuple[tuple[str, str], ...] | None = None  # what _view_table was built for
+        self._view_table: tuple[tuple[dict[str, str | None], ...], ...] = ()
 
     def clone(self) -> TwoFacedTable:
         """An independent copy (faces are immutable and shared)."""
@@ -49,6 +52,7 @@ class TwoFacedTable:
         twin.hands = [hand.copy() for hand in self.hands]
         twin.piles = {name: pile.copy() for name, pile in self.piles.items()}
         twin._everyone = self._everyone
+        twin._view_faces, twin._view_table = self._view_faces, self._view_table
         return twin
 
     # -- reading ---------------------------------------------------------------
@@ -78,15 +82,32 @@ class TwoFacedTable:
 
     def hand_view(self, holder: int, viewer: int) -> list[dict[str, str | None]]:
         """The cards of `holder`'s hand in order, as `viewer` knows them."""
-        return [self.card_view(card, viewer) for card in self.hands[holder]]
+        if TwoFacedTable.card_view is not _CARD_VIEW:  # a replaced card_view is the definition
+            return [self.card_view(card, viewer) for card in self.hands[holder]]
+        # The hot path of every observation: the same dicts as `card_view`, copied from
+        # a per-card table of its 8 possible answers (side toward x sides seen).
+        views = self._view_table if self._view_faces is self.faces else self._build_views()
+        side, seen, shift = self.side, self.seen, 2 * viewer
+        return [views[card][side[card] << 2 | (seen[card] >> shift & 3)].copy() for card in self.hands[holder]]
 
     def top_view(self, pile: str, viewer: int) -> dict[str, str | None] | None:
         """``{"up", "down"}`` of a pile's top card as `viewer` knows it, or None."""
-        card = self.top(pile)
-        if card is None:
+        cards = self.piles[pile]
+        if not cards:
             return None
-        view = self.card_view(card, viewer)
-        return {"up": view["face"], "down": view["back"]}
+        card = cards[-1]
+        if TwoFacedTable.card_view is not _CARD_VIEW:
+            view = self.card_view(card, viewer)
+            return {"up": view["face"], "down": view["back"]}
+        views = self._view_table if self._view_faces is self.faces else self._build_views()
+        face, back = views[card][self.side[card] << 2 | (self.seen[card] >> 2 * viewer & 3)].values()
+        return {"up": face, "down": back}
+
+    def _build_views(self) -> tuple[tuple[dict[str, str | None], ...], ...]:
+        """Make `_view_table` (shared by clones and by every table of the same deck)."""
+        self._view_table = _views_for(self.faces)
+        self._view_faces = self.faces
+        return self._view_table
 
     # -- marking what the table shows -------------------------------------------
 
@@ -239,3 +260,18 @@ class TwoFacedTable:
     def count(self) -> int:
         """How many cards are in hands and piles (for conservation checks)."""
         return sum(map(len, self.hands)) + sum(map(len, self.piles.values()))
+
+
+_CARD_VIEW = TwoFacedTable.card_view
+
+
+@functools.lru_cache(maxsize=32)
+def _views_for(faces: tuple[tuple[str, str], ...]) -> tuple[tuple[dict[str, str | None], ...], ...]:
+    """``[card][side << 2 | known]``: `card_view`'s answer for `card` with `side` toward
+    its holder, to a viewer who has seen the sides in bitmask `known` (8 per card).
+    Built once per deck; callers copy the dicts they hand out."""
+    return tuple(
+        tuple({"face": sides[toward], "back": sides[1 - toward]}
+              for toward in (0, 1) for known in range(4)
+              for sides in [(a if known & 1 else None, b if known & 2 else None)])
+        for a, b in faces)

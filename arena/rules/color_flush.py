@@ -251,6 +251,13 @@ class ColorFlush(Ruleset):
         return state
 
     @classmethod
+    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
+                     events: list[dict[str, Any]] | None = None) -> ColorFlushState:
+        """A full game state consistent with `observation` (see "determinization"
+        at the end of this module)."""
+        return sample_state(observation, rng, events)
+
+    @classmethod
     def describe_event(cls, event: Mapping[str, Any]) -> str:
         kind = event.get("type")
         seat = event.get("seat")
@@ -687,3 +694,530 @@ def layout_state(hands, pile=(), *, active: int = 0, left=("give", "take", "flip
     state.turns = turns
     state.left = sum(bit for bit, name in ACTION_NAMES if name in left)
     return state
+
+
+# -- determinization ---------------------------------------------------------------------
+
+def sample_state(observation: Mapping[str, Any], rng: random.Random,
+                 events: list[dict[str, Any]] | None = None) -> ColorFlushState:
+    """A playable `ColorFlushState` consistent with one seat's observation.
+
+    Uses only the observation (``options``, ``players``, ``seat``, ``view``) and,
+    when given, `events`: every event the seat received since the game began.
+
+    - Cards: every card in a hand and the pile top is a slot with the sides the seat
+      has seen (face/back, up/down). Fully seen cards are taken out of the deck
+      multiset (``options["deck"]``); a half-seen card gets a remaining card that has
+      the seen face, its other face becoming the hidden side (`assign_cards`: a
+      randomized depth-first search over classes of alike slots, least slack first,
+      weighted by copies left, backtracking at a dead end; a tight position falls
+      back to a flow plus random exchanges); the rest of the deck is shuffled into
+      the buried part of the draw pile, each card either way up. No side toward a
+      holder or up on the pile is black (the forced flips guarantee that in a real
+      game).
+    - Hands: no hand may already win (the game would be over); such a sample is
+      drawn again (up to 50 times, then kept).
+    - With `events` (starting with ``deal``): the public moves are replayed on
+      anonymous cards (`_Recall`), which gives exactly what every seat has seen of
+      every card (who saw which side depends only on the moves, never on the faces)
+      and what this seat remembers of the buried pile cards (cards placed on the
+      pile, former tops); buried cards the seat remembers keep their seen sides.
+      The replay is cached for the same (growing) events list, so repeated calls
+      cost only the new events. If the events do not reproduce the view (missing
+      or foreign events) they are ignored.
+    - Without events, knowledge is estimated: another seat S has seen the faces of
+      its own cards, the backs of every other hand card, the up side of the pile
+      top, and every side the observing seat has seen except S's own backs (in Color
+      Flush nearly everything is seen by all at the deal and after each move; a
+      holder does not see its backs). Buried pile cards count as unseen by everyone.
+      The observing seat's seen sides are always exactly those of its view.
+    - The state's rng is seeded from `rng`; the sample depends on nothing else.
+    """
+    view = observation["view"]
+    players = observation["players"]
+    options = observation["options"]
+    if view.get("turn") is None or view.get("awaiting") is None:
+        raise ValueError("sample_state needs an observation of a game in progress")
+    hands_view = view["hands"]
+    pile_view = view["draw_pile"]
+    deck = options["deck"]
+    recall = _recall(observation, events) if events else None
+    slots: list[tuple[str | None, str | None]] = []
+    for holder in range(players):
+        for card in hands_view[holder]:
+            slots.append((card["face"], card["back"]))
+    size = pile_view["size"]
+    top = pile_view["top"]
+    if recall is not None:
+        slots.extend(recall.buried())
+    else:
+        slots.extend([(None, None)] * (size - 1 if top is not None else 0))
+    if top is not None:
+        slots.append((top["up"], top["down"]))
+    if len(slots) != len(deck):
+        raise ValueError(f"the observation shows {len(slots)} cards, the deck has {len(deck)}")
+    seen = recall.seen() if recall is not None else None
+    state = None
+    for _ in range(50):
+        pairs = assign_cards(deck, slots, rng, _toward_not_black)
+        state = _build_state(observation, pairs, slots, seen)
+        if not any(state.hand_wins(s) for s in range(players)):
+            break
+    assert state is not None
+    state.rng = random.Random(rng.getrandbits(64))
+    return state
+
+
+def _toward_not_black(kind: Any, pair: tuple[str, str]) -> bool:
+    return pair[0] != BLACK
+
+
+def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
+                 slots: list[tuple[str | None, str | None]], exact: list[int] | None = None) -> ColorFlushState:
+    """The state whose card `i` is `pairs[i]` = (toward/up, away/down), side 0
+    toward, laid out in slot order (hands seat by seat, then the pile bottom first).
+    `exact`: every card's seen bits (side 0 = toward) from a replay, else estimated."""
+    view = observation["view"]
+    seat = observation["seat"]
+    players = observation["players"]
+    state = ColorFlushState(players, observation["options"], random.Random(0))
+    table = state.table
+    table.faces = tuple(pairs)
+    count = len(pairs)
+    table.side = [0] * count
+    seen = [0] * count
+    everyone0 = sum(1 << (2 * s) for s in range(players))
+    everyone1 = everyone0 << 1
+    mine = 3 << (2 * seat)
+    card = 0
+    for holder, hand in enumerate(view["hands"]):
+        cards = table.hands[holder]
+        own = 3 << (2 * holder)
+        for _ in hand:
+            toward, away = slots[card]
+            # structural: holder sees the face, everyone else the back
+            bits = (1 << (2 * holder)) | (everyone1 & ~own)
+            # what the observer has seen, everyone but the holder (own backs) has too
+            known = (1 if toward is not None else 0) | (2 if away is not None else 0)
+            shared = (everyone0 if known & 1 else 0) | (everyone1 if known & 2 else 0)
+            bits |= shared & ~(2 << (2 * holder))
+            bits = (bits & ~mine) | (known << (2 * seat))
+            seen[card] = bits
+            cards.append(card)
+            card += 1
+    pile = list(range(card, count))
+    table.piles[PILE] = pile
+    if pile:
+        toward, away = slots[-1]
+        known = (1 if toward is not None else 0) | (2 if away is not None else 0)
+        bits = everyone0 | (everyone1 if known & 2 else 0)
+        seen[-1] = (bits & ~mine) | (known << (2 * seat))
+    table.seen = exact[:] if exact is not None else seen
+    state._recode()
+    state.active = view["active"]
+    state.turns = view["turn_number"]
+    state.left = sum(bit for bit, name in ACTION_NAMES if name in view["actions_left"])
+    state.awaiting_swap = view["awaiting"] == "swap"
+    state._legal = None
+    return state
+
+
+class _Recall:
+    """The public moves of a game replayed on anonymous cards for one seat.
+
+    ``table`` is a `TwoFacedTable` whose faces are placeholders: its sides, hands,
+    pile and seen bits follow the real game exactly (they depend only on the moves).
+    ``values[card][side]`` is the face this seat saw on that side (None: unseen).
+    """
+
+    def __init__(self, players: int, seat: int, count: int):
+        self.players = players
+        self.seat = seat
+        self.table = TwoFacedTable([("", "")] * count, players)
+        self.values: list[list[str | None]] = [[None, None] for _ in range(count)]
+        self.done = 0
+        self.first: Any = None
+        self.checked: Any = None  # the view last checked by `matches`, at `checked_at` events
+        self.checked_at = -1
+        self.ok = False
+        self.memo: dict[Any, Any] = {}
+        self.broken = False
+
+    def note(self, card: int, toward: str | None, away: str | None) -> None:
+        side = self.table.side[card]
+        values = self.values[card]
+        if toward is not None:
+            values[side] = toward
+        if away is not None:
+            values[1 - side] = away
+
+    def feed(self, events: list[dict[str, Any]]) -> None:
+        """Replay `events[self.done:]`."""
+        table = self.table
+        note = self.note
+        hands = table.hands
+        try:
+            for event in events[self.done:]:
+                kind = event["type"]
+                if kind == "deal":
+                    if self.done:
+                        raise ValueError("a second deal")
+                    count = len(table.faces)
+                    table.new_pile(PILE, range(count), up_sides=[0] * count)
+                    faces = event["faces"]
+                    for _ in range(len(faces[0])):
+                        for seat in range(self.players):
+                            table.deal(PILE, seat, toward="up")
+                    for seat, hand in enumerate(faces):
+                        for card, face in zip(hands[seat], hand):
+                            note(card, face, None)
+                    if event["top"] is not None:
+                        note(table.piles[PILE][-1], event["top"], None)
+                elif not self.done and kind != "deal":
+                    raise ValueError("the events do not start with the deal")
+                elif kind == "place":
+                    card = table.place(event["seat"], event["pos"], PILE, up="face")
+                    note(card, event["card"]["up"], event["card"]["down"])
+                elif kind == "give":
+                    card = table.give(event["seat"], event["pos"], event["to"])
+                    note(card, event["card"]["face"], event["card"]["back"])
+                elif kind == "take":
+                    if event["from"] == "pile":
+                        card = table.deal(PILE, event["seat"], toward="up")
+                        top = event.get("top")
+                        if top is not None:
+                            note(table.piles[PILE][-1], top["up"], top["down"])
+                    else:
+                        card = table.remove(event["from"], event["pos"])
+                        table.add(event["seat"], card, transferred=True)
+                    note(card, event["card"]["face"], event["card"]["back"])
+                elif kind in ("flip", "black_flip"):
+                    card = table.flip_card(event["seat"], event["pos"])
+                    note(card, event["card"]["face"], event["card"]["back"])
+                elif kind == "hand_flip":
+                    table.flip_hand(event["seat"])
+                    for card, shown in zip(hands[event["seat"]], event["cards"]):
+                        note(card, shown["face"], shown["back"])
+                elif kind == "swap":
+                    table.swap_hands(event["seat"], event["with"])
+                    for holder, key in ((event["seat"], "hand"), (event["with"], "with_hand")):
+                        for card, shown in zip(hands[holder], event[key]):
+                            note(card, shown["face"], shown["back"])
+                self.done += 1
+        except (KeyError, IndexError, TypeError, ValueError):
+            self.broken = True
+
+    def matches(self, view: Mapping[str, Any]) -> bool:
+        """True if the replay shows this seat exactly the sides `view` shows (the
+        view fills in the faces no event named, e.g. the backs seen at the deal)."""
+        table = self.table
+        if self.broken or [len(h) for h in table.hands] != view["hand_sizes"]:
+            return False
+        if len(table.piles.get(PILE, ())) != view["draw_pile"]["size"]:
+            return False
+        for holder, hand in enumerate(view["hands"]):
+            for card, shown in zip(table.hands[holder], hand):
+                if not self._agrees(card, shown["face"], shown["back"]):
+                    return False
+        top = view["draw_pile"]["top"]
+        if top is not None and not self._agrees(table.piles[PILE][-1], top["up"], top["down"]):
+            return False
+        return True
+
+    def _agrees(self, card: int, toward: str | None, away: str | None) -> bool:
+        side = self.table.side[card]
+        bits = self.table.seen[card] >> (2 * self.seat)
+        values = self.values[card]
+        for index, shown in ((side, toward), (1 - side, away)):
+            if (shown is not None) != bool(bits >> index & 1):
+                return False
+            if shown is not None:
+                if values[index] is not None and values[index] != shown:
+                    return False
+                values[index] = shown
+        return True
+
+    def _shown(self, card: int) -> tuple[str | None, str | None]:
+        """(toward, away) as this seat has seen them."""
+        side = self.table.side[card]
+        bits = self.table.seen[card] >> (2 * self.seat)
+        values = self.values[card]
+        return (values[side] if bits >> side & 1 else None,
+                values[1 - side] if bits >> (1 - side) & 1 else None)
+
+    def buried(self) -> list[tuple[str | None, str | None]]:
+        """The buried pile cards (bottom first) as (up, down) this seat remembers."""
+        return [self._shown(card) for card in self.table.piles[PILE][:-1]]
+
+    def seen(self) -> list[int]:
+        if "seen" not in self.memo:
+            self.memo["seen"] = self._seen()
+        return self.memo["seen"]
+
+    def _seen(self) -> list[int]:
+        """Every card's seen bits in slot order (hands, then the pile), re-based so
+        that side 0 is the side toward the holder / up."""
+        table = self.table
+        order = [c for hand in table.hands for c in hand] + table.piles[PILE]
+        out = []
+        for card in order:
+            bits = table.seen[card]
+            if table.side[card]:
+                bits = ((bits >> 1) & _EVEN_BITS) | ((bits & _EVEN_BITS) << 1)
+            out.append(bits)
+        return out
+
+
+_EVEN_BITS = int("01" * MAX_SEATS, 2)
+
+# One replay per events list (a few lists kept): an ISMCTS bot samples many times from
+# the same, growing list, so the replay only ever runs over new events.
+_recall_cache: dict[tuple[int, int, int, int], tuple[list[dict[str, Any]], _Recall]] = {}
+_RECALL_CACHE_SIZE = 8
+
+
+def _recall(observation: Mapping[str, Any], events: list[dict[str, Any]]) -> _Recall | None:
+    """The replay of `events` for the observing seat, or None if it does not
+    reproduce the observation's view."""
+    seat, players, count = observation["seat"], observation["players"], len(observation["options"]["deck"])
+    key = (id(events), seat, players, count)
+    hit = _recall_cache.get(key)
+    recall = hit[1] if hit is not None and hit[0] is events else None
+    if recall is None or recall.done > len(events) or recall.first is not events[0]:
+        recall = _Recall(players, seat, count)
+        recall.first = events[0]
+        if len(_recall_cache) >= _RECALL_CACHE_SIZE:
+            del _recall_cache[next(iter(_recall_cache))]
+        _recall_cache[key] = (events, recall)
+    recall.feed(events)
+    view = observation["view"]
+    if recall.checked is not view or recall.checked_at != recall.done:
+        # an ISMCTS bot samples many times from one observation: check it once
+        recall.ok = recall.matches(view)
+        recall.checked, recall.checked_at = view, recall.done
+        recall.memo = {}
+    return recall if recall.ok else None
+
+
+class _Budget(Exception):
+    pass
+
+
+def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: int = 300,
+                 restarts: int = 1) -> list[tuple[str, str]]:
+    """Give every slot a card of `deck` (a multiset of face pairs, each card either
+    way round), oriented as ``(toward, away)``, matching each slot's known sides
+    (``slots[i] = (toward or None, away or None)``) and ``allowed(kinds[i], pair)``
+    (`kinds`: a hashable per slot, default 0 for all).
+
+    Fully known slots take their card out of the multiset. Half-known slots are
+    grouped into classes (same known side and value, same kind); a depth-first search
+    fills one slot at a time, always from the class with the least slack (compatible
+    copies left minus slots to fill), picking among the compatible card kinds with
+    probability proportional to the copies left, and backtracks at a dead end; after
+    `budget` steps in each of `restarts` attempts (a tight position, few cards left
+    over) it falls back to `_flow_assign`. Each class's cards are then dealt to its
+    slots in random order. Unknown slots get the remaining cards shuffled, each a random
+    way round. Raises ValueError if no assignment exists (an observation
+    inconsistent with the deck).
+    """
+    base: dict[tuple[str, str], int] = {}
+    for a, b in deck:
+        key = (a, b) if a <= b else (b, a)
+        base[key] = base.get(key, 0) + 1
+    by_face: dict[str, list[tuple[str, str]]] = {}
+    for key in base:
+        by_face.setdefault(key[0], []).append(key)
+        if key[1] != key[0]:
+            by_face.setdefault(key[1], []).append(key)
+    result: list[tuple[str, str] | None] = [None] * len(slots)
+    classes: dict[tuple[Any, ...], list[int]] = {}
+    unknown: list[int] = []
+    for i, (toward, away) in enumerate(slots):
+        kind = kinds[i] if kinds is not None else 0
+        if toward is not None and away is not None:
+            key = (toward, away) if toward <= away else (away, toward)
+            left = base.get(key, 0)
+            if not left:
+                raise ValueError(f"the observation shows more {key} cards than the deck holds")
+            base[key] = left - 1
+            result[i] = (toward, away)
+        elif toward is None and away is None:
+            unknown.append(i)
+        else:
+            classes.setdefault((toward, away, kind), []).append(i)
+    # per class: its slots, its compatible (card kind, oriented pair) choices
+    names = list(classes)
+    members = [classes[name] for name in names]
+    choices: list[list[tuple[tuple[str, str], tuple[str, str]]]] = []
+    for toward, away, kind in names:
+        known = toward if toward is not None else away
+        row = []
+        for key in by_face.get(known, ()):
+            other = key[1] if key[0] == known else key[0]
+            pair = (known, other) if toward is not None else (other, known)
+            if allowed(kind, pair):
+                row.append((key, pair))
+        choices.append(row)
+    holders: dict[tuple[str, str], list[int]] = {}
+    for c, row in enumerate(choices):
+        for key, _ in row:
+            holders.setdefault(key, []).append(c)
+    ncls = len(names)
+    for attempt in range(restarts):
+        counts = dict(base)
+        supply = [sum(counts[key] for key, _ in row) for row in choices]
+        demand = [len(m) for m in members]
+        picked: list[list[tuple[str, str]]] = [[] for _ in range(ncls)]
+        order = list(range(ncls))
+        rng.shuffle(order)
+        steps = [0]
+        remaining = [sum(demand)]
+
+        def take(key: tuple[str, str], delta: int) -> None:
+            counts[key] -= delta
+            for c in holders[key]:
+                supply[c] -= delta
+
+        def fill() -> bool:
+            if not remaining[0]:
+                return True
+            best = -1
+            slack = 1 << 30
+            for c in order:
+                if demand[c]:
+                    room = supply[c] - demand[c]
+                    if room < slack:
+                        best, slack = c, room
+            if slack < 0:
+                return False
+            row = [(counts[key], key, pair) for key, pair in choices[best] if counts[key]]
+            demand[best] -= 1
+            remaining[0] -= 1
+            while row:
+                steps[0] += 1
+                if steps[0] > budget:
+                    raise _Budget
+                r = rng.randrange(sum(n for n, _, _ in row))
+                j = 0
+                while r >= row[j][0]:
+                    r -= row[j][0]
+                    j += 1
+                _, key, pair = row.pop(j)
+                take(key, 1)
+                picked[best].append(pair)
+                if fill():
+                    return True
+                picked[best].pop()
+                take(key, -1)
+            demand[best] += 1
+            remaining[0] += 1
+            return False
+
+        try:
+            if not fill():
+                raise ValueError("no assignment of the deck's cards fits the observation")
+        except _Budget:
+            if attempt + 1 < restarts:
+                continue
+            # a tight position (few cards left over): a flow finds an assignment,
+            # random exchanges then spread it (rarely needed)
+            counts = dict(base)
+            picked = _flow_assign(counts, members, choices, rng)
+            if picked is None:
+                raise ValueError("no assignment of the deck's cards fits the observation") from None
+        for c in range(ncls):
+            pairs = picked[c]
+            rng.shuffle(pairs)
+            for i, pair in zip(members[c], pairs):
+                result[i] = pair
+        pool = [key for key, n in counts.items() for _ in range(n)]
+        if len(pool) != len(unknown):
+            raise ValueError("the observation's card count does not match the deck")
+        rng.shuffle(pool)
+        ok = True
+        for i, (a, b) in zip(unknown, pool):
+            kind = kinds[i] if kinds is not None else 0
+            pair = (a, b) if rng.getrandbits(1) else (b, a)
+            if not allowed(kind, pair):
+                pair = (pair[1], pair[0])
+                if not allowed(kind, pair):
+                    ok = False
+                    break
+            result[i] = pair
+        if ok:
+            return result  # type: ignore[return-value]
+    raise ValueError("could not find an assignment of the deck's cards that fits the observation")
+
+
+def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30):
+    """For tight positions: a maximum flow from slot classes to card kinds (random
+    augmenting order) gives one assignment, then random exchanges of cards between
+    two slots (or a slot and the leftover cards) that both still fit spread it over
+    the possibilities. Returns per class the oriented pairs (``counts`` is left with
+    the leftover cards) or None if none exists."""
+    ncls = len(members)
+    demand = [len(m) for m in members]
+    pair_of = [dict(row) for row in choices]
+    flow = [dict.fromkeys(pair_of[c], 0) for c in range(ncls)]
+    for c0 in rng.sample(range(ncls), ncls):
+        while demand[c0]:
+            # breadth-first search for a card kind with a copy left, rerouting other classes
+            parent: dict[Any, Any] = {("c", c0): None}
+            queue = [("c", c0)]
+            found = None
+            for node in queue:
+                if node[0] == "c":
+                    keys = list(pair_of[node[1]])
+                    rng.shuffle(keys)
+                    for key in keys:
+                        if ("k", key) not in parent:
+                            parent[("k", key)] = node
+                            if counts[key]:
+                                found = ("k", key)
+                                break
+                            queue.append(("k", key))
+                    if found:
+                        break
+                else:
+                    key = node[1]
+                    for c in range(ncls):
+                        if flow[c].get(key) and ("c", c) not in parent:
+                            parent[("c", c)] = node
+                            queue.append(("c", c))
+            if found is None:
+                return None
+            counts[found[1]] -= 1
+            node = found
+            while parent[node] is not None:
+                prev = parent[node]
+                if prev[0] == "c":
+                    flow[prev[1]][node[1]] += 1
+                else:
+                    flow[node[1]][prev[1]] -= 1
+                node = prev
+            demand[c0] -= 1
+    # one card kind per slot, then random exchanges that keep every slot fitting
+    cards = [(c, key) for c in range(ncls) for key, n in flow[c].items() for _ in range(n)]
+    leftover = [key for key, n in counts.items() for _ in range(n)]
+    if cards:
+        for _ in range(mixing * len(cards)):
+            i = rng.randrange(len(cards))
+            c, key = cards[i]
+            j = rng.randrange(len(cards) + len(leftover))
+            if j < len(cards):
+                d, other = cards[j]
+                if other in pair_of[c] and key in pair_of[d]:
+                    cards[i], cards[j] = (c, other), (d, key)
+            else:
+                other = leftover[j - len(cards)]
+                if other in pair_of[c]:
+                    cards[i] = (c, other)
+                    leftover[j - len(cards)] = key
+    counts.clear()
+    for key in leftover:
+        counts[key] = counts.get(key, 0) + 1
+    picked: list[list[tuple[str, str]]] = [[] for _ in range(ncls)]
+    for c, key in cards:
+        picked[c].append(pair_of[c][key])
+    return picked

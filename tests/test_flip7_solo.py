@@ -1,0 +1,91 @@
+"""flip7-expectimax, the solo-challenge policy: legal, deterministic, sensible decisions,
+and fewer rounds to 200 than flip7-threshold on a fixed sample of deals."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.match import Entrant, play_game
+from arena.rules.flip_7 import Flip7
+from arena_bots.flip7_expectimax import Flip7ExpectimaxBot, rounds_to_go
+from arena_bots.flip7_threshold import Flip7ThresholdBot
+from arena_bots.random_bot import RandomBot
+
+SEEDS = range(1, 241)
+
+
+def rounds(entrant, seeds):
+    return [play_game(Flip7, [entrant], seed).record["outcome"]["rounds"] for seed in seeds]
+
+
+def solo(top):
+    state = Flip7.new_game(1, Flip7.resolve_options(), random.Random(0), start=False)
+    state.stack_deck(top)
+    state.start()
+    return state
+
+
+def decide(state, **params):
+    bot = Flip7ExpectimaxBot(**params)
+    bot.rng = random.Random(0)
+    observation = {"ruleset": "flip-7", "version": "1", "options": dict(state.options), "seat": 0,
+                   "players": 1, "view": state.view(0), "events": [], "legal_actions": state.legal_actions()}
+    return bot.act(observation)
+
+
+def test_expected_rounds_to_go_fall_as_the_total_rises_and_vanish_at_the_target():
+    v = rounds_to_go(200)
+    assert v[200] == v[250] == 0.0
+    assert all(v[t] >= v[t + 1] for t in range(0, 200))
+    assert 8.0 < v[0] < 12.0
+
+
+def test_it_beats_flip7_threshold_on_a_fixed_sample_of_deals():
+    mine = rounds(Entrant(Flip7ExpectimaxBot), SEEDS)
+    theirs = rounds(Entrant(Flip7ThresholdBot, {"threshold": 23}), SEEDS)
+    assert sum(mine) / len(mine) < sum(theirs) / len(theirs) - 0.15
+
+
+def test_it_is_deterministic():
+    first = play_game(Flip7, [Entrant(Flip7ExpectimaxBot)], 9)
+    second = play_game(Flip7, [Entrant(Flip7ExpectimaxBot)], 9)
+    assert first.record["transcript_hash"] == second.record["transcript_hash"]
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_it_plays_only_legal_actions(players):
+    # play_game raises on an illegal action
+    for seed in range(6):
+        entrants = [Entrant(Flip7ExpectimaxBot)] + [Entrant(RandomBot)] * (players - 1)
+        assert play_game(Flip7, entrants, seed).state.is_terminal()
+
+
+def test_it_stays_when_banking_reaches_the_target():
+    state = solo(["5"])
+    state.totals[0] = 196
+    assert decide(state) == "stay"        # 196 + 5 finishes the challenge this round
+
+
+def test_it_hits_a_small_safe_row_and_stays_on_a_big_risky_one():
+    assert decide(solo(["3"])) == "hit"
+    state = solo(["12", "11", "10", "9"])
+    for _ in range(3):
+        state.apply("hit")
+    assert state.view(0)["rows"][0]["number_sum"] == 42
+    assert decide(state) == "stay"
+
+
+def test_a_second_chance_makes_it_push_on():
+    state = solo(["12", "11", "second-chance", "9"])
+    for _ in range(3):
+        state.apply("hit")
+    row = state.view(0)["rows"][0]
+    assert row["second_chance"] and row["number_sum"] == 32
+    assert decide(state) == "hit"
+
+
+def test_bad_depth_is_refused():
+    with pytest.raises(ValueError):
+        Flip7ExpectimaxBot(depth=0)

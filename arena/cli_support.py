@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from arena.errors import BotError, ConfigError, IllegalActionError, PluginError
+from arena.errors import ArenaError, ConfigError, PluginError
 from arena.plugins import Registry, load_registry
 
 
@@ -24,7 +24,8 @@ class UserError(click.ClickException):
 
 
 def user_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn arena's user-facing exceptions into one-line errors with exit code 2."""
+    """Turn arena's exceptions into one-line errors: exit code 2 for what the user
+    asked (options, files, names), 1 for anything else arena reports."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -32,7 +33,7 @@ def user_errors(command: Callable[..., Any]) -> Callable[..., Any]:
             return command(*args, **kwargs)
         except (ConfigError, PluginError) as exc:
             raise UserError(str(exc)) from None
-        except (IllegalActionError, BotError) as exc:
+        except ArenaError as exc:
             raise click.ClickException(str(exc)) from None
 
     return wrapper

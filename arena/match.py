@@ -100,12 +100,16 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     forfeited: list[int] = []
     bank = [policy.time_bank] * players
 
-    def fault(seat: int, decision: int | None, error: BotFault) -> None:
+    def fault(seat: int, decision: int | None, error: BotFault, game_over: bool = False) -> None:
+        """Apply the policy to a fault; once the game is over (in `end`) it is only recorded,
+        since the outcome is already settled."""
         if policy.on_fault == "raise":
             if error.kind == "illegal":
                 raise IllegalActionError(f"bot {names[seat]!r} (seat {seat}) {error}") from None
             raise type(error)(error.kind, f"bot {names[seat]!r} (seat {seat}) {error}", error.fatal) from error
         faults.append({"seat": seat, "decision": decision, "kind": error.kind, "detail": str(error)[:500]})
+        if game_over:
+            return
         if error.fatal or policy.on_fault == "forfeit":
             silenced[seat] = True
         if policy.on_fault == "forfeit" and seat not in forfeited:
@@ -153,7 +157,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             try:
                 host.end_game(plain_copy(outcome))
             except BotFault as error:
-                fault(seat, None, error)
+                fault(seat, None, error, game_over=True)
         logs.append(host.take_log())
 
     record = {

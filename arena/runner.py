@@ -211,8 +211,9 @@ _worker_job: Job | None = None
 
 
 def _init_worker(job: Job, parent: int) -> None:
-    global _worker_job
+    global _worker_job, _current_pool
     _worker_job = job
+    _current_pool = None  # a forked worker must not own (and close) its parent's bot hosts
     # Ctrl-C is the main process's to handle: it lets in-flight batches finish.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(parent)

@@ -118,6 +118,8 @@ class InlineHost(BotHost):
     def _call(self, method: str, argument: Any) -> Any:
         try:
             return getattr(self.bot, method)(argument)
+        except SystemExit as exc:  # a bot may not end the harness's process
+            raise BotFault("crash", f"called exit() in {method}()", fatal=True) from exc
         except MemoryError as exc:
             raise BotFault("memory", f"ran out of memory in {method}()") from exc
         except Exception as exc:
@@ -293,10 +295,16 @@ class ProcessHost(BotHost):
         if b"\n" not in self._buffer:
             self._read_line(proc, timeout)
         line, self._buffer = self._buffer.split(b"\n", 1)
+        # One reply per request: garbage, or bytes beyond the reply, would put every later
+        # answer out of step with its request, so either ends this process.
+        if self._buffer:
+            self._kill_group()
+            raise BotFault("garbage", f"wrote more than one line in reply to {message['type']!r}", fatal=True)
         try:
             return decode(line)
         except ProtocolError as exc:
-            raise BotFault("garbage", str(exc)) from None
+            self._kill_group()
+            raise BotFault("garbage", str(exc), fatal=True) from None
 
     def _read_line(self, proc: subprocess.Popen[bytes], timeout: float | None) -> None:
         """Read from the bot until a whole line is buffered, within `timeout` seconds.
@@ -330,13 +338,18 @@ class ProcessHost(BotHost):
                 raise BotFault("garbage", "sent more than 16 MiB without a newline", fatal=True)
 
     def _died(self) -> BotFault:
+        """The fault of a bot whose channel closed: killed first (a bot that closed its
+        stdout but runs on is stopped, not waited for), then its exit status read."""
         proc = self._proc
-        code = proc.wait(timeout=5) if proc is not None else None
         self._kill_group()
+        code = proc.returncode if proc is not None else None
         if code is not None and code < 0:
-            sig = signal.Signals(-code)
-            kind = "timeout" if sig == signal.SIGXCPU else "crash"  # SIGXCPU: the CPU-time limit
-            return BotFault(kind, f"was killed by signal {sig.name}", fatal=True)
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            kind = "timeout" if -code == signal.SIGXCPU else "crash"  # SIGXCPU: the CPU-time limit
+            return BotFault(kind, f"was killed by {name}", fatal=True)
         return BotFault("crash", f"exited with code {code}", fatal=True)
 
 

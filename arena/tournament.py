@@ -33,8 +33,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import os
 import random
 import re
+import shutil
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -376,26 +378,43 @@ class CommandBot(Bot):
 
 def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] | None:
     """A checked `command` (a non-empty list of strings), or None when there is none.
-    A relative program path ("./mybot") is taken from the tournament file's folder."""
+
+    The program must exist: a path ("./mybot") is taken from the tournament file's
+    folder, a bare name is looked up on PATH. Arguments naming files in that folder
+    (["python3", "bot.py"]) become absolute, since the bot runs in an empty directory."""
     if "command" not in table:
         return None
     command = table["command"]
     if not isinstance(command, list) or not command or not all(isinstance(a, str) and a for a in command):
         raise _KeyProblem(f"{where}.command", f"must be a non-empty list of strings, not {command!r}")
     program = command[0]
-    if "/" in program and not Path(program).is_absolute():
-        program = str((base / program).resolve())
-    return (program, *command[1:])
+    if "/" in program:
+        path = program if Path(program).is_absolute() else str((base / program).resolve())
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise _KeyProblem(f"{where}.command", f"{program!r} is not an executable file ({path})")
+        program = path
+    elif shutil.which(program) is None:
+        raise _KeyProblem(f"{where}.command", f"{program!r} is not a program on PATH")
+    arguments = [str((base / a).resolve()) if not Path(a).is_absolute() and (base / a).is_file() else a
+                 for a in command[1:]]
+    return (program, *arguments)
 
 
 def _command_version(command: tuple[str, ...]) -> str:
-    """A command bot's "version": a hash of its program file, so a changed program is
-    noticed on resume like a changed package version."""
-    program = Path(command[0])
-    try:
-        return "sha256:" + hashlib.sha256(program.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "unknown"
+    """A command bot's "version": a hash of the files its command names (the program
+    and any file arguments, e.g. a script), so a changed bot is noticed on resume like
+    a changed package version."""
+    digest = hashlib.sha256()
+    for part in command:
+        path = Path(part)
+        if path.is_absolute() and path.is_file():
+            try:
+                digest.update(path.read_bytes())
+            except OSError:
+                digest.update(part.encode())
+        else:
+            digest.update(part.encode())
+    return "sha256:" + digest.hexdigest()[:16]
 
 
 def _table(parent: dict[str, Any], key: str, prefix: str, required: bool = False) -> dict[str, Any]:

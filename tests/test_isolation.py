@@ -157,3 +157,31 @@ def test_a_shell_bot_plays_full_games_through_the_protocol(ruleset_id):
             assert host.bot_name == "first-legal"
     finally:
         host.close()
+
+
+@pytest.mark.parametrize("mode, kind", [("double", "garbage"), ("hangup", "crash"), ("signal", "crash")])
+def test_a_protocol_bot_that_answers_twice_hangs_up_or_dies_oddly_is_a_fault_not_a_failure(mode, kind):
+    host = ProcessHost([str(HERE / "rude.sh"), mode], LIMITS, name="rude")
+    started = time.monotonic()
+    try:
+        result = play_game(FLIP7, [Entrant(RandomBot, display="rude"), Entrant(RandomBot)], deal_seed=2,
+                           hosts=[host, InlineHost(RandomBot)], policy=POLICY, ask_forced=True)
+    finally:
+        host.close()
+    assert [f["kind"] for f in result.record["faults"]] == [kind]
+    assert time.monotonic() - started < 10  # a hung-up bot is stopped, not waited for
+    replay(result.record, FLIP7)
+
+
+def test_a_fault_after_the_game_is_recorded_without_changing_the_outcome(bot_env):
+    policy = FaultPolicy(on_fault="forfeit", time_per_decision=0.5, time_bank=0.5)
+    result, _ = play_with(bad.EndRaiser, bot_env, policy=policy)
+    assert [(f["kind"], f["decision"]) for f in result.record["faults"]] == [("error", None)]
+    assert result.record["forfeited"] == []
+    replay(result.record, FLIP7)
+
+
+def test_an_inline_bot_calling_exit_is_a_crash_fault():
+    result = play_game(FLIP7, [Entrant(bad.Quitter), Entrant(RandomBot)], deal_seed=1, policy=POLICY,
+                       ask_forced=True)
+    assert [f["kind"] for f in result.record["faults"]] == ["crash"]

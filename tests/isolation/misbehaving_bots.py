@@ -62,6 +62,23 @@ class Malformed(arena.Bot):
         return 42
 
 
+class EndRaiser(arena.Bot):
+    name = "end-raiser"
+
+    def act(self, observation):
+        return self.rng.choice(observation["legal_actions"])
+
+    def end(self, outcome):
+        raise RuntimeError("sore loser")
+
+
+class Quitter(arena.Bot):
+    name = "quitter"
+
+    def act(self, observation):
+        sys.exit(0)
+
+
 class Forker(arena.Bot):
     name = "forker"
 
@@ -107,5 +124,5 @@ def _read(path):
 
 @arena.hookimpl
 def register_bots(register):
-    for bot in (Hang, Raiser, Exiter, Hog, Chatty, Illegal, Malformed, Forker, Spy):
+    for bot in (Hang, Raiser, Exiter, Hog, Chatty, Illegal, Malformed, EndRaiser, Quitter, Forker, Spy):
         register(bot)

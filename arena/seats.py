@@ -33,6 +33,7 @@ from arena.errors import BotError, ConfigError
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode, encode
 
 PR_SET_PDEATHSIG = 1  # Linux prctl option
+FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
 FAULT_KINDS = ("crash", "timeout", "garbage", "illegal", "memory", "error")
 """crash: the process died or exited; timeout: no answer in time; garbage: not the
@@ -180,6 +181,9 @@ class ProcessHost(BotHost):
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            # No file it writes (its stderr log included) may outgrow this: a chatty bot
+            # cannot fill the disk; past it the bot dies of SIGXFSZ, a crash fault.
+            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
 
         try:
             self._proc = subprocess.Popen(

@@ -147,6 +147,7 @@ from typing import Any, Mapping
 from arena.errors import OptionError
 from arena.rules.base import GameState, Option, Ruleset, copy_rng, winner_standing
 from arena.rules.cards import TwoFacedTable
+from arena.rules.recall import RecallCache
 
 # -- constants -----------------------------------------------------------------
 
@@ -972,31 +973,13 @@ _EVEN_BITS = int("01" * MAX_SEATS, 2)
 
 # One replay per events list (a few lists kept): an ISMCTS bot samples many times from
 # the same, growing list, so the replay only ever runs over new events.
-_recall_cache: dict[tuple[int, int, int, int], tuple[list[dict[str, Any]], _Recall]] = {}
-_RECALL_CACHE_SIZE = 8
+_recall_cache = RecallCache(8)
 
 
 def _recall(observation: Mapping[str, Any], events: list[dict[str, Any]]) -> _Recall | None:
     """The replay of `events` for the observing seat, or None if it does not
     reproduce the observation's view."""
-    seat, players, count = observation["seat"], observation["players"], len(observation["options"]["deck"])
-    key = (id(events), seat, players, count)
-    hit = _recall_cache.get(key)
-    recall = hit[1] if hit is not None and hit[0] is events else None
-    if recall is None or recall.done > len(events) or recall.first is not events[0]:
-        recall = _Recall(players, seat, count)
-        recall.first = events[0]
-        if len(_recall_cache) >= _RECALL_CACHE_SIZE:
-            del _recall_cache[next(iter(_recall_cache))]
-        _recall_cache[key] = (events, recall)
-    recall.feed(events)
-    view = observation["view"]
-    if recall.checked is not view or recall.checked_at != recall.done:
-        # an ISMCTS bot samples many times from one observation: check it once
-        recall.ok = recall.matches(view)
-        recall.checked, recall.checked_at = view, recall.done
-        recall.memo = {}
-    return recall if recall.ok else None
+    return _recall_cache.get(observation, events, _Recall)
 
 
 class _Budget(Exception):

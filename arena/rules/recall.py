@@ -1,0 +1,47 @@
+"""A cache of event replays for determinization samplers (see `sample_state`).
+
+A search bot samples many states from one observation and one growing list of
+events. A sampler that replays those events to recover what every seat has seen
+keeps its replay here, per events list, and feeds it only the new events.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+
+class RecallCache:
+    """The replays of the last few events lists, each checked once per observation.
+
+    A replay object is made by ``make(players, seat, deck_size)`` and must offer
+    ``feed(events)`` (replay the events it has not seen), ``matches(view)`` (does the
+    replay reproduce this view), and the attributes ``done`` (events replayed),
+    ``first``, ``checked``, ``checked_at``, ``ok`` and ``memo`` that this cache manages.
+    """
+
+    def __init__(self, size: int = 8):
+        self.size = size
+        self._entries: dict[tuple[int, int, int, int], tuple[list[dict[str, Any]], Any]] = {}
+
+    def get(self, observation: Mapping[str, Any], events: list[dict[str, Any]],
+            make: Callable[[int, int, int], Any]) -> Any | None:
+        """The replay of `events` for the observing seat, or None if it does not
+        reproduce the observation's view."""
+        seat, players, count = observation["seat"], observation["players"], len(observation["options"]["deck"])
+        key = (id(events), seat, players, count)
+        hit = self._entries.get(key)
+        recall = hit[1] if hit is not None and hit[0] is events else None  # `is`: ids can be reused
+        if recall is None or recall.done > len(events) or recall.first is not events[0]:
+            recall = make(players, seat, count)
+            recall.first = events[0]
+            if len(self._entries) >= self.size:
+                del self._entries[next(iter(self._entries))]
+            self._entries[key] = (events, recall)
+        recall.feed(events)
+        view = observation["view"]
+        if recall.checked is not view or recall.checked_at != recall.done:
+            # a search bot samples many times from one observation: check it once
+            recall.ok = recall.matches(view)
+            recall.checked, recall.checked_at = view, recall.done
+            recall.memo = {}
+        return recall if recall.ok else None

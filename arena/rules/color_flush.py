@@ -147,7 +147,7 @@ from typing import Any, Mapping
 from arena.errors import OptionError
 from arena.rules.base import GameState, Option, Ruleset, copy_rng, winner_standing
 from arena.rules.cards import TwoFacedTable
-from arena.rules.recall import RecallCache
+from arena.rules.recall import AnonymousFaces, RecallCache
 
 # -- constants -----------------------------------------------------------------
 
@@ -823,7 +823,7 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     return state
 
 
-class _Recall:
+class _Recall(AnonymousFaces):
     """The public moves of a game replayed on anonymous cards for one seat.
 
     ``table`` is a `TwoFacedTable` whose faces are placeholders: its sides, hands,
@@ -925,26 +925,6 @@ class _Recall:
             return False
         return True
 
-    def _agrees(self, card: int, toward: str | None, away: str | None) -> bool:
-        side = self.table.side[card]
-        bits = self.table.seen[card] >> (2 * self.seat)
-        values = self.values[card]
-        for index, shown in ((side, toward), (1 - side, away)):
-            if (shown is not None) != bool(bits >> index & 1):
-                return False
-            if shown is not None:
-                if values[index] is not None and values[index] != shown:
-                    return False
-                values[index] = shown
-        return True
-
-    def _shown(self, card: int) -> tuple[str | None, str | None]:
-        """(toward, away) as this seat has seen them."""
-        side = self.table.side[card]
-        bits = self.table.seen[card] >> (2 * self.seat)
-        values = self.values[card]
-        return (values[side] if bits >> side & 1 else None,
-                values[1 - side] if bits >> (1 - side) & 1 else None)
 
     def buried(self) -> list[tuple[str | None, str | None]]:
         """The buried pile cards (bottom first) as (up, down) this seat remembers."""

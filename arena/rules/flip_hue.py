@@ -162,7 +162,7 @@ from typing import Any, Mapping, Sequence
 from arena.errors import OptionError
 from arena.rules.base import GameState, Option, Ruleset, copy_rng, winner_standing
 from arena.rules.cards import TwoFacedTable
-from arena.rules.recall import RecallCache
+from arena.rules.recall import AnonymousFaces, RecallCache
 from arena.rules.color_flush import assign_cards  # the shared card-matching search
 
 COLORS = ("red", "orange", "yellow", "green", "blue", "purple")
@@ -861,7 +861,7 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     return state
 
 
-class _Recall:
+class _Recall(AnonymousFaces):
     """The public moves of a game replayed on anonymous cards for one seat.
 
     ``table`` is a `TwoFacedTable` with placeholder faces whose sides, hands, piles
@@ -995,25 +995,6 @@ class _Recall:
                 return False
         return True
 
-    def _agrees(self, card: int, toward: str | None, away: str | None) -> bool:
-        side = self.table.side[card]
-        bits = self.table.seen[card] >> (2 * self.seat)
-        values = self.values[card]
-        for index, shown in ((side, toward), (1 - side, away)):
-            if (shown is not None) != bool(bits >> index & 1):
-                return False
-            if shown is not None:
-                if values[index] is not None and values[index] != shown:
-                    return False
-                values[index] = shown
-        return True
-
-    def _shown(self, card: int) -> tuple[str | None, str | None]:
-        side = self.table.side[card]
-        bits = self.table.seen[card] >> (2 * self.seat)
-        values = self.values[card]
-        return (values[side] if bits >> side & 1 else None,
-                values[1 - side] if bits >> (1 - side) & 1 else None)
 
     def buried(self, pile: str) -> list[tuple[str | None, str | None]]:
         """A pile's cards below its top (bottom first) as (up, down) this seat saw."""

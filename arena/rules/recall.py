@@ -45,3 +45,34 @@ class RecallCache:
             recall.checked, recall.checked_at = view, recall.done
             recall.memo = {}
         return recall if recall.ok else None
+
+
+class AnonymousFaces:
+    """What a replay learns about anonymous cards: ``values[card]`` holds each side's
+    face once some seat saw it, ``table`` the replayed TwoFacedTable, ``seat`` the
+    observer. Subclasses set those three."""
+
+    table: Any
+    seat: int
+    values: list[list[str | None]]
+
+    def _agrees(self, card: int, toward: str | None, away: str | None) -> bool:
+        side = self.table.side[card]
+        bits = self.table.seen[card] >> (2 * self.seat)
+        values = self.values[card]
+        for index, shown in ((side, toward), (1 - side, away)):
+            if (shown is not None) != bool(bits >> index & 1):
+                return False
+            if shown is not None:
+                if values[index] is not None and values[index] != shown:
+                    return False
+                values[index] = shown
+        return True
+
+    def _shown(self, card: int) -> tuple[str | None, str | None]:
+        """(toward, away) as this seat has seen them."""
+        side = self.table.side[card]
+        bits = self.table.seen[card] >> (2 * self.seat)
+        values = self.values[card]
+        return (values[side] if bits >> side & 1 else None,
+                values[1 - side] if bits >> (1 - side) & 1 else None)

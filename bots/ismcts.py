@@ -24,6 +24,14 @@ Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012):
   a ruleset without one (or with ``playout = "random"``). A Flip 7 playout also stops at
   the end of the current round. A finished game is scored from its standing; a cut-off
   position by a cheap per-ruleset evaluation of the determinized state (below).
+- At the root the playout policy's own choice (the *favourite*) gets a progressive-bias
+  bonus ``prior_weight * sqrt(N + 1) / (1 + n)`` (N: root visits, n: the favourite's), the
+  PUCT form with all of the prior on the favourite: the search spends most of its visits on
+  the heuristic's move and leaves it only for a move whose mean reward is clearly better.
+  With 200 iterations over Color Flush's many give/take moves, visits alone are too thin
+  to beat the heuristic's one- to two-ply lookahead: without the bonus ismcts won 11 of 36
+  games against color-flush-heuristic's 25 (12 deals x 3 rotations, seed 777, with random
+  as the third seat); with ``prior_weight = 1`` it won 20 to the heuristic's 14.
 - The move played is the root child with the most visits (ties: the playout policy's
   choice, then the first in legal order).
 
@@ -57,6 +65,8 @@ Parameters (all keyword, JSON values, for the tournament file's ``params``):
   decision; 0 with random playouts: the evaluation comes right after the tree's move),
   others 20): decisions of playout before the cut-off evaluation.
 - ``playout`` ("heuristic", the default, or "random"): the playout policy.
+- ``prior_weight`` (float, default 1.0): the root bonus of the playout policy's choice
+  (above); 0 is plain ISMCTS. With ``playout = "random"`` there is no favourite.
 
 It uses only its observation, the public rules API (``sample_state``, ``legal_actions``,
 ``apply``, ``current_seat``, ``is_terminal``, ``outcome``, ``view``, ``take_events``), the
@@ -113,7 +123,8 @@ class ISMCTSBot(arena.Bot):
     time_dependent = False
 
     def __init__(self, iterations: int = 200, time_per_move: float | None = None,
-                 exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic"):
+                 exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic",
+                 prior_weight: float = 1.0):
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
         if time_per_move is not None and (isinstance(time_per_move, bool)
@@ -124,6 +135,8 @@ class ISMCTSBot(arena.Bot):
         if playout_depth is not None and (isinstance(playout_depth, bool) or not isinstance(playout_depth, int)
                                           or playout_depth < 0):
             raise ValueError(f"playout_depth must be a non-negative integer, not {playout_depth!r}")
+        if isinstance(prior_weight, bool) or not isinstance(prior_weight, (int, float)) or prior_weight < 0:
+            raise ValueError(f"prior_weight must be a non-negative number, not {prior_weight!r}")
         if playout not in ("heuristic", "random"):
             raise ValueError(f'playout must be "heuristic" or "random", not {playout!r}')
         self.iterations = iterations
@@ -132,6 +145,7 @@ class ISMCTSBot(arena.Bot):
         self.exploration = float(exploration)
         self.playout_depth = playout_depth
         self.playout = playout
+        self.prior_weight = float(prior_weight)
         self.depth = 0
         self.policy: type | None = None
         self.prior: type | None = None
@@ -208,6 +222,8 @@ class ISMCTSBot(arena.Bot):
             choice = adviser.act(fresh_copy(observation))
             if choice in legal:
                 favourite = choice
+        bias = self.prior_weight
+        favourite_child = None
         deadline = None if self.time_per_move is None else time.perf_counter() + self.time_per_move
         iteration = 0
         while True:
@@ -237,6 +253,8 @@ class ISMCTSBot(arena.Bot):
                         continue
                     child.avail += 1
                     value = child.reward / child.visits + c * sqrt(log(child.avail) / child.visits)
+                    if child is favourite_child:
+                        value += bias * sqrt(root.visits + 1) / (1 + child.visits)
                     if value > best_value:
                         best, best_value, best_action = child, value, action
                 if untried:
@@ -246,6 +264,8 @@ class ISMCTSBot(arena.Bot):
                         action = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     child = _Node(seat)
                     children[(seat, action)] = child
+                    if node is root and action == favourite and bias:
+                        favourite_child = child
                     state.apply(action)
                     path.append(child)
                     break
@@ -273,6 +293,7 @@ class ISMCTSBot(arena.Bot):
                     break
             rewards = outcome_rewards(state.outcome()) if state.is_terminal() else evaluate(state, me)
             # backpropagation
+            root.visits += 1
             for visited in path:
                 visited.visits += 1
                 visited.reward += rewards[visited.seat]

@@ -52,7 +52,8 @@ def test_it_is_deterministic_with_a_fixed_iteration_count():
 
 def test_a_different_bot_seed_changes_its_search():
     ruleset = REGISTRY.ruleset("flip-7").cls
-    entrants = [Entrant(ISMCTSBot, {"iterations": 3, "playout_depth": 2}), Entrant(RandomBot)]
+    entrants = [Entrant(ISMCTSBot, {"iterations": 3, "playout_depth": 2, "prior_weight": 0.0}),
+                Entrant(RandomBot)]
     runs = {tuple(map(tuple, play_game(ruleset, entrants, 5, options=SHORT["flip-7"],
                                        bot_seeds=[s, 0]).record["decisions"])) for s in range(6)}
     assert len(runs) > 1
@@ -103,7 +104,8 @@ def test_time_per_move_bounds_the_search_and_marks_the_instance():
 
 
 @pytest.mark.parametrize("params", [{"iterations": 0}, {"iterations": 1.5}, {"time_per_move": 0},
-                                    {"playout": "greedy"}, {"exploration": -1}, {"playout_depth": -1}])
+                                    {"playout": "greedy"}, {"exploration": -1}, {"playout_depth": -1},
+                                    {"prior_weight": -0.5}, {"prior_weight": True}])
 def test_bad_params_are_refused(params):
     with pytest.raises(ValueError):
         ISMCTSBot(**params)
@@ -121,3 +123,36 @@ def test_rewards_rank_seats_and_count_ties_as_half():
 def test_random_playouts_also_play_legally(ruleset_id):
     result = play(ruleset_id, 1, 3, 21, {"iterations": 6, "playout": "random"})
     assert result.record["faults"] == [] and result.state.is_terminal()
+
+
+class _Witness(ISMCTSBot):
+    """ismcts that also notes what flip7-threshold (deterministic) would play."""
+
+    def act(self, observation):
+        from arena_bots.flip7_threshold import Flip7ThresholdBot
+
+        adviser = Flip7ThresholdBot()
+        adviser.rng = random.Random(0)
+        adviser.start({"ruleset": observation["ruleset"], "seat": observation["seat"],
+                       "players": observation["players"], "options": observation["options"]})
+        expected = adviser.act(dict(observation, events=[]))
+        action = super().act(observation)
+        if len(observation["legal_actions"]) > 1:
+            WITNESSED.append((expected, action))
+        return action
+
+
+WITNESSED: list[tuple[str, str]] = []
+
+
+@pytest.mark.parametrize("weight, agrees", [(1e9, True), (0.0, False)])
+def test_the_prior_weight_pulls_the_search_toward_the_heuristic_choice(weight, agrees):
+    WITNESSED.clear()
+    for seed in range(4):
+        ruleset = REGISTRY.ruleset("flip-7").cls
+        play_game(ruleset, [Entrant(_Witness, {"iterations": 30, "prior_weight": weight}), Entrant(RandomBot)],
+                  seed, options=SHORT["flip-7"])
+    assert len(WITNESSED) >= 10
+    same = sum(expected == action for expected, action in WITNESSED)
+    # an overwhelming bonus: always the heuristic's move; none: the search disagrees sometimes
+    assert (same == len(WITNESSED)) is agrees

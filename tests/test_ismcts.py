@@ -156,3 +156,14 @@ def test_the_prior_weight_pulls_the_search_toward_the_heuristic_choice(weight, a
     same = sum(expected == action for expected, action in WITNESSED)
     # an overwhelming bonus: always the heuristic's move; none: the search disagrees sometimes
     assert (same == len(WITNESSED)) is agrees
+
+
+def test_the_default_prior_weight_is_per_ruleset_and_a_given_one_wins():
+    def bias(ruleset_id, **params):
+        bot = ISMCTSBot(**params)
+        bot.rng = random.Random(0)
+        bot.start({"ruleset": ruleset_id, "seat": 0, "players": 3, "options": {}})
+        return bot.bias
+    assert bias("color-flush") == bias("flip-hue") == 1.0
+    assert bias("flip-7") == bias("uno-flip") == 0.0
+    assert bias("flip-7", prior_weight=2) == 2.0 and bias("color-flush", prior_weight=0) == 0.0

@@ -180,8 +180,12 @@ class GameState(ABC):
 
     def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
         """Record `event` as witnessed identically by `to` (default: every seat)."""
-        for seat in range(self.players) if to is None else to:
-            self._pending[seat].append(event)
+        if to is None:
+            for pending in self._pending:
+                pending.append(event)
+        else:
+            for seat in to:
+                self._pending[seat].append(event)
         self.god_log.append(event)
 
     def emit_split(self, seat: int, mine: dict[str, Any], others: dict[str, Any] | None,

@@ -26,6 +26,10 @@ import random
 from typing import Sequence
 
 
+# Per card, per side toward its holder, per bitmask of sides seen: a card view (see `_views_for`).
+_ViewTable = tuple[tuple[tuple[dict[str, str | None], ...], ...], ...]
+
+
 class TwoFacedTable:
     """The cards of one game: which side of each is toward its holder or up, the
     hands, the piles, and who has seen which side of which card."""
@@ -39,8 +43,14 @@ class TwoFacedTable:
         self.piles: dict[str, list[int]] = {}
         # Bits of `seen` meaning "every seat has seen side 0 / side 1".
         self._everyone = tuple(sum(1 << (2 * s + side) for s in range(players)) for side in (0, 1))
+        # Bits of `seen` that a held card shows, per holder and side toward it: that side
+        # to the holder, the other side to every other seat.
+        self._held_bits = tuple(tuple((1 << (2 * holder + toward))
+                                 | (self._everyone[1 - toward] & ~(1 << (2 * holder + 1 - toward)))
+                                 for toward in (0, 1))
+                           for holder in range(players))
         self._view_faces: tuple[tuple[str, str], ...] | None = None  # what _view_table was built for
-        self._view_table: tuple[tuple[dict[str, str | None], ...], ...] = ()
+        self._view_table: _ViewTable = ()
 
     def clone(self) -> TwoFacedTable:
         """An independent copy (faces are immutable and shared)."""
@@ -51,7 +61,7 @@ class TwoFacedTable:
         twin.seen = self.seen.copy()
         twin.hands = [hand.copy() for hand in self.hands]
         twin.piles = {name: pile.copy() for name, pile in self.piles.items()}
-        twin._everyone = self._everyone
+        twin._everyone, twin._held_bits = self._everyone, self._held_bits
         twin._view_faces, twin._view_table = self._view_faces, self._view_table
         return twin
 
@@ -82,13 +92,27 @@ class TwoFacedTable:
 
     def hand_view(self, holder: int, viewer: int) -> list[dict[str, str | None]]:
         """The cards of `holder`'s hand in order, as `viewer` knows them."""
+        return self._known_hands((self.hands[holder],), viewer)[0]
+
+    def hands_view(self, viewer: int) -> list[list[dict[str, str | None]]]:
+        """Every hand, seats in order, as `viewer` knows it (`hand_view` of each)."""
+        return self._known_hands(self.hands, viewer)
+
+    def _known_hands(self, hands: Sequence[list[int]], viewer: int) -> list[list[dict[str, str | None]]]:
+        """`card_view` of every card of `hands`, as one list per hand."""
         if TwoFacedTable.card_view is not _CARD_VIEW:  # a replaced card_view is the definition
-            return [self.card_view(card, viewer) for card in self.hands[holder]]
+            return [[self.card_view(card, viewer) for card in hand] for hand in hands]
         # The hot path of every observation: the same dicts as `card_view`, copied from
         # a per-card table of its 8 possible answers (side toward x sides seen).
         views = self._view_table if self._view_faces is self.faces else self._build_views()
-        side, seen, shift = self.side, self.seen, 2 * viewer
-        return [views[card][side[card] << 2 | (seen[card] >> shift & 3)].copy() for card in self.hands[holder]]
+        side, seen, sides_seen = self.side, self.seen, _sides_seen(self.players, viewer)
+        known = []
+        for hand in hands:
+            row = []
+            for card in hand:
+                row.append(views[card][side[card]][sides_seen[seen[card]]].copy())
+            known.append(row)
+        return known
 
     def top_view(self, pile: str, viewer: int) -> dict[str, str | None] | None:
         """``{"up", "down"}`` of a pile's top card as `viewer` knows it, or None."""
@@ -100,10 +124,10 @@ class TwoFacedTable:
             view = self.card_view(card, viewer)
             return {"up": view["face"], "down": view["back"]}
         views = self._view_table if self._view_faces is self.faces else self._build_views()
-        face, back = views[card][self.side[card] << 2 | (self.seen[card] >> 2 * viewer & 3)].values()
+        face, back = views[card][self.side[card]][self.seen[card] >> 2 * viewer & 3].values()
         return {"up": face, "down": back}
 
-    def _build_views(self) -> tuple[tuple[dict[str, str | None], ...], ...]:
+    def _build_views(self) -> _ViewTable:
         """Make `_view_table` (shared by clones and by every table of the same deck)."""
         self._view_table = _views_for(self.faces)
         self._view_faces = self.faces
@@ -132,9 +156,7 @@ class TwoFacedTable:
 
     def _show_held(self, holder: int, card: int) -> None:
         # The holder sees the face; every other seat sees the back.
-        toward = self.side[card]
-        away = 1 - toward
-        self.seen[card] |= (1 << (2 * holder + toward)) | (self._everyone[away] & ~(1 << (2 * holder + away)))
+        self.seen[card] |= self._held_bits[holder][self.side[card]]
 
     def _show_top(self, pile: str) -> None:
         cards = self.piles[pile]
@@ -266,12 +288,37 @@ _CARD_VIEW = TwoFacedTable.card_view
 
 
 @functools.lru_cache(maxsize=32)
-def _views_for(faces: tuple[tuple[str, str], ...]) -> tuple[tuple[dict[str, str | None], ...], ...]:
-    """``[card][side << 2 | known]``: `card_view`'s answer for `card` with `side` toward
-    its holder, to a viewer who has seen the sides in bitmask `known` (8 per card).
+def _views_for(faces: tuple[tuple[str, str], ...]) -> _ViewTable:
+    """``[card][side][known]``: `card_view`'s answer for `card` with `side` toward its
+    holder, to a viewer who has seen the sides in bitmask `known` (8 per card).
     Built once per deck; callers copy the dicts they hand out."""
     return tuple(
-        tuple({"face": sides[toward], "back": sides[1 - toward]}
-              for toward in (0, 1) for known in range(4)
-              for sides in [(a if known & 1 else None, b if known & 2 else None)])
+        tuple(tuple({"face": sides[toward], "back": sides[1 - toward]}
+                    for known in range(4)
+                    for sides in [(a if known & 1 else None, b if known & 2 else None)])
+              for toward in (0, 1))
         for a, b in faces)
+
+
+_SIDES_SEEN_TABLE_PLAYERS = 8  # up to here a full table (4 ** 8 entries); beyond, a lazy dict
+
+
+class _LazySidesSeen(dict):
+    """`_sides_seen` for big tables: filled as bitmasks come up."""
+
+    def __init__(self, shift: int):
+        super().__init__()
+        self.shift = shift
+
+    def __missing__(self, bits: int) -> int:
+        known = self[bits] = bits >> self.shift & 3
+        return known
+
+
+@functools.lru_cache(maxsize=64)
+def _sides_seen(players: int, viewer: int) -> Sequence[int]:
+    """``[seen] == seen >> 2 * viewer & 3``: which sides `viewer` has seen, for any `seen`
+    bitmask of `players` seats. Hot path: one lookup is cheaper than two shifts."""
+    if players > _SIDES_SEEN_TABLE_PLAYERS:
+        return _LazySidesSeen(2 * viewer)
+    return tuple(bits >> 2 * viewer & 3 for bits in range(4 ** players))

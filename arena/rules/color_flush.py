@@ -140,12 +140,13 @@ Decisions where the rulings are silent
 
 from __future__ import annotations
 
+import functools
 import random
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from arena.errors import OptionError
-from arena.rules.base import GameState, Option, Ruleset, copy_rng, winner_standing
+from arena.rules.base import GameState, Option, Ruleset, copy_rng, plain_copy, winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.recall import AnonymousFaces, RecallCache
 
@@ -205,6 +206,13 @@ for _p in range(HAND_MAX):
 for _s in range(MAX_SEATS):
     _PARSE[_SWAP[_s]] = (_K_SWAP, _s, 0)
 del _p, _s
+
+
+@functools.lru_cache(maxsize=None)
+def _gives(size: int, receivers: tuple[int, ...]) -> tuple[str, ...]:
+    """The give action's forms from a hand of `size` cards, in legal order: per
+    position, ``place:p`` then ``give:p:s`` for each of `receivers`."""
+    return tuple(name for pos in range(size) for name in (_PLACE[pos], *(_GIVE[pos][s] for s in receivers)))
 
 
 # -- the ruleset -----------------------------------------------------------------
@@ -296,6 +304,10 @@ class ColorFlush(Ruleset):
         return super().describe_event(event)
 
 
+# event types sent to every seat alike whose values are all scalars (a shallow copy is fresh)
+_SCALAR_EVENTS = frozenset({"turn", "no_swap", "end"})
+
+
 def _card_text(card: Mapping[str, Any]) -> str:
     if "up" in card:
         return f"{card.get('up')}/{card.get('down')}"
@@ -310,6 +322,10 @@ class ColorFlushState(GameState):
     The cards live on a `TwoFacedTable` (`self.table`, pile ``"draw"``).
     ``self.codes[card]`` holds the two faces' codes (color > 0, white 0, black -1),
     derived from ``table.faces`` by `_recode` (call it again after changing faces).
+
+    Events: every queued event is its seat's own object (`emit` queues a copy per
+    seat; the card events are built per seat), so `take_events` hands the queue
+    over without copying it.
     """
 
     ruleset = ColorFlush
@@ -391,12 +407,8 @@ class ColorFlushState(GameState):
         size = len(hands[me])
         left = self.left
         if left & GIVE and size > HAND_MIN:
-            receivers = [s for s in range(self.players) if s != me and len(hands[s]) < HAND_MAX]
-            for pos in range(size):
-                acts.append(_PLACE[pos])
-                gives = _GIVE[pos]
-                for s in receivers:
-                    acts.append(gives[s])
+            receivers = tuple(s for s in range(self.players) if s != me and len(hands[s]) < HAND_MAX)
+            acts.extend(_gives(size, receivers))
         if left & TAKE and size < HAND_MAX:
             for s in range(self.players):
                 if s != me:
@@ -465,7 +477,7 @@ class ColorFlushState(GameState):
 
     def _flip(self, me: int, pos: int) -> None:
         card = self.table.flip_card(me, pos)
-        self._emit_cards({"type": "flip", "seat": me, "pos": pos}, "card", lambda v: self._held_view(card, v))
+        self._emit_card({"type": "flip", "seat": me, "pos": pos}, card)
         self._resolve(me)
         self._check_wins()
 
@@ -473,8 +485,7 @@ class ColorFlushState(GameState):
         table = self.table
         card = table.remove(victim, pos)
         table.add(me, card, transferred=True)
-        self._emit_cards({"type": "take", "seat": me, "from": victim, "pos": pos}, "card",
-                         lambda v: self._held_view(card, v))
+        self._emit_card({"type": "take", "seat": me, "from": victim, "pos": pos}, card)
         self._resolve(me)
         self._check_wins()
 
@@ -497,15 +508,14 @@ class ColorFlushState(GameState):
 
     def _give(self, me: int, pos: int, receiver: int) -> None:
         card = self.table.give(me, pos, receiver)
-        self._emit_cards({"type": "give", "seat": me, "pos": pos, "to": receiver}, "card",
-                         lambda v: self._held_view(card, v))
+        self._emit_card({"type": "give", "seat": me, "pos": pos, "to": receiver}, card)
         self._resolve(receiver)
         self._check_wins()
 
     def _place(self, me: int, pos: int) -> None:
         table = self.table
         card = table.place(me, pos, PILE, up="face")
-        self._emit_cards({"type": "place", "seat": me, "pos": pos}, "card", lambda v: self._pile_view(card, v))
+        self._emit_card({"type": "place", "seat": me, "pos": pos}, card, pile=True)
         if self._check_wins():
             return
         if self.codes[card][table.side[card]] == CODE_WHITE:
@@ -553,8 +563,7 @@ class ColorFlushState(GameState):
         for pos, card in enumerate(hand):
             if codes[card][side[card]] == CODE_BLACK:
                 table.flip_card(seat, pos)
-                self._emit_cards({"type": "black_flip", "seat": seat, "pos": pos}, "card",
-                                 lambda v, card=card: self._held_view(card, v))
+                self._emit_card({"type": "black_flip", "seat": seat, "pos": pos}, card)
 
     # -- winning -----------------------------------------------------------------------
 
@@ -616,7 +625,7 @@ class ColorFlushState(GameState):
             "max_turns": self.max_turns,
             "awaiting": awaiting,
             "actions_left": left,
-            "hands": [table.hand_view(holder, seat) for holder in range(self.players)],
+            "hands": table.hands_view(seat),
             "hand_sizes": [len(hand) for hand in table.hands],
             "draw_pile": {"size": len(pile), "top": table.top_view(PILE, seat)},
             "winner": self.winner,
@@ -641,25 +650,47 @@ class ColorFlushState(GameState):
 
     # -- event helpers -------------------------------------------------------------------
 
+    def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
+        """As `GameState.emit`, but each seat gets its own copy, so that `take_events`
+        need not copy."""
+        flat = event["type"] in _SCALAR_EVENTS
+        for seat in range(self.players) if to is None else to:
+            self._pending[seat].append(event.copy() if flat else plain_copy(event))
+        self.god_log.append(event)
+
+    def take_events(self, seat: int) -> list[dict[str, Any]]:
+        """As `GameState.take_events`; the queued events are this seat's own objects,
+        which the engine holds nowhere else (see the class docstring)."""
+        pending = self._pending[seat]
+        if not pending:
+            return []
+        self._pending[seat] = []
+        return pending
+
     def _held_view(self, card: int, viewer: int | None) -> dict[str, str | None]:
         if viewer is None:
             return {"face": self.table.face(card), "back": self.table.back(card)}
         return self.table.card_view(card, viewer)
 
-    def _pile_view(self, card: int, viewer: int | None) -> dict[str, str | None]:
-        if viewer is None:
-            return {"up": self.table.face(card), "down": self.table.back(card)}
-        seen = self.table.card_view(card, viewer)
-        return {"up": seen["face"], "down": seen["back"]}
-
-    def _emit_cards(self, base: dict[str, Any], key: str, describe) -> None:
-        """Emit `base` to every seat with `key` set to the card as that seat knows it."""
+    def _emit_card(self, base: dict[str, Any], card: int, pile: bool = False) -> None:
+        """Emit `base` to every seat with ``card`` = the card as that seat knows it:
+        ``{"face", "back"}`` relative to its holder, or ``{"up", "down"}`` on the pile
+        (`pile`); the god log gets both sides."""
+        table = self.table
+        toward = table.side[card]
+        face, back = table.faces[card][toward], table.faces[card][1 - toward]
+        keys = ("up", "down") if pile else ("face", "back")
+        known = table.seen[card]
+        pending = self._pending
+        # hot path: `card_view` inlined (bit 2*viewer + side of `seen`: viewer saw that side)
         for viewer in range(self.players):
+            bits = known >> (2 * viewer)
             event = dict(base)
-            event[key] = describe(viewer)
-            self._pending[viewer].append(event)
+            event["card"] = {keys[0]: face if bits >> toward & 1 else None,
+                             keys[1]: back if bits >> (1 - toward) & 1 else None}
+            pending[viewer].append(event)
         god = dict(base)
-        god[key] = describe(None)
+        god["card"] = {keys[0]: face, keys[1]: back}
         self.god_log.append(god)
 
 

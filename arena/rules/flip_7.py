@@ -150,7 +150,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from arena.errors import OptionError
 from arena.rules.base import GameState, Option, Ruleset, copy_rng, standing_from_scores
@@ -187,6 +187,10 @@ STATUS_NAMES = ("active", "stayed", "busted", "frozen", "flip7")
 F_DEAL, F_FLIP_THREE, F_HAND_OUT = range(3)
 
 HIT_STAY = "hit-or-stay"
+
+# event types whose values are all scalars: a seat's copy is a shallow dict copy
+_SCALAR_EVENTS = frozenset({"round-start", "card", "set-aside", "stay", "bust", "flip-7",
+                            "second-chance-used", "give", "reshuffle", "deck-empty"})
 
 
 def deck_for(players: int) -> list[str]:
@@ -299,9 +303,17 @@ class Flip7State(GameState):
     cards_left, set_aside_cards]``, ``[F_HAND_OUT, seat, cards]``. `decision` is None
     (a hit-or-stay turn of `turn_seat`) or ``(kind, seat, card)`` for a card that
     `seat` must give to someone.
+
+    `view` reports the deck and the set-aside pile as card counts; counting 94 cards
+    per view dominated play, so the counts are kept as caches: `_unseen_counts` (the
+    deck) is updated on every draw, `_set_aside_counts` is recounted after the pile
+    changed. None means "count again"; the class default None serves states built
+    without `__init__` (the sampler's).
     """
 
     ruleset = Flip7
+    _unseen_counts: dict[str, int] | None = None
+    _set_aside_counts: dict[str, int] | None = None
 
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
         super().__init__(players, options, rng)
@@ -327,6 +339,7 @@ class Flip7State(GameState):
         self.second_chance: list[bool] = [False] * n
         self.status: list[int] = [ACTIVE] * n
         self.undealt_frozen: list[bool] = [False] * n   # frozen before their deal card: 0
+        self._scores: list[int | None] = [None] * n    # `_round_score` cache; None: compute
         self.stack: list[list[Any]] = []
         self.decision: tuple[str, int, str] | None = None
         self.turn_seat: int | None = None
@@ -347,9 +360,10 @@ class Flip7State(GameState):
             except ValueError:
                 raise ValueError(f"stack_deck: no {card!r} left in the deck") from None
         if exact:
-            self.set_aside.extend(self.deck)
+            self._put_aside(self.deck)
             self.deck.clear()
         self.deck.extend(reversed(cards_top_first))
+        self._unseen_counts = None
 
     def start(self) -> None:
         """Deal round 1 (or the next round) and run to the first decision."""
@@ -493,9 +507,18 @@ class Flip7State(GameState):
                 return None
             deck.extend(self.set_aside)
             self.set_aside.clear()
+            self._unseen_counts = self._set_aside_counts = None
             self.rng.shuffle(deck)
             self.emit({"type": "reshuffle", "cards": len(deck)})
-        return deck.pop()
+        card = deck.pop()
+        unseen = self._unseen_counts
+        if unseen is not None:
+            left = unseen[card] - 1
+            if left:
+                unseen[card] = left
+            else:
+                del unseen[card]   # zero counts are left out (see `card_counts`)
+        return card
 
     def _deal_to(self, seat: int, source: str, flip_three: list[Any] | None) -> None:
         """`seat` takes the top card and it takes effect. `flip_three` is the Flip
@@ -505,6 +528,7 @@ class Flip7State(GameState):
             self.emit({"type": "deck-empty"})
             self._round_end = "no-cards"
             return
+        self._scores[seat] = None   # the card may change the row's score
         self.emit({"type": "card", "seat": seat, "card": card, "source": source})
         kind = KIND[card]
         if kind == K_NUMBER:
@@ -512,8 +536,7 @@ class Flip7State(GameState):
             if self.masks[seat] & bit:
                 if self.second_chance[seat]:
                     self.second_chance[seat] = False
-                    self.set_aside.append("second-chance")
-                    self.set_aside.append(card)
+                    self._put_aside(("second-chance", card))
                     self.emit({"type": "second-chance-used", "seat": seat, "card": card})
                 else:
                     self.numbers[seat].append(NUMBER_VALUE[card])
@@ -556,6 +579,7 @@ class Flip7State(GameState):
         elif kind == "freeze":
             self.actions[target].append(kind)
             self.status[target] = FROZEN
+            self._scores[target] = None   # `undealt_frozen` may change
             deal = self.stack[0] if self.stack and self.stack[0][0] == F_DEAL else None
             if deal is not None and target in deal[1][deal[2]:]:
                 self.undealt_frozen[target] = True   # the ruling: out of the round with 0
@@ -565,18 +589,30 @@ class Flip7State(GameState):
             self.stack.append([F_FLIP_THREE, target, 3, []])
         self.emit(event)
 
-    def _discard(self, seat: int, cards: list[str], reason: str) -> None:
+    def _put_aside(self, cards: Iterable[str]) -> None:
+        """Add `cards` to the set-aside pile (the only way cards join it)."""
         self.set_aside.extend(cards)
+        self._set_aside_counts = None
+
+    def _discard(self, seat: int, cards: list[str], reason: str) -> None:
+        self._put_aside(cards)
         self.emit({"type": "discard", "seat": seat, "cards": list(cards), "reason": reason})
         cards.clear()
 
     # -- scoring and the end of a round -------------------------------------------------
 
     def _round_score(self, seat: int) -> int:
-        status = self.status[seat]
-        if status == BUSTED or self.undealt_frozen[seat]:
-            return 0
-        return row_score(self.numbers[seat], self.modifiers[seat], status == FLIPPED_7)
+        """`seat`'s score this round so far (0 if busted or frozen before its deal card),
+        cached until its row changes: every view shows every row's score."""
+        score = self._scores[seat]
+        if score is None:
+            status = self.status[seat]
+            if status == BUSTED or self.undealt_frozen[seat]:
+                score = 0
+            else:
+                score = row_score(self.numbers[seat], self.modifiers[seat], status == FLIPPED_7)
+            self._scores[seat] = score
+        return score
 
     def _end_round(self) -> None:
         reason = self._round_end
@@ -588,7 +624,7 @@ class Flip7State(GameState):
         self.rounds_played = self.round
         self.emit({"type": "round-end", "round": self.round, "scores": scores,
                    "totals": list(totals), "reason": reason})
-        pile = self.set_aside
+        pile = []
         for s in range(n):
             pile.extend(NUMBERS[v] for v in self.numbers[s])
             pile.extend(self.modifiers[s])
@@ -600,6 +636,7 @@ class Flip7State(GameState):
                 pile.extend(frame[3])
             elif frame[0] == F_HAND_OUT:
                 pile.extend(frame[2])
+        self._put_aside(pile)
         self._clear_round()
         top = max(totals)
         if top >= self.target_score and totals.count(top) == 1:
@@ -641,8 +678,8 @@ class Flip7State(GameState):
         if self.over:
             phase, decision = "over", None
         else:
-            in_deal = any(frame[0] == F_DEAL for frame in self.stack)
-            phase = "deal" if in_deal else "play"
+            stack = self.stack   # a deal frame is always the bottom one
+            phase = "deal" if stack and stack[0][0] == F_DEAL else "play"
             decision = self.decision[0] if self.decision is not None else HIT_STAY
         pending = []
         for frame in self.stack:
@@ -663,20 +700,32 @@ class Flip7State(GameState):
             "rows": rows,
             "totals": list(self.totals),
             "deck_size": len(self.deck),
-            "set_aside": card_counts(self.set_aside),
-            "unseen": card_counts(self.deck),
+            "set_aside": self._set_aside_counts_now().copy(),
+            "unseen": self._unseen_counts_now().copy(),
             "pending": pending,
             "target_score": self.target_score,
         }
 
+    def _unseen_counts_now(self) -> dict[str, int]:
+        """`card_counts` of the deck, from the cache (the engine's own dict: copy it)."""
+        if self._unseen_counts is None:
+            self._unseen_counts = card_counts(self.deck)
+        return self._unseen_counts
+
+    def _set_aside_counts_now(self) -> dict[str, int]:
+        """`card_counts` of the set-aside pile, from the cache (the engine's own dict: copy it)."""
+        if self._set_aside_counts is None:
+            self._set_aside_counts = card_counts(self.set_aside)
+        return self._set_aside_counts
+
     def take_events(self, seat: int) -> list[dict[str, Any]]:
-        """As `GameState.take_events`, with a copy specialised to Flip 7's flat events
+        """As `GameState.take_events`, with a copy specialised to Flip 7's events
         (scalar values and lists of scalars): the generic deep copy dominated play."""
         pending = self._pending[seat]
         if not pending:
             return []
         self._pending[seat] = []
-        return [{key: value.copy() if type(value) is list else value for key, value in event.items()}
+        return [event.copy() if event["type"] in _SCALAR_EVENTS else _copy_event(event)
                 for event in pending]
 
     # -- copies and checks ------------------------------------------------------------------
@@ -688,6 +737,8 @@ class Flip7State(GameState):
         twin.rng = copy_rng(self.rng)
         twin.deck = self.deck.copy()
         twin.set_aside = self.set_aside.copy()
+        twin._unseen_counts = _copy_counts(self._unseen_counts)
+        twin._set_aside_counts = _copy_counts(self._set_aside_counts)
         twin.totals = self.totals.copy()
         twin.numbers = [row.copy() for row in self.numbers]
         twin.masks = self.masks.copy()
@@ -696,6 +747,7 @@ class Flip7State(GameState):
         twin.second_chance = self.second_chance.copy()
         twin.status = self.status.copy()
         twin.undealt_frozen = self.undealt_frozen.copy()
+        twin._scores = self._scores.copy()
         twin.stack = [_copy_frame(frame) for frame in self.stack]
         twin._legal = None
         twin._reset_events()
@@ -729,6 +781,15 @@ def card_counts(cards: list[str]) -> dict[str, int]:
     """{card: count} in the canonical card order, zero counts left out."""
     counts = Counter(cards)                   # counted in C
     return {card: counts[card] for card in CARD_ORDER if card in counts}
+
+
+def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of an event whose values are scalars or lists of scalars."""
+    return {key: value.copy() if type(value) is list else value for key, value in event.items()}
+
+
+def _copy_counts(counts: dict[str, int] | None) -> dict[str, int] | None:
+    return None if counts is None else counts.copy()
 
 
 def _copy_frame(frame: list[Any]) -> list[Any]:

@@ -156,6 +156,7 @@ Decisions where the seed and the rulings are silent
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any, Mapping, Sequence
 
@@ -299,9 +300,17 @@ class FlipHue(Ruleset):
 
 
 class FlipHueState(GameState):
-    """A Flip Hue game in progress (engine state; never shown to a bot)."""
+    """A Flip Hue game in progress (engine state; never shown to a bot).
+
+    Events: every queued event is its seat's own object (`emit` queues a copy per
+    seat; `_emit_card` and `_emit_hand` build one per seat), so `take_events` hands
+    the queue over without copying it.
+    """
 
     ruleset = FlipHue
+    # per viewer, the (top, bottom) of every faction card as it knows them: fixed
+    # once dealt (faction cards never move), so cached; None: not built yet
+    _faction_sides: list[tuple[tuple[str | None, str | None], ...] | None] | None = None
 
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
         super().__init__(players, options, rng)
@@ -342,7 +351,7 @@ class FlipHueState(GameState):
                 kept = fit_for_faction((top, bottom))
                 mine = {"type": "faction", "seat": seat, "top": top, "bottom": bottom, "kept": kept}
                 others = {"type": "faction", "seat": seat, "top": top, "kept": kept}
-                self.emit_split(seat, mine, others)
+                self.emit_each([mine.copy() if s == seat else others.copy() for s in everyone], mine)
                 if kept:
                     self.faction[seat] = card
                     break
@@ -403,6 +412,7 @@ class FlipHueState(GameState):
         self.turn = turn
         self.winner = None
         self.reason = ""
+        self._faction_sides = None
         self._reset_events()
         self._refill()
         self._start_turn()
@@ -473,26 +483,15 @@ class FlipHueState(GameState):
         if step == PUSH:
             me = self.active
             hand = table.hands[me]
-            others = [s for s in range(self.players) if s != me]
-            for pos in range(len(hand)):
-                row = _GIVE[pos]
-                for seat in others:
-                    name, parsed = row[seat]
-                    acts[name] = parsed
+            acts.update(_gives(self.players, me, len(hand)))
             for pos, card in enumerate(hand):
                 if faces[card][side[card]] == FLIP:
-                    row = _FLIP[pos]
-                    for seat in range(self.players):
-                        name, parsed = row[seat]
-                        acts[name] = parsed
+                    acts.update(_flips(self.players, pos))
         elif step == PULL:
             me = self.active
             for seat in range(self.players):
                 if seat != me:
-                    column = _PULL[seat]
-                    for pos in range(len(table.hands[seat])):
-                        name, parsed = column[pos]
-                        acts[name] = parsed
+                    acts.update(_pulls(seat, len(table.hands[seat])))
         elif step == ANSWER:
             acts["allow"] = _ALLOW
             for pos, card in enumerate(table.hands[self.pull_target]):
@@ -500,9 +499,7 @@ class FlipHueState(GameState):
                     name, parsed = _BLOCK[pos]
                     acts[name] = parsed
         elif step == CLEANUP:
-            for pos in range(len(table.hands[self.to_act])):
-                for name, parsed in _DISCARD[pos]:
-                    acts[name] = parsed
+            acts.update(_discards(len(table.hands[self.to_act])))
         self._legal = acts
         return acts
 
@@ -637,14 +634,11 @@ class FlipHueState(GameState):
 
     def view(self, seat: int) -> dict[str, Any]:
         table = self.table
-        players = self.players
-        factions = []
-        for s in range(players):
-            known = table.card_view(self.faction[s], seat) if self.faction[s] >= 0 else {"face": None, "back": None}
-            factions.append({"top": known["face"], "bottom": known["back"]})
+        factions = [{"top": top, "bottom": bottom} for top, bottom in self._factions_seen_by(seat)]
         pull = None
         if self.step == ANSWER:
             pull = {"seat": self.active, "target": self.pull_target, "pos": self.pull_pos}
+        hands = table.hands_view(seat)
         return {
             "turn": self.active,
             "to_act": self.to_act,
@@ -652,13 +646,42 @@ class FlipHueState(GameState):
             "turn_number": self.turn,
             "max_turns": self.max_turns,
             "factions": factions,
-            "hand": table.hand_view(seat, seat),
-            "hands": [table.hand_view(s, seat) for s in range(players)],
+            "hand": [card.copy() for card in hands[seat]],   # == hands[seat], its own dicts
+            "hands": hands,
             "draw_pile": {"size": len(table.piles[DRAW]), "top": table.top_view(DRAW, seat)},
             "discard_pile": {"size": len(table.piles[DISCARD]), "top": table.top_view(DISCARD, seat)},
             "pull": pull,
             "winner": self.winner,
         }
+
+    def _factions_seen_by(self, viewer: int) -> tuple[tuple[str | None, str | None], ...]:
+        """(top, bottom) of every seat's faction card as `viewer` knows them (cached)."""
+        cache = self._faction_sides
+        if cache is None:
+            cache = self._faction_sides = [None] * self.players
+        sides = cache[viewer]
+        if sides is None:
+            table = self.table
+            known = [table.card_view(card, viewer) if card >= 0 else {"face": None, "back": None}
+                     for card in self.faction]
+            sides = cache[viewer] = tuple((card["face"], card["back"]) for card in known)
+        return sides
+
+    def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
+        """As `GameState.emit`, but each seat gets its own copy (Flip Hue's events
+        passed here hold scalars only), so that `take_events` need not copy."""
+        for seat in range(self.players) if to is None else to:
+            self._pending[seat].append(event.copy())
+        self.god_log.append(event)
+
+    def take_events(self, seat: int) -> list[dict[str, Any]]:
+        """As `GameState.take_events`; the queued events are this seat's own objects,
+        which the engine holds nowhere else (see the class docstring)."""
+        pending = self._pending[seat]
+        if not pending:
+            return []
+        self._pending[seat] = []
+        return pending
 
     def _emit_card(self, event: dict[str, Any], card: int, pile: bool = False) -> None:
         """Emit `event` with ``card`` as each seat knows it (the god log: both sides)."""
@@ -700,6 +723,7 @@ class FlipHueState(GameState):
         twin.max_turns = self.max_turns
         twin.table = self.table.clone()
         twin.faction = self.faction.copy()
+        twin._faction_sides = None if self._faction_sides is None else self._faction_sides.copy()
         twin.active = self.active
         twin.to_act = self.to_act
         twin.step = self.step
@@ -1046,3 +1070,30 @@ _PULL = [[(f"pull:{s}:{p}", ("pull", s, p)) for p in _POSITIONS] for s in _SEATS
 _BLOCK = [(f"block:{p}", ("block", p)) for p in _POSITIONS]
 _DISCARD = [((f"discard:{p}:face", ("discard", p, "face")), (f"discard:{p}:back", ("discard", p, "back")))
             for p in _POSITIONS]
+
+
+# The same, grouped as `_actions` adds them, in legal order ({action: parsed}; shared,
+# never changed: `_actions` copies them into its own dict).
+
+@functools.lru_cache(maxsize=None)
+def _gives(players: int, me: int, size: int) -> dict[str, tuple]:
+    """Every give of seat `me` holding `size` cards: by position, then seat."""
+    return dict(_GIVE[pos][seat] for pos in range(size) for seat in range(players) if seat != me)
+
+
+@functools.lru_cache(maxsize=None)
+def _flips(players: int, pos: int) -> dict[str, tuple]:
+    """The push-flips of the Flip card at `pos`, by target seat."""
+    return dict(_FLIP[pos][seat] for seat in range(players))
+
+
+@functools.lru_cache(maxsize=None)
+def _pulls(seat: int, size: int) -> dict[str, tuple]:
+    """The pulls from `seat` holding `size` cards, by position."""
+    return dict(_PULL[seat][:size])
+
+
+@functools.lru_cache(maxsize=None)
+def _discards(size: int) -> dict[str, tuple]:
+    """The cleanup discards from a hand of `size` cards: by position, face before back."""
+    return dict(pair for pos in range(size) for pair in _DISCARD[pos])

@@ -191,6 +191,11 @@ KINDS = {"draw-one": DRAW, "draw-five": DRAW, "reverse": REVERSE, "skip": SKIP,
          "skip-everyone": SKIP_ALL, "flip": FLIP, "wild": WILD, "wild-draw-two": WILD_DRAW,
          "wild-draw-color": WILD_DRAW}
 
+# Event types whose values are all scalars: a seat's copy is a shallow dict copy.
+SCALAR_EVENTS = frozenset({"deal", "opening", "reinsert", "play", "keep", "reshuffle", "flip",
+                           "color", "skip", "skip-everyone", "reverse", "accept", "challenge",
+                           "uno-penalty", "max-turns"})
+
 # Decisions (phases).
 PLAY, DRAWN, CHALLENGE, COLOR, OVER = "play", "drawn", "challenge", "color", "over"
 
@@ -347,7 +352,8 @@ class UnoFlipState(GameState):
         if not pending:
             return []
         self._pending[seat] = []
-        return [_copy_event(event) for event in pending]
+        return [event.copy() if event["type"] in SCALAR_EVENTS else _copy_event(event)
+                for event in pending]
 
     def view(self, seat: int) -> dict[str, Any]:
         table = self.table
@@ -361,7 +367,7 @@ class UnoFlipState(GameState):
             "phase": self.phase,
             "color": self.color,
             "direction": self.direction,
-            "hands": [table.hand_view(holder, seat) for holder in self.everyone],
+            "hands": table.hands_view(seat),
             "draw_pile": {"size": len(draw), "top": table.top_view("draw", seat)},
             "discard": {"size": len(discard), "top": table.top_view("discard", seat)},
             "scores": list(self.scores),
@@ -1083,7 +1089,12 @@ def _deal_partial(groups, index: _DeckIndex, free, cards: list[int], rng: random
 
 
 def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of an event whose values are scalars, lists of scalars or lists
+    of flat dicts."""
     copy = event.copy()
+    if copy["type"] == "draw":  # hot path: the common one, its "cards" a list of flat dicts
+        copy["cards"] = [card.copy() for card in copy["cards"]]
+        return copy
     for key, value in copy.items():
         if type(value) is list:
             copy[key] = [item.copy() if type(item) is dict else item for item in value]

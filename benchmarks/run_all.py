@@ -28,7 +28,12 @@ What it measures (every figure is the median over --reps repetitions):
   pending games) and walks it to the end, against a 10,000-game one.
 - The peer: RLCard's UNO environment with random agents (benchmarks/peer_rlcard_uno.py,
   run with benchmarks/.peer-venv/bin/python), counted the same way; the ratio
-  of our UNO Flip us/decision to RLCard UNO's.
+  of our UNO Flip us/decision to RLCard UNO's. Also UNO Flip with random bots that play
+  a card whenever they can: RLCard's UNO makes "draw" legal only when no card can be
+  played, so its random games are short with small hands, while uniform random UNO Flip
+  bots draw by choice (35 cards in the view of an asked decision, against 21 when they
+  play when able). Measured: both cost the same per decision (the smaller views are
+  offset by a larger share of asked decisions), so hand size does not explain the ratio.
 """
 
 from __future__ import annotations
@@ -65,14 +70,15 @@ def _child(argv: list[str]) -> dict:
 # -- children (each a fresh process) --------------------------------------------------
 
 
-def child_inline(ruleset_id: str, seconds: float, players: int) -> dict:
-    """Play 4-random-bot games from seed 0 up for `seconds` of CPU time."""
+def child_inline(ruleset_id: str, seconds: float, players: int, policy: str = "random") -> dict:
+    """Play 4-random-bot games from seed 0 up for `seconds` of CPU time (`policy`
+    "plays-when-able": UNO Flip bots that draw only when they cannot play, see below)."""
     from arena.match import Entrant, play_game
     from arena.plugins import load_registry
     from arena_bots.random_bot import RandomBot
 
     ruleset = load_registry().ruleset(ruleset_id).cls
-    entrants = [Entrant(RandomBot)] * players
+    entrants = [Entrant(RandomBot if policy == "random" else _plays_when_able())] * players
     for seed in range(3):  # warm up (imports, deck tables)
         play_game(ruleset, entrants, 10_000_000 + seed)
     rss_before = _rss_kb()
@@ -86,6 +92,24 @@ def child_inline(ruleset_id: str, seconds: float, players: int) -> dict:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return {"games": games, "decisions": decisions, "cpu": cpu, "wall": wall,
             "rss_after_imports_kb": rss_before, "peak_rss_kb": _rss_kb()}
+
+
+def _plays_when_able() -> type:
+    """A random UNO Flip bot that, like RLCard's UNO (where "draw" is legal only when no
+    card can be played), plays a uniformly chosen playable card when it has one and
+    otherwise picks uniformly."""
+    import arena
+
+    class PlaysWhenAble(arena.Bot):
+        name = "plays-when-able"
+        rulesets = ("uno-flip",)
+
+        def act(self, observation):
+            legal = observation["legal_actions"]
+            plays = [action for action in legal if action.startswith("play")]
+            return self.rng.choice(plays or legal)
+
+    return PlaysWhenAble
 
 
 def child_schedule(games: int) -> dict:
@@ -244,7 +268,7 @@ def main() -> None:
     if args.child:
         kind, *rest = args.child
         if kind == "inline":
-            result = child_inline(rest[0], float(rest[1]), int(rest[2]))
+            result = child_inline(rest[0], float(rest[1]), int(rest[2]), *rest[3:])
         else:
             result = child_schedule(int(rest[0]))
         print(json.dumps(result))
@@ -289,19 +313,23 @@ def main() -> None:
     pairs = []
     for _ in range(args.reps):
         ours = _child(["--child", "inline", "uno-flip", str(args.seconds), "4"])
+        able = _child(["--child", "inline", "uno-flip", str(args.seconds), "4", "plays-when-able"])
         theirs = {players: peer(args.seconds, players) for players in (4, 2)}
         if theirs[4] is None:
             print("  peer: benchmarks/.peer-venv missing (python -m venv benchmarks/.peer-venv && "
                   "benchmarks/.peer-venv/bin/pip install rlcard)")
             break
         ours_us = ours["cpu"] / ours["decisions"] * 1e6
+        able_us = able["cpu"] / able["decisions"] * 1e6
         for players, run in theirs.items():
             run["us_per_decision"] = run["cpu"] / run["decisions"] * 1e6
             peers.setdefault(players, []).append(run)
         pairs.append({"uno_flip_us": ours_us, "rlcard_4p_us": theirs[4]["us_per_decision"],
                       "rlcard_2p_us": theirs[2]["us_per_decision"],
                       "ratio_4p": ours_us / theirs[4]["us_per_decision"],
-                      "ratio_2p": ours_us / theirs[2]["us_per_decision"]})
+                      "ratio_2p": ours_us / theirs[2]["us_per_decision"],
+                      "uno_flip_plays_when_able_us": able_us,
+                      "ratio_plays_when_able_4p": able_us / theirs[4]["us_per_decision"]})
     if pairs:
         summary = {key: median_of(pairs, key) for key in pairs[0]}
         results["peer_rlcard_uno"] = {
@@ -316,6 +344,9 @@ def main() -> None:
                   f"rlcard {peers[4][0]['rlcard']}); uno-flip alongside {summary['uno_flip_us']:.2f}", flush=True)
         print(f"  ratio uno-flip / rlcard-uno, median of interleaved pairs: 4 players {summary['ratio_4p']:.2f}, "
               f"2 players {summary['ratio_2p']:.2f} (goal <= 0.33)", flush=True)
+        print(f"  uno-flip with bots that play when they can (draw only when stuck, as RLCard's rules force): "
+              f"{summary['uno_flip_plays_when_able_us']:.2f} us/decision, "
+              f"ratio to rlcard-uno 4p {summary['ratio_plays_when_able_4p']:.2f}", flush=True)
 
     iso: dict = {}
     for ruleset_id in RULESETS:

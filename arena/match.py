@@ -125,6 +125,9 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
     fresh_options = copier(resolved)  # a fresh copy of the options for each observation
+    # a host that only serialises the observation may share one snapshot of the options
+    snapshot = fresh_copy(resolved)
+    options_for = [fresh_options if host.hands_over_objects else (lambda: snapshot) for host in hosts]
     ruleset_id, version = ruleset.id, ruleset.version
     current_seat, legal_actions, view, take_events, apply = (
         state.current_seat, state.legal_actions, state.view, state.take_events, state.apply)
@@ -137,7 +140,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             action = replacement_action(deal_seed, len(decisions), legal)
         else:
             observation = {
-                "ruleset": ruleset_id, "version": version, "options": fresh_options(),
+                "ruleset": ruleset_id, "version": version, "options": options_for[seat](),
                 "seat": seat, "players": players, "view": view(seat),
                 "events": take_events(seat), "legal_actions": list(legal),
             }

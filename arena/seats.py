@@ -71,6 +71,10 @@ class Limits:
 class BotHost(ABC):
     """Runs one bot, game after game, with a fresh instance per game."""
 
+    hands_over_objects = True
+    """Whether the bot receives the observation object itself, which must then be a
+    fresh copy of everything in it; False for a host that only serialises it."""
+
     @abstractmethod
     def start_game(self, seed: int, params: dict[str, Any], info: dict[str, Any]) -> None:
         """Make a fresh bot with `params`, seed its rng, call its `start(info)`."""
@@ -134,6 +138,8 @@ class ProcessHost(BotHost):
     (`for_bot`), or any executable that speaks the protocol. The process is
     started lazily and restarted after a fatal fault.
     """
+
+    hands_over_objects = False  # observations are encoded onto the pipe, never shared
 
     def __init__(self, argv: Sequence[str], limits: Limits = Limits(), env: dict[str, str] | None = None,
                  name: str = "bot"):

@@ -94,6 +94,8 @@ class MeasuredHost(BotHost):
     """A `ProcessHost` whose every `act` is timed and whose process's memory
     high-water mark is sampled after each game and before it closes."""
 
+    hands_over_objects = False  # it only passes observations to a ProcessHost
+
     def __init__(self, inner: ProcessHost):
         self.inner = inner
         self.times: list[float] = []

@@ -10,6 +10,7 @@ import arena
 from arena.errors import BotError, IllegalActionError, ReplayMismatchError
 from arena.match import Entrant, play_game, replay
 from arena.plugins import load_registry
+from arena.seats import InlineHost, ProcessHost
 from arena_bots.random_bot import RandomBot
 
 RULESETS = load_registry().rulesets
@@ -200,3 +201,29 @@ def test_clone_is_independent_of_the_original(ruleset):
         twin.apply(rng.choice(twin.legal_actions()))
         moves += 1
     assert ([state.view(s) for s in range(state.players)], state.legal_actions()) == before
+
+
+class _Recorder(InlineHost):
+    """An inline host that keeps every observation it passes on."""
+
+    def __init__(self, cls, hands_over_objects):
+        super().__init__(cls)
+        self.hands_over_objects = hands_over_objects
+        self.seen = []
+
+    def act(self, observation, timeout):
+        self.seen.append(observation)
+        return super().act(observation, timeout)
+
+
+@pytest.mark.parametrize("hands_over_objects", [True, False])
+def test_options_are_a_fresh_copy_per_observation_unless_the_host_only_serialises_them(hands_over_objects):
+    ruleset = RULESETS["color-flush"].cls
+    hosts = [_Recorder(RandomBot, hands_over_objects) for _ in range(3)]
+    result = play_game(ruleset, [Entrant(RandomBot)] * 3, deal_seed=5, hosts=hosts)
+    observations = [o for host in hosts for o in host.seen]
+    assert len(observations) > 3
+    assert all(o["options"] == result.record["ruleset"]["options"] for o in observations)
+    distinct = len({id(o["options"]) for o in observations})
+    assert (distinct == len(observations)) is hands_over_objects
+    assert ProcessHost.hands_over_objects is False

@@ -227,3 +227,31 @@ def test_options_are_a_fresh_copy_per_observation_unless_the_host_only_serialise
     distinct = len({id(o["options"]) for o in observations})
     assert (distinct == len(observations)) is hands_over_objects
     assert ProcessHost.hands_over_objects is False
+
+
+def _containers(value, found):
+    if isinstance(value, (dict, list)):
+        found.append(value)
+        for item in value.values() if isinstance(value, dict) else value:
+            _containers(item, found)
+    return found
+
+
+def test_no_two_seats_ever_receive_the_same_event_object(ruleset):
+    """Every dict and list of every event a seat takes is its own: not another seat's,
+    not the god log's, not one handed out before (checked to the end of the game)."""
+    players = table_size(ruleset)
+    for seed in range(3):
+        state = ruleset.new_game(players, ruleset.resolve_options(None), random.Random(seed))
+        rng = random.Random(seed)
+        handed_out = []  # keeps every object alive, so that ids stay unique
+        while True:
+            for seat in range(players):
+                handed_out.extend(_containers(state.take_events(seat), []))
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        held = {id(obj) for obj in _containers(state.god_log, [])}
+        ids = [id(obj) for obj in handed_out]
+        assert len(set(ids)) == len(ids)
+        assert not held & set(ids)

@@ -219,6 +219,36 @@ class GameState(ABC):
             f"{action!r} is not a legal action for seat {self.current_seat()} (legal: {shown})")
 
 
+class OwnEventCopies(GameState):
+    """A GameState whose seat queues hold objects of their own, copied at `emit`, so
+    that `take_events` hands a queue over without copying it (a hot path).
+
+    Events of the types in `flat_events` hold scalars only and are copied shallowly;
+    any other is deep-copied. A subclass's own per-seat emitters (`emit_each`, or
+    events it builds seat by seat) must queue objects it holds nowhere else.
+    """
+
+    flat_events: frozenset[str] = frozenset()
+
+    def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
+        flat = event["type"] in self.flat_events
+        for seat in range(self.players) if to is None else to:
+            self._pending[seat].append(event.copy() if flat else plain_copy(event))
+        self.god_log.append(event)
+
+    def emit_split(self, seat: int, mine: dict[str, Any], others: dict[str, Any] | None,
+                   god: dict[str, Any] | None = None) -> None:
+        self.emit_each([plain_copy(mine) if s == seat else None if others is None else plain_copy(others)
+                        for s in range(self.players)], god if god is not None else mine)
+
+    def take_events(self, seat: int) -> list[dict[str, Any]]:
+        pending = self._pending[seat]
+        if not pending:
+            return []
+        self._pending[seat] = []
+        return pending
+
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
 

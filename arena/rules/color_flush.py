@@ -143,10 +143,10 @@ from __future__ import annotations
 import functools
 import random
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from arena.errors import OptionError
-from arena.rules.base import GameState, Option, Ruleset, copy_rng, plain_copy, winner_standing
+from arena.rules.base import Option, OwnEventCopies, Ruleset, copy_rng, winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.recall import AnonymousFaces, RecallCache
 
@@ -316,7 +316,7 @@ def _card_text(card: Mapping[str, Any]) -> str:
 
 # -- the state -------------------------------------------------------------------
 
-class ColorFlushState(GameState):
+class ColorFlushState(OwnEventCopies):
     """A Color Flush game in progress (engine state; never shown to a bot).
 
     The cards live on a `TwoFacedTable` (`self.table`, pile ``"draw"``).
@@ -328,6 +328,7 @@ class ColorFlushState(GameState):
     over without copying it.
     """
 
+    flat_events = _SCALAR_EVENTS
     ruleset = ColorFlush
 
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
@@ -649,23 +650,6 @@ class ColorFlushState(GameState):
         return twin
 
     # -- event helpers -------------------------------------------------------------------
-
-    def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
-        """As `GameState.emit`, but each seat gets its own copy, so that `take_events`
-        need not copy."""
-        flat = event["type"] in _SCALAR_EVENTS
-        for seat in range(self.players) if to is None else to:
-            self._pending[seat].append(event.copy() if flat else plain_copy(event))
-        self.god_log.append(event)
-
-    def take_events(self, seat: int) -> list[dict[str, Any]]:
-        """As `GameState.take_events`; the queued events are this seat's own objects,
-        which the engine holds nowhere else (see the class docstring)."""
-        pending = self._pending[seat]
-        if not pending:
-            return []
-        self._pending[seat] = []
-        return pending
 
     def _held_view(self, card: int, viewer: int | None) -> dict[str, str | None]:
         if viewer is None:

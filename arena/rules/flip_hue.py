@@ -161,7 +161,7 @@ import random
 from typing import Any, Mapping, Sequence
 
 from arena.errors import OptionError
-from arena.rules.base import GameState, Option, Ruleset, copy_rng, winner_standing
+from arena.rules.base import GameState, Option, OwnEventCopies, Ruleset, copy_rng, winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.recall import AnonymousFaces, RecallCache
 from arena.rules.color_flush import assign_cards  # the shared card-matching search
@@ -299,7 +299,7 @@ class FlipHue(Ruleset):
         return super().describe_event(event)
 
 
-class FlipHueState(GameState):
+class FlipHueState(OwnEventCopies):
     """A Flip Hue game in progress (engine state; never shown to a bot).
 
     Events: every queued event is its seat's own object (`emit` queues a copy per
@@ -308,6 +308,8 @@ class FlipHueState(GameState):
     """
 
     ruleset = FlipHue
+    # every event queued through `emit` holds scalars only
+    flat_events = frozenset({"turn", "pull", "skip", "reshuffle", "win", "max_turns"})
     # per viewer, the (top, bottom) of every faction card as it knows them: fixed
     # once dealt (faction cards never move), so cached; None: not built yet
     _faction_sides: list[tuple[tuple[str | None, str | None], ...] | None] | None = None
@@ -666,22 +668,6 @@ class FlipHueState(GameState):
                      for card in self.faction]
             sides = cache[viewer] = tuple((card["face"], card["back"]) for card in known)
         return sides
-
-    def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
-        """As `GameState.emit`, but each seat gets its own copy (Flip Hue's events
-        passed here hold scalars only), so that `take_events` need not copy."""
-        for seat in range(self.players) if to is None else to:
-            self._pending[seat].append(event.copy())
-        self.god_log.append(event)
-
-    def take_events(self, seat: int) -> list[dict[str, Any]]:
-        """As `GameState.take_events`; the queued events are this seat's own objects,
-        which the engine holds nowhere else (see the class docstring)."""
-        pending = self._pending[seat]
-        if not pending:
-            return []
-        self._pending[seat] = []
-        return pending
 
     def _emit_card(self, event: dict[str, Any], card: int, pile: bool = False) -> None:
         """Emit `event` with ``card`` as each seat knows it (the god log: both sides)."""

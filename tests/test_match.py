@@ -255,3 +255,16 @@ def test_no_two_seats_ever_receive_the_same_event_object(ruleset):
         ids = [id(obj) for obj in handed_out]
         assert len(set(ids)) == len(ids)
         assert not held & set(ids)
+
+
+def test_queues_of_own_copies_give_each_seat_its_own_split_event():
+    ruleset = RULESETS["flip-hue"].cls
+    state = ruleset.new_game(3, ruleset.resolve_options(None), random.Random(0))
+    for seat in range(3):
+        state.take_events(seat)
+    state.emit_split(1, {"type": "peek", "cards": ["red"]}, {"type": "peek", "cards": [None]})
+    taken = [state.take_events(seat) for seat in range(3)]
+    assert taken[1] == [{"type": "peek", "cards": ["red"]}]
+    assert taken[0] == taken[2] == [{"type": "peek", "cards": [None]}]
+    assert taken[0][0] is not taken[2][0] and taken[0][0]["cards"] is not taken[2][0]["cards"]
+    assert state.god_log[-1] == {"type": "peek", "cards": ["red"]} and state.god_log[-1] is not taken[1][0]

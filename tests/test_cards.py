@@ -95,3 +95,18 @@ def test_clone_is_independent():
     twin.deal("draw", 0, toward="up")
     assert table.hands[0] == [] and len(table.piles["draw"]) == 4
     assert table.count() == twin.count() == 4
+
+
+def test_views_by_seat_agree_with_card_view_for_every_seat_and_show_both_sides_to_god():
+    table = TwoFacedTable([("red", "blue"), ("green", "white")], 3)
+    table.hands[1] = [0]
+    table.show_held(1, 0)
+    table.see(1, 0, [2])
+    for card in (0, 1):
+        views, god = table.views_by_seat(card)
+        assert views == [table.card_view(card, seat) for seat in range(3)]
+        assert god == {"face": table.face(card), "back": table.back(card)}
+        on_pile, god_on_pile = table.views_by_seat(card, pile=True)
+        assert [(v["up"], v["down"]) for v in on_pile] == [(v["face"], v["back"]) for v in views]
+        assert god_on_pile == {"up": table.face(card), "down": table.back(card)}
+        assert len({id(v) for v in views}) == 3

@@ -241,6 +241,13 @@ class OwnEventCopies(GameState):
         self.emit_each([plain_copy(mine) if s == seat else None if others is None else plain_copy(others)
                         for s in range(self.players)], god if god is not None else mine)
 
+    def emit_varying(self, event: dict[str, Any], key: str, per_seat: Sequence[Any], god: Any) -> None:
+        """Emit `event` with `key` set to ``per_seat[seat]`` for each seat (values it
+        holds nowhere else) and to `god` in the god log."""
+        for pending, value in zip(self._pending, per_seat):
+            pending.append({**event, key: value})
+        self.god_log.append({**event, key: god})
+
     def take_events(self, seat: int) -> list[dict[str, Any]]:
         pending = self._pending[seat]
         if not pending:

@@ -114,6 +114,22 @@ class TwoFacedTable:
             known.append(row)
         return known
 
+    def views_by_seat(self, card: int, pile: bool = False) -> tuple[list[dict[str, str | None]], dict[str, str]]:
+        """`card` as each seat knows it, seats in order, as fresh dicts: ``{"face",
+        "back"}`` relative to its holder, or ``{"up", "down"}`` on a pile (`pile`);
+        and the same with both sides shown (the god view)."""
+        toward = self.side[card]
+        face, back = self.faces[card][toward], self.faces[card][1 - toward]
+        keys = ("up", "down") if pile else ("face", "back")
+        known = self.seen[card]
+        views = []
+        # hot path: `card_view` inlined (bit 2*viewer + side of `seen`: viewer saw that side)
+        for viewer in range(self.players):
+            bits = known >> (2 * viewer)
+            views.append({keys[0]: face if bits >> toward & 1 else None,
+                          keys[1]: back if bits >> (1 - toward) & 1 else None})
+        return views, {keys[0]: face, keys[1]: back}
+
     def top_view(self, pile: str, viewer: int) -> dict[str, str | None] | None:
         """``{"up", "down"}`` of a pile's top card as `viewer` knows it, or None."""
         cards = self.piles[pile]

@@ -656,26 +656,9 @@ class ColorFlushState(OwnEventCopies):
             return {"face": self.table.face(card), "back": self.table.back(card)}
         return self.table.card_view(card, viewer)
 
-    def _emit_card(self, base: dict[str, Any], card: int, pile: bool = False) -> None:
-        """Emit `base` to every seat with ``card`` = the card as that seat knows it:
-        ``{"face", "back"}`` relative to its holder, or ``{"up", "down"}`` on the pile
-        (`pile`); the god log gets both sides."""
-        table = self.table
-        toward = table.side[card]
-        face, back = table.faces[card][toward], table.faces[card][1 - toward]
-        keys = ("up", "down") if pile else ("face", "back")
-        known = table.seen[card]
-        pending = self._pending
-        # hot path: `card_view` inlined (bit 2*viewer + side of `seen`: viewer saw that side)
-        for viewer in range(self.players):
-            bits = known >> (2 * viewer)
-            event = dict(base)
-            event["card"] = {keys[0]: face if bits >> toward & 1 else None,
-                             keys[1]: back if bits >> (1 - toward) & 1 else None}
-            pending[viewer].append(event)
-        god = dict(base)
-        god["card"] = {keys[0]: face, keys[1]: back}
-        self.god_log.append(god)
+    def _emit_card(self, event: dict[str, Any], card: int, pile: bool = False) -> None:
+        """Emit `event` with ``card`` as each seat knows it (the god log: both sides)."""
+        self.emit_varying(event, "card", *self.table.views_by_seat(card, pile))
 
 
 # -- a constructor for hand-set states (tests, puzzles) -----------------------------

@@ -671,33 +671,13 @@ class FlipHueState(OwnEventCopies):
 
     def _emit_card(self, event: dict[str, Any], card: int, pile: bool = False) -> None:
         """Emit `event` with ``card`` as each seat knows it (the god log: both sides)."""
-        table = self.table
-        toward = table.side[card]
-        pair = table.faces[card]
-        face, back = pair[toward], pair[1 - toward]
-        keys = ("up", "down") if pile else ("face", "back")
-        known = table.seen[card]
-        pending = self._pending
-        for viewer in range(self.players):
-            bits = known >> (2 * viewer)
-            mine = dict(event)
-            mine["card"] = {keys[0]: face if bits >> toward & 1 else None,
-                            keys[1]: back if bits >> (1 - toward) & 1 else None}
-            pending[viewer].append(mine)
-        god = dict(event)
-        god["card"] = {keys[0]: face, keys[1]: back}
-        self.god_log.append(god)
+        self.emit_varying(event, "card", *self.table.views_by_seat(card, pile))
 
     def _emit_hand(self, event: dict[str, Any], holder: int) -> None:
         """Emit `event` with ``hand`` = `holder`'s hand as each seat knows it."""
         table = self.table
-        for viewer in range(self.players):
-            mine = dict(event)
-            mine["hand"] = table.hand_view(holder, viewer)
-            self._pending[viewer].append(mine)
-        god = dict(event)
-        god["hand"] = [{"face": table.face(c), "back": table.back(c)} for c in table.hands[holder]]
-        self.god_log.append(god)
+        self.emit_varying(event, "hand", [table.hand_view(holder, viewer) for viewer in range(self.players)],
+                          [{"face": table.face(c), "back": table.back(c)} for c in table.hands[holder]])
 
     # -- search support ---------------------------------------------------------------
 

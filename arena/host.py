@@ -13,6 +13,9 @@ import random
 import sys
 import traceback
 
+MESSAGE_LIMIT = 2000
+"""Characters of an error message sent to the harness (the rest is in the log)."""
+
 
 def _private_channel() -> tuple[object, object]:
     """Move the protocol to private fds; point fd 0 at /dev/null and fd 1 at stderr."""
@@ -38,6 +41,14 @@ def serve(bot_name: str) -> int:
 
     def send(message: dict) -> None:
         channel_out.write(encode(message))
+
+    def failure(exc: BaseException) -> dict:
+        """The error reply for `exc`, short, even if its message cannot be built."""
+        try:
+            text = f"{type(exc).__name__}: {exc}"
+        except Exception:  # noqa: BLE001 - a bot's exception may fail even to print
+            text = type(exc).__name__
+        return {"type": "error", "message": text[:MESSAGE_LIMIT]}
 
     while True:
         while b"\n" not in buffer:
@@ -70,16 +81,26 @@ def serve(bot_name: str) -> int:
                 return 0
             else:
                 send({"type": "error", "message": f"unknown message type {kind!r}"})
-        except Exception as exc:
-            traceback.print_exc()
-            send({"type": "error", "message": f"{type(exc).__name__}: {exc}"})
+        except Exception as exc:  # a reply it cannot encode (not JSON data, too deep) lands here too
+            try:
+                traceback.print_exc()
+            except Exception:  # noqa: BLE001
+                pass
+            send(failure(exc))
+
+
+def _serve_until_hangup(bot_name: str) -> int:
+    try:
+        return serve(bot_name)
+    except BrokenPipeError:  # the harness closed the channel (it stopped or timed us out)
+        return 0
 
 
 def main() -> None:
     if len(sys.argv) != 2:
         print("usage: python -m arena.host BOT_NAME", file=sys.stderr)
         sys.exit(2)
-    sys.exit(serve(sys.argv[1]))
+    sys.exit(_serve_until_hangup(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from arena.bot import Bot
 from arena.errors import BotError, ConfigError
-from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode, encode
+from arena.protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION, ProtocolError, decode_reply, encode
 
 PR_SET_PDEATHSIG = 1  # Linux prctl option
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
@@ -66,6 +66,31 @@ class Limits:
     """How much of a game's stderr is kept."""
     startup_seconds: float = 30.0
     """Time allowed for a new process to answer the handshake."""
+    time_for_start: float = 30.0
+    """Wall-clock seconds for the bot's `start(info)` (long enough to load a model)."""
+    time_for_end: float = 5.0
+    """Wall-clock seconds for the bot's `end(outcome)`."""
+
+
+LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
+    "time_per_decision": (0.001, 3600.0),
+    "time_bank": (0.0, 86400.0),
+    "memory_mb": (64, 1 << 20),
+    "time_for_start": (0.1, 3600.0),
+    "time_for_end": (0.1, 600.0),
+}
+"""The sane range, inclusive, of each limit a tournament file or command line may set
+(seconds; MiB for memory_mb). The one place these bounds live: tournament files are
+checked against them (`arena.tournament`) and tournaments/README.md lists them."""
+
+
+def limit_problem(name: str, value: float) -> str | None:
+    """Why `value` is not a usable value of limit `name` (see LIMIT_BOUNDS), or None."""
+    low, high = LIMIT_BOUNDS[name]
+    if math.isnan(value) or not low <= value <= high:
+        unit = "MiB" if name == "memory_mb" else "seconds"
+        return f"must be from {low:g} to {high:g} ({unit}), not {value!r}"
+    return None
 
 
 class BotHost(ABC):
@@ -153,6 +178,7 @@ class ProcessHost(BotHost):
         self._workdir: str | None = None
         self._log_file: Any = None
         self._poller: tuple[int, Any] | None = None  # (fd, select.poll) of the running process
+        self._writer: tuple[Any, int, Any] | None = None  # (process, stdin fd made non-blocking, select.poll)
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None) -> ProcessHost:
@@ -255,7 +281,7 @@ class ProcessHost(BotHost):
             self._spawn()
         self._take_log_bytes()  # what came before this game is not its log
         self._expect_ok(self._request({"type": "start", "seed": seed, "params": params, "info": info},
-                                      self.limits.startup_seconds), "start")
+                                      self.limits.time_for_start), "start")
 
     def act(self, observation, timeout):
         reply = self._request({"type": "act", "observation": observation}, timeout)
@@ -264,7 +290,7 @@ class ProcessHost(BotHost):
         self._raise_for(reply, "act")
 
     def end_game(self, outcome):
-        self._expect_ok(self._request({"type": "end", "outcome": outcome}, self.limits.time_per_decision + 1), "end")
+        self._expect_ok(self._request({"type": "end", "outcome": outcome}, self.limits.time_for_end), "end")
 
     def take_log(self) -> str:
         data, size = self._take_log_bytes()
@@ -289,21 +315,24 @@ class ProcessHost(BotHost):
 
     def _raise_for(self, reply: dict[str, Any], what: str) -> None:
         if reply.get("type") == "error":
-            message = str(reply.get("message", ""))
+            message = _clip(str(reply.get("message", "")), 400)
             kind = "memory" if message.startswith("MemoryError") else "error"
             raise BotFault(kind, f"raised in {what}(): {message}")
-        raise BotFault("garbage", f"answered {what} with {reply!r}")
+        raise BotFault("garbage", f"answered {what} with {_clip(repr(reply), 200)}")
 
     def _request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        """Send `message` and read the one-line reply, both within `timeout` seconds
+        (None: no limit). Whatever goes wrong on the way is the bot's BotFault: a write
+        or a reply that does not finish in time ("timeout"), a closed channel ("crash"),
+        a reply that is not one protocol message within the size and nesting limits of
+        `arena.protocol.decode_reply` ("garbage"); all of them end the process."""
         proc = self._proc
         if proc is None:
             raise BotFault("crash", "is not running", fatal=True)
-        try:
-            proc.stdin.write(encode(message))
-        except (BrokenPipeError, OSError):
-            raise self._died() from None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._write(proc, encode(message), timeout, deadline)
         if b"\n" not in self._buffer:
-            self._read_line(proc, timeout)
+            self._read_line(proc, timeout, deadline)
         line, self._buffer = self._buffer.split(b"\n", 1)
         # One reply per request: garbage, or bytes beyond the reply, would put every later
         # answer out of step with its request, so either ends this process.
@@ -311,15 +340,62 @@ class ProcessHost(BotHost):
             self._kill_group()
             raise BotFault("garbage", f"wrote more than one line in reply to {message['type']!r}", fatal=True)
         try:
-            return decode(line)
+            return decode_reply(line)
         except ProtocolError as exc:
             self._kill_group()
             raise BotFault("garbage", str(exc), fatal=True) from None
+        except Exception as exc:  # noqa: BLE001 - whatever a reply provokes is the bot's fault
+            self._kill_group()
+            raise BotFault("garbage", f"undecodable reply ({type(exc).__name__})", fatal=True) from None
 
-    def _read_line(self, proc: subprocess.Popen[bytes], timeout: float | None) -> None:
-        """Read from the bot until a whole line is buffered, within `timeout` seconds.
-        One round trip per decision: the poll object lives as long as the process."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def _write(self, proc: subprocess.Popen[bytes], data: bytes, timeout: float | None,
+               deadline: float | None) -> None:
+        """Write `data` to the bot's stdin, made non-blocking, by `deadline` (a
+        time.monotonic() value, None for none): a bot that stops reading its input
+        cannot hold the harness; past the deadline it is a fatal "timeout" fault."""
+        writer = self._writer
+        if writer is None or writer[0] is not proc:
+            fd = proc.stdin.fileno()
+            os.set_blocking(fd, False)
+            poller = select.poll()
+            poller.register(fd, select.POLLOUT)
+            writer = self._writer = (proc, fd, poller)
+        fd = writer[1]
+        try:
+            written = os.write(fd, data)  # the usual case: the pipe has room for all of it
+        except BlockingIOError:
+            written = 0
+        except OSError:  # EPIPE: it closed its input
+            raise self._died() from None
+        if written == len(data):
+            return
+        view = memoryview(data)
+        poll = writer[2].poll
+        while written < len(data):
+            if deadline is None:
+                events = poll()
+            else:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._kill_group()
+                    raise BotFault("timeout", f"did not read its input within {timeout:.3g} s", fatal=True)
+                events = poll(max(1, math.ceil(remaining * 1000)))
+            if not events:
+                continue
+            try:
+                written += os.write(fd, view[written:])
+            except BlockingIOError:
+                continue
+            except OSError:
+                raise self._died() from None
+
+    def _read_line(self, proc: subprocess.Popen[bytes], timeout: float | None,
+                   deadline: float | None = None) -> None:
+        """Read from the bot until a whole line is buffered, by `deadline` (default:
+        `timeout` seconds from now), at most MAX_REPLY_BYTES of it. One round trip per
+        decision: the poll object lives as long as the process."""
+        if deadline is None and timeout is not None:
+            deadline = time.monotonic() + timeout
         fd = proc.stdout.fileno()
         if self._poller is None or self._poller[0] != fd:
             poller = select.poll()
@@ -337,15 +413,19 @@ class ProcessHost(BotHost):
                 ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
             if not ready:
                 continue
-            chunk = os.read(fd, 1 << 16)
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                raise self._died() from None
             if not chunk:
                 raise self._died()
             self._buffer += chunk
             if b"\n" in chunk:
                 return
-            if len(self._buffer) > 1 << 24:
+            if len(self._buffer) > MAX_REPLY_BYTES:
                 self._kill_group()
-                raise BotFault("garbage", "sent more than 16 MiB without a newline", fatal=True)
+                raise BotFault("garbage", f"sent more than {MAX_REPLY_BYTES >> 20} MiB without a newline",
+                               fatal=True)
 
     def _died(self) -> BotFault:
         """The fault of a bot whose channel closed: killed first (a bot that closed its
@@ -361,6 +441,10 @@ class ProcessHost(BotHost):
             kind = "timeout" if -code == signal.SIGXCPU else "crash"  # SIGXCPU: the CPU-time limit
             return BotFault(kind, f"was killed by {name}", fatal=True)
         return BotFault("crash", f"exited with code {code}", fatal=True)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @functools.cache

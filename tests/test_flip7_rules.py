@@ -258,7 +258,7 @@ def test_a_flip_three_dealt_during_the_deal_is_played_at_once_then_the_deal_goes
     assert game.current_seat() == 1 and game.legal_actions() == ["hit"]   # no card: may not stay
 
 
-def test_a_freeze_during_the_deal_on_a_player_not_yet_dealt_leaves_them_out_with_0():
+def test_a_freeze_during_the_deal_on_a_player_not_yet_dealt_leaves_them_out_banking_nothing():
     game = table(3, ["freeze", "7", "11"])
     play(game, (1, "freeze:2"))
     assert row(game, 2)["status"] == "frozen" and row(game, 2)["numbers"] == []
@@ -268,15 +268,48 @@ def test_a_freeze_during_the_deal_on_a_player_not_yet_dealt_leaves_them_out_with
     assert last_scores(game) == [7, 11, 0]
 
 
-def test_a_player_frozen_before_their_deal_card_scores_0_even_with_cards_from_a_flip_three():
-    # Deal order 1, 2, 3, 0. Seat 1 is dealt a Flip Three and gives it to seat 3 (5, 7, +2);
-    # seat 2 is dealt a Freeze and gives it to seat 3, who has not had a deal card yet.
-    game = table(4, ["flip-three", "5", "7", "+2", "freeze", "9"])
+def test_a_player_frozen_before_their_deal_card_banks_the_cards_a_flip_three_dealt_them():
+    # Ruling, amended turn 2. Deal order 1, 2, 3, 0. Seat 1 is dealt a Flip Three and gives
+    # it to seat 3 (5, 7, +2); seat 2 is dealt a Freeze and gives it to seat 3, who has not
+    # had a deal card yet: seat 3 banks 14 and is skipped by the rest of the deal.
+    game = table(4, ["flip-three", "5", "7", "+2", "freeze", "9", "10", "12"])
     play(game, (1, "flip-three:3"), (2, "freeze:3"))
     assert row(game, 3)["status"] == "frozen" and row(game, 3)["numbers"] == [5, 7]
-    assert events(game, "give")[-1] == {"type": "give", "seat": 2, "card": "freeze", "to": 3, "score": 0}
-    assert row(game, 3)["score"] == 0
+    assert events(game, "give")[-1] == {"type": "give", "seat": 2, "card": "freeze", "to": 3, "score": 14}
+    assert row(game, 3)["score"] == 14
     assert row(game, 0)["numbers"] == [9]                 # seat 3 was skipped by the deal
+    assert [e["source"] for e in events(game, "card") if e["seat"] == 3] == ["flip-three"] * 3
+    play(game, (1, "hit"), (2, "hit"), (0, "stay"), (1, "stay"), (2, "stay"))
+    assert last_scores(game) == [9, 10, 12, 14]
+
+
+def test_a_player_busted_by_a_flip_three_before_their_deal_card_is_skipped_by_the_deal():
+    # Deal order 1, 2, 3, 0: seat 1 gives its Flip Three to seat 3, who busts on the second 5.
+    game = table(4, ["flip-three", "5", "5", "9", "11"])
+    play(game, (1, "flip-three:3"))
+    assert row(game, 3)["status"] == "busted" and row(game, 3)["numbers"] == [5, 5]
+    assert [(e["seat"], e["card"]) for e in events(game, "card") if e["source"] == "deal"] == [
+        (1, "flip-three"), (2, "9"), (0, "11")]
+    assert row(game, 3)["score"] == 0
+
+
+def test_a_player_frozen_by_their_own_flip_three_before_their_deal_card_banks_and_is_skipped():
+    # Seat 3 turns 5, Freeze (set aside), 7, then hands the Freeze to itself: it banks 12 and
+    # the deal passes it by.
+    game = table(4, ["flip-three", "5", "freeze", "7", "9", "11"])
+    play(game, (1, "flip-three:3"), (3, "freeze:3"))
+    assert row(game, 3)["status"] == "frozen" and row(game, 3)["score"] == 12
+    assert events(game, "give")[-1]["score"] == 12
+    assert [(e["seat"], e["card"]) for e in events(game, "card") if e["source"] == "deal"] == [
+        (1, "flip-three"), (2, "9"), (0, "11")]
+
+
+def test_a_player_dealt_cards_by_a_flip_three_and_still_active_gets_their_deal_card():
+    game = table(4, ["flip-three", "4", "6", "+2", "9", "8", "11"])
+    play(game, (1, "flip-three:3"))
+    assert [(e["seat"], e["card"]) for e in events(game, "card") if e["source"] == "deal"] == [
+        (1, "flip-three"), (2, "9"), (3, "8"), (0, "11")]
+    assert row(game, 3)["numbers"] == [4, 6, 8] and row(game, 3)["status"] == "active"
 
 
 def test_a_player_frozen_after_their_deal_card_banks_their_row():

@@ -88,20 +88,19 @@ def test_a_sample_given_the_real_deck_order_and_rng_replays_the_real_game():
     assert compared > 900
 
 
-def test_a_seat_frozen_before_its_deal_card_stays_out_with_zero_in_the_sample():
-    # Seat 1 deals to 2 first: a Freeze goes to seat 0 (still undealt), who then banks 0.
+def test_a_seat_frozen_before_its_deal_card_keeps_its_banked_row_in_the_sample():
+    # Seat 1 deals to 2 first: a Freeze goes to seat 0 (still undealt), who banks its row.
     state = Flip7.new_game(3, OPTIONS, random.Random(0), start=False)
     state.stack_deck(["freeze", "5", "7", "9"])
     state.dealer = 1
     state.start()
     state.apply("freeze:0")
-    assert state.undealt_frozen[0]
-    state.numbers[0].append(4)   # a row that would score if it were not out with 0
+    state.numbers[0].append(4)   # as if a Flip Three had dealt it a 4 before the Freeze
     state.masks[0] |= 1 << 4
+    state._scores[0] = None
     obs = observation(state)
-    assert obs["view"]["rows"][0]["status"] == "frozen" and obs["view"]["rows"][0]["score"] == 0
+    assert obs["view"]["rows"][0]["status"] == "frozen" and obs["view"]["rows"][0]["score"] == 4
     sample = Flip7.sample_state(obs, random.Random(1))
-    assert sample.undealt_frozen == state.undealt_frozen
     assert sample.view(0) == obs["view"]
 
 

@@ -21,9 +21,11 @@ Round
     each player starting left of the dealer, dealer last. An action card dealt during
     the deal is resolved at once (its target chosen, a Flip Three played out), then the
     deal goes on. A player who is no longer active when the deal reaches them (frozen,
-    or busted by a Flip Three) is skipped by the deal; one frozen before receiving their
-    deal card is out of the round with 0 (the ruling), even if a Flip Three had already
-    given them cards. Then, starting left of the dealer,
+    or busted by a Flip Three) is skipped by the deal. One frozen before receiving their
+    deal card banks what their row already holds, like any frozen player (0 unless a
+    Flip Three dealt them cards; the ruling, amended in turn 2). One dealt cards by a
+    Flip Three before their deal card, and still active, gets their deal card when the
+    deal reaches them. Then, starting left of the dealer,
     each active player in turn chooses hit or stay, around the table, until nobody is
     active. Stay needs at least one card of any kind in front of the player.
     A number equal to one already in the row busts the player (0 this round; the cards
@@ -128,8 +130,8 @@ Event types (all public; every seat receives every event)
     game-end    {totals, reason, rounds}
 
 Decisions where the rulings are silent (recorded here)
-    - A player dealt a Flip Three (or given one) before their own deal card still gets
-      their deal card if they are still active when the deal reaches them.
+    - A player given a Flip Three before their own deal card still gets their deal
+      card if they are still active when the deal reaches them (now also a ruling).
     - The duplicate that busts a player stays in their row (shown last in "numbers").
     - Used Freeze / Flip Three cards lie in front of their target ("actions") until the
       round ends; they count as "a card in front of the player" for staying.
@@ -140,6 +142,10 @@ Decisions where the rulings are silent (recorded here)
       at once and everybody not busted banks their row.
     - A hand-out, once begun (the target did not bust during its three cards), goes on
       even if the target leaves the round during it.
+
+Version
+    "2". Version "1" scored 0 for a player frozen before their deal card, even one a Flip
+    Three had dealt cards; "2" (rulings turn 2) lets them bank their row.
 
 Tests stack the deck: ``Flip7.new_game(..., start=False)``, then
 ``state.stack_deck(["5", "freeze", ...])`` (top first), optionally set ``state.totals``
@@ -217,7 +223,7 @@ class Flip7(Ruleset):
     """Flip 7: hit or stay, bust on a duplicate, seven different numbers end the round."""
 
     id = "flip-7"
-    version = "1"
+    version = "2"
     title = "Flip 7"
     min_players = 1
     max_players = 36
@@ -338,7 +344,6 @@ class Flip7State(GameState):
         self.actions: list[list[str]] = [[] for _ in range(n)]
         self.second_chance: list[bool] = [False] * n
         self.status: list[int] = [ACTIVE] * n
-        self.undealt_frozen: list[bool] = [False] * n   # frozen before their deal card: 0
         self._scores: list[int | None] = [None] * n    # `_round_score` cache; None: compute
         self.stack: list[list[Any]] = []
         self.decision: tuple[str, int, str] | None = None
@@ -579,11 +584,7 @@ class Flip7State(GameState):
         elif kind == "freeze":
             self.actions[target].append(kind)
             self.status[target] = FROZEN
-            self._scores[target] = None   # `undealt_frozen` may change
-            deal = self.stack[0] if self.stack and self.stack[0][0] == F_DEAL else None
-            if deal is not None and target in deal[1][deal[2]:]:
-                self.undealt_frozen[target] = True   # the ruling: out of the round with 0
-            event["score"] = self._round_score(target)
+            event["score"] = self._round_score(target)   # banked, even before a deal card
         else:
             self.actions[target].append(kind)
             self.stack.append([F_FLIP_THREE, target, 3, []])
@@ -602,12 +603,12 @@ class Flip7State(GameState):
     # -- scoring and the end of a round -------------------------------------------------
 
     def _round_score(self, seat: int) -> int:
-        """`seat`'s score this round so far (0 if busted or frozen before its deal card),
-        cached until its row changes: every view shows every row's score."""
+        """`seat`'s score this round so far (0 if busted), cached until its row
+        changes: every view shows every row's score."""
         score = self._scores[seat]
         if score is None:
             status = self.status[seat]
-            if status == BUSTED or self.undealt_frozen[seat]:
+            if status == BUSTED:
                 score = 0
             else:
                 score = row_score(self.numbers[seat], self.modifiers[seat], status == FLIPPED_7)
@@ -746,7 +747,6 @@ class Flip7State(GameState):
         twin.actions = [row.copy() for row in self.actions]
         twin.second_chance = self.second_chance.copy()
         twin.status = self.status.copy()
-        twin.undealt_frozen = self.undealt_frozen.copy()
         twin._scores = self._scores.copy()
         twin.stack = [_copy_frame(frame) for frame in self.stack]
         twin._legal = None
@@ -816,10 +816,7 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random) -> Fl
       - the F_DEAL frame's order is always the seats from the dealer's left round to the
         dealer, so its next index is ``players - len(next)``;
       - a decision in phase "play" (a card to give) was set off by a hit, so the hit-or-stay
-        turn passes on after it is resolved (`_after_hit`); during the deal it does not;
-      - a frozen row whose view score is 0 while its cards would score more was frozen
-        before its deal card (`undealt_frozen`); when its cards score 0 anyway the flag
-        changes nothing.
+        turn passes on after it is resolved (`_after_hit`); during the deal it does not.
     The returned state's rng is seeded from `rng` (one draw), so reshuffles in the sampled
     future differ per sample and a search is deterministic given its own rng.
     """
@@ -855,9 +852,7 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random) -> Fl
         state.modifiers[seat] = list(row["modifiers"])
         state.actions[seat] = list(row["actions"])
         state.second_chance[seat] = bool(row["second_chance"])
-        status = state.status[seat] = status_of[row["status"]]
-        if status == FROZEN and row["score"] == 0:
-            state.undealt_frozen[seat] = row_score(numbers, row["modifiers"]) != 0
+        state.status[seat] = status_of[row["status"]]
     stack = state.stack
     for frame in view["pending"]:
         kind = frame["kind"]

@@ -11,14 +11,15 @@ It uses only its observation (and `self.rng` to break ties):
 - Names the color it holds most of, avoiding colors the next player is known to hold.
 - Challenges a Wild Draw when the faces it has seen make a bluff likely: a known
   matching card in the offender's hand, or else the chance, from the deck's fixed
-  pairing of faces, that the cards whose active face it has not seen match.
+  pairing of faces (the option ``deck`` of its observation), that the cards whose active
+  face it has not seen match.
 - Always calls UNO.
 """
 
 from __future__ import annotations
 
 import arena
-from arena.rules.uno_flip import COLORS, POINTS, load_deck
+from arena.rules.uno_flip import COLORS, DEFAULT_DECK, POINTS
 
 WILD_FACES = ("wild", "wild-draw-two", "wild-draw-color")
 SIDES = {"light": 0, "dark": 1}
@@ -38,10 +39,11 @@ def face_points(face):
     return POINTS.get(value) or int(value)
 
 
-def _pairings():
-    """For each side: inactive face -> the active faces it is printed with (with repeats)."""
+def _pairings(deck):
+    """For each side: inactive face -> the active faces it is printed with (with repeats),
+    from `deck` (option ``deck``: [light_face, dark_face] pairs)."""
     table = ({}, {})
-    for light, dark in load_deck().faces:
+    for light, dark in deck:
         table[0].setdefault(dark, []).append(light)
         table[1].setdefault(light, []).append(dark)
     return table
@@ -53,7 +55,7 @@ class UnoFlipHeuristicBot(arena.Bot):
     name = "uno-flip-heuristic"
     rulesets = ("uno-flip",)
 
-    _pairs = None
+    _pairs = None   # per game (a fresh instance each game): the pairing of the game's deck
 
     def act(self, observation):
         legal = observation["legal_actions"]
@@ -63,6 +65,9 @@ class UnoFlipHeuristicBot(arena.Bot):
         seat = observation["seat"]
         phase = view["phase"]
         if phase == "challenge":
+            if self._pairs is None:
+                # the game's deck; an observation made without options: the real deck
+                self._pairs = _pairings((observation.get("options") or {}).get("deck") or DEFAULT_DECK)
             return "challenge" if self._bluff_likely(view) > CHALLENGE_THRESHOLD else "accept"
         if phase == "color":
             return "color:" + self._best_color(view, seat)
@@ -180,9 +185,7 @@ class UnoFlipHeuristicBot(arena.Bot):
         pending = view["pending"]
         prior = pending["prior_color"]
         side = SIDES[view["side"]]
-        if UnoFlipHeuristicBot._pairs is None:
-            UnoFlipHeuristicBot._pairs = _pairings()
-        pairs = UnoFlipHeuristicBot._pairs[side]
+        pairs = self._pairs[side]
         clean = 1.0
         for card in view["hands"][pending["offender"]]:
             if card["face"] is not None:

@@ -11,7 +11,7 @@ import pytest
 
 from arena.errors import OptionError, PlayerCountError
 from arena.rules.cards import TwoFacedTable
-from arena.rules.uno_flip import (DARK, LIGHT, DeckFileError, UnoFlip, UnoFlipDeck,
+from arena.rules.uno_flip import (DARK, DEFAULT_DECK, LIGHT, DeckFileError, UnoFlip, UnoFlipDeck,
                                   check_deck_rows, load_deck, parse_deck_csv)
 
 EVERY_OPTION_DEFAULT = UnoFlip.resolve_options({})
@@ -442,6 +442,27 @@ def test_a_held_wild_counts_as_a_match_so_the_wild_draw_is_guilty():
     assert len(hand(state, 0)) == 4 and state.current_seat() == 1 and state.color == "green"
 
 
+@pytest.mark.parametrize("other, guilty", [("wild", True), ("wild-draw-color", False), ("teal-3", False),
+                                           ("pink-3", True)])
+def test_only_a_held_plain_wild_or_the_color_in_force_makes_a_dark_wild_draw_guilty(other, guilty):
+    # Ruling turn 2 (confirming the engine): pink in force; another Wild Draw is no match.
+    state = wild_draw_table(["wild-draw-color", other, "teal-1"], side=DARK, color="pink",
+                            draw=["orange-1", "orange-2", "teal-2", "teal-4"])
+    state.apply("play:0:orange")
+    state.apply("challenge")
+    assert [e["guilty"] for e in state.god_log if e["type"] == "challenge"] == [guilty]
+
+
+def test_the_bluff_test_looks_at_the_hand_when_the_wild_draw_was_played():
+    # A red card drawn as the missing-UNO penalty after the play does not make it a bluff.
+    state = wild_draw_table(["wild-draw-two", "blue-1"], draw=["red-9", "yellow-2", "yellow-3", "yellow-4",
+                                                             "yellow-5", "yellow-6"])
+    state.apply("play:0:blue")                          # leaves one card, no UNO call
+    assert hand(state, 0) == ["blue-1", "red-9", "yellow-2"]
+    state.apply("challenge")
+    assert [e["guilty"] for e in state.god_log if e["type"] == "challenge"] == [False]
+
+
 def test_an_innocent_wild_draw_two_makes_the_challenger_draw_four_and_lose_the_turn():
     # red-5 in force; the offender holds a 5 (matches by number only) and another wild draw
     state = wild_draw_table(["wild-draw-two", "blue-5", "wild-draw-two"],
@@ -603,6 +624,19 @@ def test_a_wild_exposed_by_a_flip_lets_the_flip_player_name_the_color():
     assert state.legal_actions() == ["color:pink", "color:teal", "color:orange", "color:purple"]
     state.apply("color:teal")
     assert state.color == "teal" and state.current_seat() == 1
+    assert all(state.view(s)["color"] == "teal" for s in range(3))
+
+
+def test_while_the_color_of_a_wild_exposed_by_a_flip_is_named_no_color_is_in_force():
+    # Ruling turn 2: `color` is null and `phase` says a color is being named (red was in
+    # force on the light side before the Flip).
+    state = rig(new_state(3), [["red-flip", "blue-1", "blue-4"], ["blue-2"], ["blue-3"]],
+                ["blue-reverse|wild", "red-5"])
+    state.apply("play:0")
+    for seat in range(3):
+        view = state.view(seat)
+        assert view["color"] is None and view["phase"] == "color" and view["side"] == "dark"
+        assert view["pending"] == {"type": "color", "reason": "flip"}
 
 
 def test_an_empty_draw_pile_is_replaced_by_the_discard_pile_but_its_top_shuffled_active_side_down():
@@ -669,6 +703,46 @@ def test_a_round_ends_when_a_player_plays_the_last_card_and_the_winner_scores_th
     assert out["points"] == [0, 49, 30]
     assert out["scores"] == [79, 0, 0]
     assert out["standing"] == [1, 3, 2] and out["reason"] == "win"
+
+
+def test_at_a_round_end_every_hand_is_shown_to_everyone_on_the_side_in_play():
+    # Ruling turn 2: the round-end event carries each hand; its faces count as seen by all.
+    state = rig(new_state(3, target_score=0), [["red-2"], ["blue-9|orange-5", "wild|pink-5"],
+                                               ["blue-skip|teal-1", "green-draw-one|orange-6"]], ["red-5"])
+    assert state.view(0)["hands"][1][0] == {"face": None, "back": "orange-5"}
+    state.apply("play:0")
+    shown = [[], ["blue-9", "wild"], ["blue-skip", "green-draw-one"]]
+    ends = [events_of(state, seat, "round-end") for seat in range(3)]
+    assert all(end == [{"type": "round-end", "round": 1, "winner": 0, "side": "light", "points": [0, 49, 30],
+                        "scores": [79, 0, 0], "hands": shown}] for end in ends)
+    ends[0][0]["hands"][1].clear()                      # each seat's copy is its own
+    assert ends[1][0]["hands"] == shown
+    assert state.outcome()["hands"] == shown            # how the bots see the last round's hands
+    for seat in range(3):
+        assert [[c["face"] for c in hand] for hand in state.view(seat)["hands"]] == shown
+
+
+def test_hands_shown_after_a_last_flip_are_shown_on_the_dark_side():
+    state = rig(new_state(2, target_score=0), [["red-flip"], ["blue-6|teal-skip-everyone", "red-3|wild-draw-color"]],
+                ["red-5"])
+    state.apply("play:0")
+    assert state.outcome()["hands"] == [[], ["teal-skip-everyone", "wild-draw-color"]]
+
+
+def test_the_hands_shown_at_a_round_end_are_unseen_again_once_the_next_round_is_dealt():
+    state = rig(new_state(3, target_score=500), [["red-2"], ["blue-9", "wild"], ["blue-skip"]], ["red-5"])
+    state.apply("play:0")
+    assert state.round == 2 and state.outcome()["hands"] == [[], ["blue-9", "wild"], ["blue-skip"]]
+    view = state.view(0)
+    assert all(card["face"] is None for hand in view["hands"][1:] for card in hand)
+
+
+def test_a_round_stopped_by_max_turns_shows_no_hands():
+    state = rig(new_state(2, target_score=0, max_turns=1), [["red-2", "blue-3"], ["blue-1"]], ["red-5"])
+    state.apply("draw")
+    state.apply("keep")
+    assert state.is_terminal() and state.outcome()["hands"] is None
+    assert "round-end" not in god_types(state)
 
 
 def test_a_last_draw_card_still_makes_the_next_player_draw_and_those_cards_count():
@@ -779,7 +853,79 @@ def test_max_turns_stops_the_round_and_the_game_ends_with_everyone_tied():
 
 def test_defaults():
     assert EVERY_OPTION_DEFAULT == {"target_score": 500, "scoring": "highest", "opening_action": "apply",
-                                    "two_player_reverse_skips": True, "uno_penalty": 2, "max_turns": 1000}
+                                    "two_player_reverse_skips": True, "uno_penalty": 2, "max_turns": 1000,
+                                    "deck": DEFAULT_DECK}
+
+
+def test_the_default_deck_option_is_the_shipped_deck_as_light_dark_face_pairs():
+    # Ruling turn 2: the pairing is public, as the option `deck`.
+    assert EVERY_OPTION_DEFAULT["deck"] == [list(pair) for pair in load_deck().faces]
+    assert len(DEFAULT_DECK) == 112 and ["red-1", "pink-3"] in DEFAULT_DECK
+    assert new_state(3).deck is load_deck()
+
+
+def swapped_deck():
+    """The real cards with the dark faces of the first two cards exchanged."""
+    deck = [list(pair) for pair in DEFAULT_DECK]
+    deck[0][1], deck[1][1] = deck[1][1], deck[0][1]
+    return deck
+
+
+def test_a_custom_deck_is_the_cards_of_the_game():
+    deck = swapped_deck() + [["wild", "wild"]]
+    state = new_state(4, deck=deck)
+    assert Counter(state.deck.faces) == Counter(tuple(pair) for pair in deck)
+    assert state.table.count() == 113
+    rng = random.Random(1)
+    while not state.is_terminal():   # it plays to the end
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def test_the_order_of_the_deck_list_does_not_change_the_game():
+    reordered = list(reversed(DEFAULT_DECK))
+    games = []
+    for deck in (DEFAULT_DECK, reordered):
+        state, rng, actions = new_state(3, seed=5, deck=deck), random.Random(2), []
+        while not state.is_terminal() and len(actions) < 300:
+            actions.append(rng.choice(state.legal_actions()))
+            state.apply(actions[-1])
+        games.append((actions, state.view(0)))
+    assert games[0] == games[1]
+
+
+def test_a_custom_deck_may_hold_more_cards_than_the_real_one():
+    deck = DEFAULT_DECK * 2
+    state = new_state(2, deck=deck)
+    assert state.table.count() == 224
+    hand = state.table.hands[0]
+    hand.extend(state.table.piles["draw"][:150])   # a hand longer than the real deck
+    del state.table.piles["draw"][:150]
+    state._legal = None
+    assert state.legal_actions()[-1] == "draw"
+
+
+@pytest.mark.parametrize("deck, message", [
+    ("red-1", r"option 'deck' must be a list, not 'red-1'"),
+    ([["red-1", "pink-3"]] * 20 + [["red-1"]], r"option 'deck': card 20 must be a pair"),
+    ([["red-1", "pink-3"]] * 20 + [["red-0", "pink-3"]], r"card 20 has 'red-0', not a light-side face"),
+    ([["red-1", "pink-3"]] * 20 + [["pink-1", "pink-3"]], r"card 20 has 'pink-1', not a light-side face"),
+    ([["red-1", "pink-3"]] * 20 + [["red-1", "wild-draw-two"]], r"card 20 has 'wild-draw-two', not a dark-side"),
+    ([["red-1", "pink-3"]] * 20 + [["red-1", 3]], r"card 20 has 3, not a dark-side face"),
+    ([["red-1", "pink-3"]] * 20 + [["Red-1", "pink-3"]], r"card 20 has 'Red-1'"),
+    ([["red-1", "pink-3"]] * 14, r"has 14 cards with a number on the light side; 2 players need at least 15"),
+    ([["red-1", "pink-skip-everyone"]] * 40, r"has 0 cards with a number on the dark side"),
+    ([["red-1", "pink-3"]] * 1001, r"at most 1000 cards, not 1001"),
+])
+def test_a_bad_custom_deck_is_refused_with_a_one_line_error_naming_the_problem(deck, message):
+    with pytest.raises(OptionError, match=message) as caught:
+        UnoFlip.resolve_options({"deck": deck})
+    assert "\n" not in str(caught.value)
+
+
+def test_a_custom_deck_too_small_for_the_table_is_refused_when_the_game_is_dealt():
+    options = UnoFlip.resolve_options({"deck": [["red-1", "pink-3"]] * 20})   # enough for 2
+    with pytest.raises(OptionError, match="3 players need at least 22"):
+        UnoFlip.new_game(3, options, random.Random(0))
 
 
 @pytest.mark.parametrize("options, message", [

@@ -337,6 +337,25 @@ def test_a_sample_is_built_on_any_deck_listing_of_the_same_cards():
     assert sample.legal_actions() == obs["legal_actions"]
 
 
+def test_a_sample_uses_the_deck_of_the_observations_options():
+    """Option `deck` (ruling turn 2): a custom pairing, with more cards than the real
+    deck, is what the sampler deals from; the real deck could not fit the view."""
+    deck = [list(pair) for pair in DECK.faces]
+    deck[0][1], deck[1][1] = deck[1][1], deck[0][1]
+    deck += [["wild", "wild"]] * 3
+    options = UnoFlip.resolve_options({"target_score": 0, "max_turns": 150, "deck": deck})
+    checked = 0
+    for state, obs, events, _ in positions(4, seed=12, chance=0.2, options=options, players=(2, 5)):
+        sample = UnoFlip.sample_state(obs, random.Random(checked), events)
+        assert Counter(sample.deck.faces) == Counter(tuple(pair) for pair in deck)
+        assert Counter(sample.table.faces[c] for c in range(sample.table.count())) == Counter(state.table.faces)
+        assert sample.view(obs["seat"]) == obs["view"]
+        checked += 1
+        with pytest.raises(ValueError, match="the deck 112"):
+            sample_uno_flip_state(obs, random.Random(0), events, deck=DECK)
+    assert checked > 10
+
+
 def test_a_finished_game_cannot_be_sampled():
     state = UnoFlip.new_game(2, OPTIONS, random.Random(0))
     obs = observation(state)

@@ -7,7 +7,7 @@ is an unofficial implementation for AI research.
 Players
     2 to 10. Seats are 0 .. players-1 clockwise; "left of" seat s is seat s+1.
 
-Deck
+Deck (option ``deck``)
     The 112 cards of a physical deck, each with a fixed light face and dark face, listed in
     `arena/rules/data/uno-flip-deck.csv` (``light_color,light_value,dark_color,
     dark_value``; a wild has color ``wild``). Its composition is checked when it loads
@@ -17,7 +17,13 @@ Deck
     colors: pink, teal, orange, purple; dark actions: draw-five, reverse, skip-everyone,
     flip, wild, wild-draw-color. A face string is ``"<color>-<value>"`` ("red-7",
     "teal-skip-everyone") or, for a wild, just the value ("wild", "wild-draw-two",
-    "wild-draw-color"). The deck is public: everyone knows which faces are paired.
+    "wild-draw-color"). The pairing is public (ruling, turn 2): the deck is the option
+    ``deck``, a list of ``[light_face, dark_face]`` pairs (default: the 112 cards of the
+    file, in its order), carried in `start`'s info and every observation's options. A
+    custom deck may pair and repeat faces freely, but each face must be one of its side,
+    and each side must show a number on at least 7 x players + 1 cards (7 each and one
+    to open, so that an opening always ends); at most 1000 cards. The order of the list
+    does not matter (see the canonical order below).
 
 What is where (the two-faced card model, `arena.rules.cards.TwoFacedTable`)
     Side 0 is light, side 1 dark; the *active* side is the one in play. Every hand holds
@@ -74,7 +80,10 @@ End of a round, scoring, end of the game
     reaching `max_turns` turns ends the game with all players tied (reason "max_turns").
     `outcome()` = ``{"standing", "scores" (totals), "reason" ("win" for a single round,
     "target", "max_turns"), "rounds", "round_turns" (turns of each round played),
-    "points" (points left in each hand at the end of the last round)}``.
+    "points" (points left in each hand at the end of the last round), "hands" (the hands
+    shown at the end of the last round that ended, as in its round-end event; None if
+    none did)}``. The last decision comes before the last round-end event, so "hands"
+    is how a bot sees the last round's hands.
 
 Options
     target_score (int >= 0, default 500): total that ends the game; 0 = a single round.
@@ -83,6 +92,7 @@ Options
     two_player_reverse_skips (bool, default true): with two players Reverse acts as Skip.
     uno_penalty (int 0..112, default 2): cards drawn for a missing UNO call.
     max_turns (int >= 1, default 1000): turns per round before the game is stopped.
+    deck (list of [light_face, dark_face], default the real 112-card deck): see Deck.
 
 Action grammar (legal_actions, in this order)
     Decision "play" (the turn seat): for each hand position p (0-based) in order, if the
@@ -99,11 +109,13 @@ Action grammar (legal_actions, in this order)
 
 View fields (``view(seat)``)
     side ("light" | "dark"), round (1-based), dealer, turn (seat of the decision, None
-    when over), phase ("play" | "drawn" | "challenge" | "color" | "over"), color (color
-    in force, None only while an opening wild waits for its color), direction (1
+    when over), phase ("play" | "drawn" | "challenge" | "color" | "over"), color (the
+    color in force on the side in play; None exactly while a color is being named, phase
+    "color": after an opening Wild, or after a Flip that exposed a wild), direction (1
     clockwise, -1 counter-clockwise), hands (per seat, in hand order: ``{"face", "back"}``
     relative to the holder, None for a face this seat has not seen; the seat's own hand
-    is ``hands[seat]``), draw_pile ``{"size", "top": {"up", "down"} | None}``, discard
+    is ``hands[seat]``; at the end of the game every hand is shown), draw_pile ``{"size",
+    "top": {"up", "down"} | None}``, discard
     ``{"size", "top": {"up", "down"}}``, scores (totals), turns (this round), max_turns,
     pending (None, or ``{"type": "drawn"}`` -- the drawn card is the last of the turn
     seat's hand --, ``{"type": "challenge", "card", "offender", "color",
@@ -120,12 +132,16 @@ Event types (each with "type"; "seat" is who acted or was affected)
     skip-everyone {seat}; reverse {seat (absent at the opening), direction}; accept
     {seat}; hand-shown {seat, hand} (the offender's hand, to the challenger only);
     challenge {seat, offender, guilty}; uno-penalty {seat}; round-end {round, winner,
-    side, points, scores}; max-turns {round}; game-end {reason, scores}.
+    side, points, scores, hands} (hands: per seat, the faces of its cards on the side in
+    play, in hand order: every hand is shown to everyone, and those faces count as seen
+    by all until the cards are next shuffled); max-turns {round}; game-end {reason,
+    scores}.
 
 Decisions where the rulings are silent (recorded here on purpose)
-    - "A held Wild counts as a match" means a plain Wild; another Wild Draw does not make
-      a Wild Draw a bluff. Matching for the bluff test is by the color in force only, and
-      looks at the hand as it was when the Wild Draw was played.
+    - "A held Wild counts as a match" means a plain Wild of the side in play; another Wild
+      Draw does not make a Wild Draw a bluff (now a ruling, turn 2). Matching for the bluff
+      test is by the color in force only, and looks at the hand as it was when the Wild
+      Draw was played.
     - The UNO penalty is drawn right after the card lands (after a Flip has turned
       everything over), before a color is named and before the card's effect on others.
     - A Flip played as the last card still flips everything; the round is scored on the
@@ -142,13 +158,14 @@ Decisions where the rulings are silent (recorded here on purpose)
       and a challenger's normal turn after a guilty verdict is the same turn); a skipped
       seat has no turn; Skip Everyone gives its player a new turn. `max_turns` counts
       these per round.
-    - The points left in each hand at a round's end are announced (round-end event); the
-      hands themselves are not shown.
+    - A round stopped by `max_turns` does not end normally: its hands are not shown.
     - The initial draw pile is laid in a canonical order (sorted by the faces) before it
       is shuffled, so a game does not depend on the order of the rows in the deck file.
 
 Version
-    "1".
+    "2". Turn 2 rulings: the deck is the public option ``deck``; the hands are shown at a
+    round's end (round-end "hands", outcome "hands"); ``color`` is None while a color is
+    named after a Flip. Play is unchanged from "1" with the default deck.
 """
 
 from __future__ import annotations
@@ -160,7 +177,7 @@ from collections import Counter
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, OptionError
 from arena.rules.base import (GameState, Option, Ruleset, copy_rng, standing_from_scores)
 from arena.rules.cards import TwoFacedTable
 
@@ -174,9 +191,11 @@ COLORED_ACTIONS = (("draw-one", "reverse", "skip", "flip"),
                    ("draw-five", "reverse", "skip-everyone", "flip"))
 WILD_VALUES = (("wild", "wild-draw-two"), ("wild", "wild-draw-color"))
 WILD_COLOR = "wild"
+EXAMPLE_FACES = ("'red-7', 'blue-skip', 'wild-draw-two'", "'pink-7', 'teal-skip-everyone', 'wild-draw-color'")
 DECK_FILE = "uno-flip-deck.csv"
 DECK_COLUMNS = ("light_color", "light_value", "dark_color", "dark_value")
 DECK_SIZE = 112
+DECK_MAX = 1000       # cards in a custom deck (option `deck`)
 HAND_SIZE = 7
 COPIES_PER_COLOR = 2  # each number and each colored action, per color and side
 WILDS_PER_KIND = 4    # Wild, and Wild Draw Two / Wild Draw Color
@@ -206,12 +225,25 @@ def _with_uno(actions: Sequence[str]) -> tuple[str, ...]:
     return tuple(text for action in actions for text in (action, action + ":uno"))
 
 
-# Action strings, built once: per hand position (a hand never holds more than the deck).
-_PLAY = tuple((f"play:{p}",) for p in range(DECK_SIZE))
-_PLAY_UNO = tuple(_with_uno(actions) for actions in _PLAY)
-_PLAY_WILD = tuple(tuple(tuple(f"play:{p}:{c}" for c in colors) for p in range(DECK_SIZE))
-                   for colors in COLORS)
-_PLAY_WILD_UNO = tuple(tuple(_with_uno(actions) for actions in side) for side in _PLAY_WILD)
+# Action strings per hand position, built once for the positions a hand of the deck can
+# reach (a hand never holds more than the deck): `_action_tables` grows them in place.
+_PLAY: list[tuple[str, ...]] = []
+_PLAY_UNO: list[tuple[str, ...]] = []
+_PLAY_WILD: tuple[list[tuple[str, ...]], ...] = ([], [])
+_PLAY_WILD_UNO: tuple[list[tuple[str, ...]], ...] = ([], [])
+
+
+def _action_tables(positions: int) -> None:
+    """Make the per-position action tables cover hand positions 0 .. positions-1."""
+    for p in range(len(_PLAY), positions):
+        _PLAY.append((f"play:{p}",))
+        _PLAY_UNO.append(_with_uno(_PLAY[p]))
+        for side, colors in enumerate(COLORS):
+            _PLAY_WILD[side].append(tuple(f"play:{p}:{c}" for c in colors))
+            _PLAY_WILD_UNO[side].append(_with_uno(_PLAY_WILD[side][p]))
+
+
+_action_tables(DECK_SIZE)
 _DRAWN = ("play-drawn",)
 _DRAWN_UNO = _with_uno(_DRAWN)
 _DRAWN_WILD = tuple(tuple(f"play-drawn:{c}" for c in colors) for colors in COLORS)
@@ -222,6 +254,173 @@ class DeckFileError(ArenaError, ValueError):
     """The shipped UNO Flip deck file is missing, malformed or has the wrong cards."""
 
 
+# -- the deck ----------------------------------------------------------------------
+
+
+class UnoFlipDeck:
+    """The cards of a deck as data: card id -> faces, and per side (0 light, 1 dark)
+    each card's color (None for a wild), value, kind, points and draw count."""
+
+    def __init__(self, rows: Sequence[Sequence[str]], composition: bool = True):
+        """`rows`: (light_color, light_value, dark_color, dark_value) per card; with
+        `composition` they must be the real deck's cards (`check_deck_rows`)."""
+        if composition:
+            check_deck_rows(rows)
+        self.rows = tuple(tuple(row) for row in rows)
+        self.faces = tuple((face_string(r[0], r[1]), face_string(r[2], r[3])) for r in self.rows)
+        self.color = tuple(tuple(None if r[2 * s] == WILD_COLOR else r[2 * s] for r in self.rows)
+                           for s in (LIGHT, DARK))
+        self.value = tuple(tuple(r[2 * s + 1] for r in self.rows) for s in (LIGHT, DARK))
+        self.kind = tuple(tuple(KINDS.get(v, NUMBER) for v in values) for values in self.value)
+        self.points = tuple(tuple(POINTS[v] if v in POINTS else int(v) for v in values)
+                            for values in self.value)
+        self.draws = tuple(tuple(DRAW_COUNTS.get(v, 0) for v in values) for values in self.value)
+        n = len(self.rows)
+        _action_tables(n)   # a hand of this deck can reach position n-1
+        # A draw pile lies active side down: the inactive side is up.
+        self.up_sides = ([DARK] * n, [LIGHT] * n)
+        self.canonical = tuple(sorted(range(n), key=lambda c: self.faces[c]))
+
+
+def face_string(color: str, value: str) -> str:
+    """"red-7", "teal-skip-everyone"; a wild's face is its value ("wild-draw-two")."""
+    return value if color == WILD_COLOR else f"{color}-{value}"
+
+
+def expected_composition(side: int) -> Counter:
+    """How many of each (color, value) one side of the deck must have (the seed's list)."""
+    counts: Counter = Counter()
+    for color in COLORS[side]:
+        for value in NUMBERS + COLORED_ACTIONS[side]:
+            counts[(color, value)] = COPIES_PER_COLOR
+    for value in WILD_VALUES[side]:
+        counts[(WILD_COLOR, value)] = WILDS_PER_KIND
+    return counts
+
+
+def check_deck_rows(rows: Sequence[Sequence[str]]) -> None:
+    """Raise DeckFileError unless `rows` are the 112 cards of an UNO Flip deck."""
+    for line, row in enumerate(rows, start=2):
+        if len(row) != 4:
+            raise DeckFileError(f"{DECK_FILE} line {line}: expected 4 fields "
+                                f"({','.join(DECK_COLUMNS)}), got {len(row)}: {list(row)!r}")
+        for side in (LIGHT, DARK):
+            color, value = row[2 * side], row[2 * side + 1]
+            if color == WILD_COLOR:
+                ok = value in WILD_VALUES[side]
+            else:
+                ok = color in COLORS[side] and (value in NUMBERS or value in COLORED_ACTIONS[side])
+            if not ok:
+                raise DeckFileError(f"{DECK_FILE} line {line}: {color},{value} is not a "
+                                    f"{SIDE_NAMES[side]}-side UNO Flip card")
+    if len(rows) != DECK_SIZE:
+        raise DeckFileError(f"{DECK_FILE}: expected {DECK_SIZE} cards, found {len(rows)}")
+    for side in (LIGHT, DARK):
+        expected = expected_composition(side)
+        actual = Counter((row[2 * side], row[2 * side + 1]) for row in rows)
+        if actual != expected:
+            wrong = sorted(set(expected) | set(actual))
+            diffs = [f"{c},{v}: {actual[(c, v)]} (expected {expected[(c, v)]})"
+                     for c, v in wrong if actual[(c, v)] != expected[(c, v)]]
+            raise DeckFileError(f"{DECK_FILE}: wrong {SIDE_NAMES[side]} side: " + "; ".join(diffs[:6])
+                                + ("; ..." if len(diffs) > 6 else ""))
+
+
+def parse_deck_csv(text: str) -> list[tuple[str, ...]]:
+    """The rows of a deck file (header checked), as tuples of 4 strings."""
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None or tuple(h.strip() for h in header) != DECK_COLUMNS:
+        raise DeckFileError(f"{DECK_FILE}: the header must be {','.join(DECK_COLUMNS)}, "
+                            f"not {header!r}")
+    return [tuple(field.strip() for field in row) for row in reader if row]
+
+
+_DECK: UnoFlipDeck | None = None
+
+
+def load_deck() -> UnoFlipDeck:
+    """The shipped deck (package data), checked once and cached."""
+    global _DECK
+    if _DECK is None:
+        try:
+            text = resources.files("arena.rules").joinpath("data", DECK_FILE).read_text("utf-8")
+        except (OSError, ValueError) as exc:
+            raise DeckFileError(f"cannot read arena/rules/data/{DECK_FILE}: {exc}") from exc
+        _DECK = UnoFlipDeck(parse_deck_csv(text))
+    return _DECK
+
+def parse_face(face: Any, side: int) -> tuple[str, str] | None:
+    """(color, value) of a face string of `side` ("wild" as the color of a wild), or
+    None if it is not a face of that side."""
+    if not isinstance(face, str):
+        return None
+    if face in WILD_VALUES[side]:
+        return WILD_COLOR, face
+    color, _, value = face.partition("-")
+    if color in COLORS[side] and (value in NUMBERS or value in COLORED_ACTIONS[side]):
+        return color, value
+    return None
+
+
+def check_deck(deck: Any, players: int) -> None:
+    """Raise OptionError unless `deck` (option `deck`) is a list of [light_face,
+    dark_face] pairs, each face one of its side, with enough number faces on each side
+    for `players` players: 7 each and one to open (so an opening always ends)."""
+    if not isinstance(deck, (list, tuple)):
+        raise OptionError(f"option 'deck' must be a list of [light_face, dark_face] pairs, not {deck!r}")
+    if len(deck) > DECK_MAX:
+        raise OptionError(f"option 'deck' must hold at most {DECK_MAX} cards, not {len(deck)}")
+    numbers = [0, 0]
+    for index, card in enumerate(deck):
+        if not isinstance(card, (list, tuple)) or len(card) != 2:
+            raise OptionError(f"option 'deck': card {index} must be a pair [light_face, dark_face], "
+                              f"not {card!r}")
+        for side in (LIGHT, DARK):
+            parsed = parse_face(card[side], side)
+            if parsed is None:
+                raise OptionError(f"option 'deck': card {index} has {card[side]!r}, not a "
+                                  f"{SIDE_NAMES[side]}-side face (e.g. {EXAMPLE_FACES[side]})")
+            numbers[side] += parsed[1] in NUMBERS
+    needed = HAND_SIZE * players + 1
+    for side in (LIGHT, DARK):
+        if numbers[side] < needed:
+            raise OptionError(f"option 'deck' has {numbers[side]} cards with a number on the "
+                              f"{SIDE_NAMES[side]} side; {players} players need at least {needed} "
+                              f"({HAND_SIZE} each and one to open)")
+
+
+_DECKS: dict[tuple[tuple[str, str], ...], UnoFlipDeck] = {}
+_LAST_DECK: list[Any] = [None, None]   # the last option list seen, and its deck
+
+
+def deck_from_option(pairs: Sequence[Sequence[str]] | None) -> UnoFlipDeck:
+    """The UnoFlipDeck of option `deck` (already checked; None: the shipped deck),
+    cached: the shipped deck is `load_deck()`, a custom one is built once."""
+    if pairs is None:
+        return load_deck()
+    if _LAST_DECK[0] is pairs:   # a search samples many times from one observation
+        return _LAST_DECK[1]
+    key = tuple((light, dark) for light, dark in pairs)
+    deck = _DECKS.get(key)
+    if deck is None:
+        shipped = load_deck()
+        if key == shipped.faces:
+            deck = shipped
+        else:
+            if len(_DECKS) >= 16:
+                del _DECKS[next(iter(_DECKS))]
+            deck = UnoFlipDeck([(*parse_face(light, LIGHT), *parse_face(dark, DARK))
+                                for light, dark in key], composition=False)
+        _DECKS[key] = deck
+    _LAST_DECK[:] = [pairs, deck]
+    return deck
+
+
+DEFAULT_DECK: list[list[str]] = [list(pair) for pair in load_deck().faces]
+"""The real deck as option `deck`: [light_face, dark_face] per card, in the file's order."""
+
+
 # -- the ruleset -------------------------------------------------------------------
 
 
@@ -229,7 +428,7 @@ class UnoFlip(Ruleset):
     """UNO Flip: the ruleset definition (see the module docstring for the rules page)."""
 
     id = "uno-flip"
-    version = "1"
+    version = "2"
     title = "UNO Flip"
     min_players = 2
     max_players = 10
@@ -245,11 +444,13 @@ class UnoFlip(Ruleset):
                               minimum=0, maximum=DECK_SIZE),
         "max_turns": Option(1000, "turns per round before the game is stopped, all tied",
                             minimum=1),
+        "deck": Option(DEFAULT_DECK, "the cards as [light_face, dark_face] pairs; default: the "
+                       "real 112-card deck", kind=list),
     }
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
-        load_deck()  # a broken deck file is reported before any game starts
+        check_deck(options["deck"], cls.min_players)
 
     @classmethod
     def describe_event(cls, event: Mapping[str, Any]) -> str:
@@ -258,6 +459,7 @@ class UnoFlip(Ruleset):
     @classmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> UnoFlipState:
         cls.check_players(players)
+        check_deck(options["deck"], players)
         return UnoFlipState(players, options, rng)
 
     @classmethod
@@ -280,9 +482,10 @@ class UnoFlipState(GameState):
 
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random,
                  deck: UnoFlipDeck | None = None):
-        """`deck` is a hook for tests (e.g. the same cards with other ids)."""
+        """`deck` is a hook for tests (e.g. the same cards with other ids); by default
+        the cards are those of option `deck` (checked by `UnoFlip.new_game`)."""
         super().__init__(players, options, rng)
-        self.deck = deck if deck is not None else load_deck()
+        self.deck = deck if deck is not None else deck_from_option(options.get("deck"))
         self.target = options["target_score"]
         self.lowest = options["scoring"] == "lowest"
         self.redraw = options["opening_action"] == "redraw"
@@ -295,6 +498,7 @@ class UnoFlipState(GameState):
         self.dealer = 0
         self.round_turns: list[int] = []
         self.last_points: list[int] = [0] * players
+        self.last_hands: list[list[str]] | None = None
         self.winner: int | None = None
         self.reason: str | None = None
         self._start_round()
@@ -386,7 +590,8 @@ class UnoFlipState(GameState):
             standing = standing_from_scores(self.scores, highest_first=not self.lowest)
         return {"standing": standing, "scores": list(self.scores), "reason": self.reason,
                 "rounds": self.round, "round_turns": list(self.round_turns),
-                "points": list(self.last_points)}
+                "points": list(self.last_points),
+                "hands": None if self.last_hands is None else [list(h) for h in self.last_hands]}
 
     def clone(self) -> UnoFlipState:
         twin = UnoFlipState.__new__(UnoFlipState)
@@ -396,7 +601,7 @@ class UnoFlipState(GameState):
         twin.table = self.table.clone()
         twin.scores = list(self.scores)
         twin.round_turns = list(self.round_turns)
-        twin.last_points = list(self.last_points)
+        twin.last_points = list(self.last_points)   # last_hands: never changed in place
         twin._legal = None
         twin._reset_events()
         return twin
@@ -466,8 +671,16 @@ class UnoFlipState(GameState):
             self._begin_turn(first)
 
     def _end_round(self, winner: int) -> None:
-        points_of = self.deck.points[self.active]
-        points = [sum(points_of[c] for c in hand) for hand in self.table.hands]
+        a = self.active
+        points_of = self.deck.points[a]
+        faces = self.deck.faces
+        table = self.table
+        points = [sum(points_of[c] for c in hand) for hand in table.hands]
+        # Every hand is shown to everyone (the ruling): its faces are seen by all from now on.
+        hands = [[faces[c][a] for c in hand] for hand in table.hands]
+        for hand in table.hands:
+            for card in hand:
+                table.see(card, a, self.everyone)
         if self.lowest:
             for seat in self.everyone:
                 if seat != winner:
@@ -475,11 +688,12 @@ class UnoFlipState(GameState):
         else:
             self.scores[winner] += sum(points)
         self.last_points = points
+        self.last_hands = hands
         self.winner = winner
         self.round_turns.append(self.turns)
         self.emit({"type": "round-end", "round": self.round, "winner": winner,
-                   "side": SIDE_NAMES[self.active], "points": list(points),
-                   "scores": list(self.scores)})
+                   "side": SIDE_NAMES[a], "points": list(points),
+                   "scores": list(self.scores), "hands": hands})
         if self.target == 0:
             self._finish("win")
         elif max(self.scores) >= self.target:
@@ -536,6 +750,7 @@ class UnoFlipState(GameState):
             top_color = deck.color[self.active][top]
             if top_color is None:
                 name_color = True
+                self.color = None   # no color is in force until it is named
             else:
                 self.color = top_color
         elif named is not None:
@@ -872,7 +1087,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
         buried discard card's faces (both for a played card, the up face for an opening
         card) in pile order; if that replay does not match the view's pile size, it is
         ignored.
-    The 112 physical cards (fixed light/dark pairs) are dealt to the slots: slots known on
+    The deck's cards (option ``deck``: fixed light/dark pairs) are dealt to the slots: slots known on
     both faces take a card of that pair; slots known on one face take a card with that face
     (chosen uniformly among the cards still free that have it, group by group); every other
     slot takes the rest in uniformly random order. With all one-face slots on the same side
@@ -894,7 +1109,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     options = observation["options"]
     if view["phase"] == OVER or view["turn"] is None:
         raise ValueError("sample_state: the observation is of a finished game")
-    deck = deck if deck is not None else load_deck()
+    deck = deck if deck is not None else deck_from_option(options.get("deck"))
     index = _deck_index(deck)
     a = SIDE_NAMES.index(view["side"])
     b = 1 - a
@@ -954,6 +1169,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     state.dealer = view["dealer"]
     state.round_turns = [0] * (state.round - 1)
     state.last_points = [0] * players
+    state.last_hands = None
     state.winner = None
     state.reason = None
     state.active = a
@@ -1090,108 +1306,16 @@ def _deal_partial(groups, index: _DeckIndex, free, cards: list[int], rng: random
 
 def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
     """A fresh copy of an event whose values are scalars, lists of scalars or lists
-    of flat dicts."""
+    of flat dicts or of lists of scalars (round-end's "hands")."""
     copy = event.copy()
     if copy["type"] == "draw":  # hot path: the common one, its "cards" a list of flat dicts
         copy["cards"] = [card.copy() for card in copy["cards"]]
         return copy
     for key, value in copy.items():
         if type(value) is list:
-            copy[key] = [item.copy() if type(item) is dict else item for item in value]
+            copy[key] = [item.copy() if type(item) is dict or type(item) is list else item
+                         for item in value]
     return copy
-
-
-# -- the deck ----------------------------------------------------------------------
-
-
-class UnoFlipDeck:
-    """The cards of a deck as data: card id -> faces, and per side (0 light, 1 dark)
-    each card's color (None for a wild), value, kind, points and draw count."""
-
-    def __init__(self, rows: Sequence[Sequence[str]]):
-        check_deck_rows(rows)
-        self.rows = tuple(tuple(row) for row in rows)
-        self.faces = tuple((face_string(r[0], r[1]), face_string(r[2], r[3])) for r in self.rows)
-        self.color = tuple(tuple(None if r[2 * s] == WILD_COLOR else r[2 * s] for r in self.rows)
-                           for s in (LIGHT, DARK))
-        self.value = tuple(tuple(r[2 * s + 1] for r in self.rows) for s in (LIGHT, DARK))
-        self.kind = tuple(tuple(KINDS.get(v, NUMBER) for v in values) for values in self.value)
-        self.points = tuple(tuple(POINTS[v] if v in POINTS else int(v) for v in values)
-                            for values in self.value)
-        self.draws = tuple(tuple(DRAW_COUNTS.get(v, 0) for v in values) for values in self.value)
-        n = len(self.rows)
-        # A draw pile lies active side down: the inactive side is up.
-        self.up_sides = ([DARK] * n, [LIGHT] * n)
-        self.canonical = tuple(sorted(range(n), key=lambda c: self.faces[c]))
-
-
-def face_string(color: str, value: str) -> str:
-    """"red-7", "teal-skip-everyone"; a wild's face is its value ("wild-draw-two")."""
-    return value if color == WILD_COLOR else f"{color}-{value}"
-
-
-def expected_composition(side: int) -> Counter:
-    """How many of each (color, value) one side of the deck must have (the seed's list)."""
-    counts: Counter = Counter()
-    for color in COLORS[side]:
-        for value in NUMBERS + COLORED_ACTIONS[side]:
-            counts[(color, value)] = COPIES_PER_COLOR
-    for value in WILD_VALUES[side]:
-        counts[(WILD_COLOR, value)] = WILDS_PER_KIND
-    return counts
-
-
-def check_deck_rows(rows: Sequence[Sequence[str]]) -> None:
-    """Raise DeckFileError unless `rows` are the 112 cards of an UNO Flip deck."""
-    for line, row in enumerate(rows, start=2):
-        if len(row) != 4:
-            raise DeckFileError(f"{DECK_FILE} line {line}: expected 4 fields "
-                                f"({','.join(DECK_COLUMNS)}), got {len(row)}: {list(row)!r}")
-        for side in (LIGHT, DARK):
-            color, value = row[2 * side], row[2 * side + 1]
-            if color == WILD_COLOR:
-                ok = value in WILD_VALUES[side]
-            else:
-                ok = color in COLORS[side] and (value in NUMBERS or value in COLORED_ACTIONS[side])
-            if not ok:
-                raise DeckFileError(f"{DECK_FILE} line {line}: {color},{value} is not a "
-                                    f"{SIDE_NAMES[side]}-side UNO Flip card")
-    if len(rows) != DECK_SIZE:
-        raise DeckFileError(f"{DECK_FILE}: expected {DECK_SIZE} cards, found {len(rows)}")
-    for side in (LIGHT, DARK):
-        expected = expected_composition(side)
-        actual = Counter((row[2 * side], row[2 * side + 1]) for row in rows)
-        if actual != expected:
-            wrong = sorted(set(expected) | set(actual))
-            diffs = [f"{c},{v}: {actual[(c, v)]} (expected {expected[(c, v)]})"
-                     for c, v in wrong if actual[(c, v)] != expected[(c, v)]]
-            raise DeckFileError(f"{DECK_FILE}: wrong {SIDE_NAMES[side]} side: " + "; ".join(diffs[:6])
-                                + ("; ..." if len(diffs) > 6 else ""))
-
-
-def parse_deck_csv(text: str) -> list[tuple[str, ...]]:
-    """The rows of a deck file (header checked), as tuples of 4 strings."""
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header is None or tuple(h.strip() for h in header) != DECK_COLUMNS:
-        raise DeckFileError(f"{DECK_FILE}: the header must be {','.join(DECK_COLUMNS)}, "
-                            f"not {header!r}")
-    return [tuple(field.strip() for field in row) for row in reader if row]
-
-
-_DECK: UnoFlipDeck | None = None
-
-
-def load_deck() -> UnoFlipDeck:
-    """The shipped deck (package data), checked once and cached."""
-    global _DECK
-    if _DECK is None:
-        try:
-            text = resources.files("arena.rules").joinpath("data", DECK_FILE).read_text("utf-8")
-        except (OSError, ValueError) as exc:
-            raise DeckFileError(f"cannot read arena/rules/data/{DECK_FILE}: {exc}") from exc
-        _DECK = UnoFlipDeck(parse_deck_csv(text))
-    return _DECK
 
 
 def _describe_event(event: Mapping[str, Any]) -> str | None:

@@ -303,6 +303,20 @@ def test_an_action_impossible_now_is_postponed_until_another_action_allows_it():
     assert "give:0:1" in st.legal_actions() and "place:4" in st.legal_actions()
 
 
+def test_a_take_impossible_now_is_postponed_not_dropped_when_a_give_first_makes_it_legal():
+    # Ruling turn 2 (confirming the engine): seat 0 holds 10, the limit, and the pile is
+    # empty, so no take is legal now; giving first brings it to 9 and makes a take legal.
+    st = state(MIXED + " " + MIXED, MIXED, MIXED, pile="")
+    legal = st.legal_actions()
+    assert not any(a.startswith("take") for a in legal) and "give:0:1" in legal
+    st.apply("give:0:1")
+    assert events(st, 0, "dropped") == []
+    assert st.view(0)["actions_left"] == ["take", "flip"]
+    assert "take:1:0" in st.legal_actions()
+    st.apply("take:1:0")
+    assert [len(h) for h in st.table.hands] == [10, 5, 5]
+
+
 def test_an_action_with_no_legal_form_left_is_dropped_and_the_turn_ends():
     st = state(MIXED4, MIXED4, MIXED4, pile="")
     assert st.legal_actions() == [f"flip:{p}" for p in range(4)]

@@ -521,6 +521,26 @@ def test_no_win_check_before_the_first_turn_and_wins_only_in_step_four():
     assert not state.is_terminal() and state.step == "push"
 
 
+def test_a_hand_winning_from_the_deal_wins_only_at_step_four_of_the_first_turn():
+    # Ruling turn 2 (confirming the engine): no win check after the deal or at a turn's start.
+    green = [("green", c) for c in ("red", "blue", "orange", "purple", "red")]
+    state = make(hands=[list(MIXED), green, list(MIXED)])
+    play(state, "give:0:2")
+    assert not state.is_terminal() and state.step == "pull"
+    play(state, "pull:2:5")
+    assert not state.is_terminal() and state.step == "answer"
+    play(state, "allow")
+    assert state.is_terminal() and state.outcome()["standing"] == [2, 1, 2]
+
+
+def test_a_hand_winning_from_the_deal_but_not_at_step_four_does_not_win():
+    green = [("green", c) for c in ("red", "blue", "orange", "purple", "red")]
+    state = make(hands=[list(MIXED), green, list(MIXED)])
+    play(state, "give:0:2", "pull:1:0", "allow")        # seat 1 is down to four cards
+    assert not state.is_terminal()
+    assert not any(e["type"] == "win" for e in state.god_log)
+
+
 def test_max_turns_ends_the_game_with_everyone_tied():
     state = make(max_turns=2)
     play(state, "give:0:1", "pull:1:0", "allow")

@@ -89,8 +89,12 @@ def limit_problem(name: str, value: float) -> str | None:
     low, high = LIMIT_BOUNDS[name]
     if math.isnan(value) or not low <= value <= high:
         unit = "MiB" if name == "memory_mb" else "seconds"
-        return f"must be from {low:g} to {high:g} ({unit}), not {value!r}"
+        return f"must be from {_number(low)} to {_number(high)} ({unit}), not {value!r}"
     return None
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 class BotHost(ABC):

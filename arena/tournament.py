@@ -38,6 +38,7 @@ import random
 import re
 import shutil
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
@@ -46,6 +47,7 @@ from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError
 from arena.plugins import Registry
 from arena.rules.base import Ruleset
+from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed
 
 FORMATS = ("round-robin", "sampled")
@@ -55,9 +57,24 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 RESERVED_LABELS = ("overall",)
 
 TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers",
-                   "time_bank", "memory_mb", "on_fault", "max_faults")
+                   "time_bank", "memory_mb", "on_fault", "max_faults", "time_for_start", "time_for_end")
 BOT_KEYS = ("use", "command", "as", "params", "rulesets")
 RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
+
+MAX_GAMES = 1_000_000_000
+"""The most games one tournament may schedule."""
+MAX_NUMBER = 2 ** 53
+"""The largest magnitude of a number in params and options (exact in JSON everywhere)."""
+BOUNDS: dict[str, tuple[float, float]] = {
+    **{key: LIMIT_BOUNDS[key] for key in ("time_per_decision", "time_bank", "memory_mb", "time_for_start",
+                                          "time_for_end")},
+    "deals": (1, 1_000_000),
+    "max_games": (1, MAX_GAMES),
+    "workers": (0, 1024),
+    "max_faults": (0, 1_000_000),
+}
+"""The range, inclusive, of every numeric `[tournament]` key (tournaments/README.md lists
+them); `seed` is 0 to 2**63 - 1."""
 
 
 # -- the checked file -----------------------------------------------------------
@@ -114,12 +131,19 @@ class Tournament:
     rulesets: tuple[RulesetSpec, ...]
     time_bank: float = 10.0
     memory_mb: int = 1024
-    on_fault: str = "random"
+    on_fault: str = "forfeit"
     max_faults: int = 0
+    time_for_start: float = Limits.time_for_start
+    time_for_end: float = Limits.time_for_end
 
     def schedule(self, seed: int) -> "Schedule":
         """The games of this tournament dealt from `seed` (the file's, or the secret one)."""
         return Schedule(self, seed)
+
+    def limits(self) -> Limits:
+        """The limits of every bot host of this tournament."""
+        return Limits(time_per_decision=self.time_per_decision, time_bank=self.time_bank, memory_mb=self.memory_mb,
+                      time_for_start=self.time_for_start, time_for_end=self.time_for_end)
 
 
 def load_tournament(path: str | Path, registry: Registry) -> Tournament:
@@ -170,37 +194,27 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     fmt = _get(head, "format", "tournament", str, default="round-robin")
     if fmt not in FORMATS:
         raise _KeyProblem("tournament.format", f"must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
-    deals = _get(head, "deals", "tournament", int, default=1)
-    if deals < 1:
-        raise _KeyProblem("tournament.deals", f"must be at least 1, not {deals}")
+    deals = _bounded(head, "deals", int, 1)
     max_games = _get(head, "max_games", "tournament", int)
     if fmt == "sampled" and max_games is None:
         raise _KeyProblem("tournament.max_games", 'missing: format = "sampled" needs max_games')
     if fmt != "sampled" and max_games is not None:
         raise _KeyProblem("tournament.max_games", 'only used with format = "sampled"')
-    if max_games is not None and max_games < 1:
-        raise _KeyProblem("tournament.max_games", f"must be at least 1, not {max_games}")
+    if max_games is not None:
+        max_games = _bounded(head, "max_games", int, None)
     isolation = _get(head, "isolation", "tournament", str, default="process")
     if isolation not in ISOLATIONS:
         raise _KeyProblem("tournament.isolation", f'must be "process" or "inline", not {isolation!r}')
-    time_per_decision = _get(head, "time_per_decision", "tournament", (int, float), default=1.0)
-    if not time_per_decision > 0 or math.isinf(time_per_decision):
-        raise _KeyProblem("tournament.time_per_decision", f"must be a positive number of seconds, not {time_per_decision}")
-    time_bank = _get(head, "time_bank", "tournament", (int, float), default=10.0)
-    if not time_bank >= 0 or math.isinf(time_bank):
-        raise _KeyProblem("tournament.time_bank", f"must be a number of seconds, 0 or more, not {time_bank}")
-    memory_mb = _get(head, "memory_mb", "tournament", int, default=1024)
-    if memory_mb < 64:
-        raise _KeyProblem("tournament.memory_mb", f"must be at least 64 (MiB), not {memory_mb}")
-    on_fault = _get(head, "on_fault", "tournament", str, default="random")
+    time_per_decision = _bounded(head, "time_per_decision", (int, float), Limits.time_per_decision)
+    time_bank = _bounded(head, "time_bank", (int, float), Limits.time_bank)
+    memory_mb = _bounded(head, "memory_mb", int, Limits.memory_mb)
+    time_for_start = _bounded(head, "time_for_start", (int, float), Limits.time_for_start)
+    time_for_end = _bounded(head, "time_for_end", (int, float), Limits.time_for_end)
+    on_fault = _get(head, "on_fault", "tournament", str, default="forfeit")
     if on_fault not in ON_FAULT:
-        raise _KeyProblem("tournament.on_fault", f'must be "random" or "forfeit", not {on_fault!r}')
-    max_faults = _get(head, "max_faults", "tournament", int, default=0)
-    if max_faults < 0:
-        raise _KeyProblem("tournament.max_faults", f"must be 0 (never disqualify) or more, not {max_faults}")
-    workers = _get(head, "workers", "tournament", int, default=0)
-    if workers < 0:
-        raise _KeyProblem("tournament.workers", f"must be 0 (every core) or more, not {workers}")
+        raise _KeyProblem("tournament.on_fault", f'must be "forfeit" or "random", not {on_fault!r}')
+    max_faults = _bounded(head, "max_faults", int, 0)
+    workers = _bounded(head, "workers", int, 0)
 
     bot_tables = _array_of_tables(doc, "bots")
     ruleset_tables = _array_of_tables(doc, "rulesets")
@@ -246,8 +260,9 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
             cls = registry.bots[use].cls
             package, version = registry.bots[use].origin.package, registry.bots[use].origin.version
         display = _get(table, "as", where, str, default=use)
-        if not display.strip() or any(ord(c) < 32 for c in display) or len(display) > 100:
-            raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name")
+        if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
+            raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
+                              "no control or format characters)")
         if display in displays:
             raise _KeyProblem(f"{where}.as" if "as" in table else f"{where}.use",
                               f"display name {display!r} is used twice (also bots[{displays[display]}]); "
@@ -324,7 +339,13 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
 
     tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
                             float(time_per_decision), workers, tuple(entries), tuple(rulesets),
-                            float(time_bank), memory_mb, on_fault, max_faults)
+                            float(time_bank), memory_mb, on_fault, max_faults, float(time_for_start),
+                            float(time_for_end))
+    if fmt == "round-robin":
+        games = sum(math.comb(len(r.entries), r.players) * deals * r.players for r in rulesets)
+        if games > MAX_GAMES:
+            raise _KeyProblem("tournament.deals", f"{deals:,} deals make {games:,} games, more than the "
+                              f"{MAX_GAMES:,} a tournament may have (use fewer deals, or format = \"sampled\")")
     if fmt == "sampled":
         for ruleset, tables in zip(tournament.rulesets, _sampled_tables(tournament)):
             if tables < 1:
@@ -333,6 +354,23 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                                   f"{_budgets(tournament)[ruleset.index]}, and one table of it is "
                                   f"{per_table} games ({tournament.deals} deals x {ruleset.players} rotations)")
     return tournament
+
+
+def _bounded(head: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
+    """`[tournament]` key `key`, of type `kind`, within BOUNDS[key]."""
+    value = _get(head, key, "tournament", kind, default=default)
+    if value is None:
+        return None
+    low, high = BOUNDS[key]
+    if key in LIMIT_BOUNDS:
+        problem = limit_problem(key, value)
+    elif not low <= value <= high:
+        problem = f"must be from {low:,} to {high:,}, not {value!r}"
+    else:
+        problem = None
+    if problem:
+        raise _KeyProblem(f"tournament.{key}", problem)
+    return value
 
 
 def _unknown(kind: str, name: str, known: dict[str, Any], registry: Registry) -> str:
@@ -448,8 +486,27 @@ def _plain_json(value: Any, path: str) -> None:
             _plain_json(item, f"{path}[{i}]")
     elif isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         raise _KeyProblem(path, f"{value!r} is not a JSON value")
+    elif number_problem(value):
+        raise _KeyProblem(path, number_problem(value))
     elif not (value is None or isinstance(value, (str, int, float, bool))):
         raise _KeyProblem(path, f"{value!r} is not a JSON value (a {type(value).__name__})")
+
+
+def number_problem(value: Any) -> str | None:
+    """Why a number in params or options is out of range (beyond +-2**53), or None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_NUMBER:
+        return f"{value!r} is out of range (numbers here are at most 2**53 in size)"
+    return None
+
+
+def check_plain_values(values: dict[str, Any], where: str) -> None:
+    """ConfigError naming `where` and the key if `values` (params or options from a command
+    line) hold a number out of range or a value that is not JSON data."""
+    try:
+        for key, value in values.items():
+            _plain_json(value, f"{where} {key}")
+    except _KeyProblem as problem:
+        raise ConfigError(f"{problem.path}: {problem.message}") from None
 
 
 # -- the schedule -----------------------------------------------------------------

@@ -227,10 +227,15 @@ def _results_store(results_dir: Path) -> Any:
 @click.option("--json", "as_json", is_flag=True, help="Print the standings.json document instead of tables.")
 @user_errors
 def rank(results_dir: Path, as_json: bool) -> None:
-    """Recompute the standings of RESULTS_DIR from its results store and print them."""
+    """Recompute the standings of RESULTS_DIR from its results store and print them.
+
+    Every stored result is first checked against its game record (replayed with the
+    installed rulesets) and the seed commitment; a store that disagrees is refused."""
     from arena.publish import document, text_tables
+    from arena.verify import verify_store
 
     with _results_store(results_dir) as store:
+        click.echo(verify_store(store, workers=0).summary(), err=True)
         doc = document(store)
     if as_json:
         print_json(doc)
@@ -246,11 +251,14 @@ def rank(results_dir: Path, as_json: bool) -> None:
 @user_errors
 def publish(results_dir: Path, replays: int | None) -> None:
     """Write standings.md, standings.csv, standings.json and the web page (site/) into
-    RESULTS_DIR from its store."""
+    RESULTS_DIR from its store, once every stored result is checked against its record
+    and the seed commitment (a store that disagrees is refused)."""
     from arena.publish import publish as write_standings
     from arena.site import write_site
+    from arena.verify import verify_store
 
     with _results_store(results_dir) as store:
+        click.echo(verify_store(store, workers=0).summary(), err=True)
         paths = write_standings(results_dir, store)
         site = write_site(results_dir, store, replays=replays)
     click.echo(f"published {', '.join(str(p) for p in paths)}, {site / 'index.html'}")
@@ -262,12 +270,10 @@ def publish(results_dir: Path, replays: int | None) -> None:
 @user_errors
 def faults(results_dir: Path, as_json: bool) -> None:
     """List every fault a bot committed in the tournament stored in RESULTS_DIR."""
+    from arena.site.data import faults_rows
+
     with _results_store(results_dir) as store:
-        plan = store.get("plan")
-        labels = [r["label"] for r in plan["rulesets"]]
-        rows = [{"game": f["game"], "ruleset": labels[f["ruleset"]], "bot": plan["entries"][f["entry"]]["bot"],
-                 "seat": f["seat"], "decision": f["decision"], "kind": f["kind"], "detail": f["detail"]}
-                for f in store.faults()]
+        rows = faults_rows(store, store.plan())
     if as_json:
         print_json(rows)
         return

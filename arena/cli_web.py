@@ -61,8 +61,15 @@ class SiteHandler(SimpleHTTPRequestHandler):
             from arena.site import replay_file_text
             from arena.store import Store, store_path
 
-            with self.lock, Store.open(store_path(self.results_dir)) as store:
-                text = replay_file_text(store, int(match.group(1)), self.rulesets)
+            from arena.errors import ArenaError
+            from arena.site import error_script
+
+            index = int(match.group(1))
+            try:
+                with self.lock, Store.open(store_path(self.results_dir)) as store:
+                    text = replay_file_text(store, index, self.rulesets)
+            except ArenaError as exc:  # a corrupt record, or a store gone since: say so in the page
+                text = error_script(index, str(exc))
             return text.encode("utf-8"), "text/javascript; charset=utf-8"
         name = path.lstrip("/")
         if name in STANDINGS_FILES and (self.results_dir / name).is_file():
@@ -105,7 +112,7 @@ def make_server(results_dir: str | Path, host: str = "127.0.0.1", port: int = 80
         site = results_dir / SITE_DIR
         if not (site / "index.html").is_file():
             publish_site(results_dir, store)
-        rulesets = installed_rulesets(store.get("plan"))
+        rulesets = installed_rulesets(store.plan())
     handler = type("BoundSiteHandler", (SiteHandler,), {"results_dir": results_dir, "rulesets": rulesets,
                                                          "lock": threading.Lock()})
     server = ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(site)))

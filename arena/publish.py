@@ -34,32 +34,33 @@ def provenance(store: Store) -> dict[str, Any]:
     """Where the standings come from: the file, the seed (or its commitment until the
     tournament is complete), versions, and times."""
     meta = store.meta()
-    plan = meta["plan"]
+    plan = store.plan()
     stored = store.count()
     complete = stored == plan["total_games"]
     secret = bool(meta.get("seed_secret"))
     revealed = complete or not secret
     return {
         "name": plan["name"],
-        "file": meta["tournament_file"],
-        "file_sha256": meta["tournament_sha256"],
-        "file_text": meta["tournament_text"],
+        "file": meta.get("tournament_file"),
+        "file_sha256": meta.get("tournament_sha256"),
+        "file_text": meta.get("tournament_text"),
         "format": plan["format"],
         "games_total": plan["total_games"],
         "games_stored": stored,
         "complete": complete,
-        "seed": meta["seed"] if revealed else None,
+        "seed": meta.get("seed") if revealed else None,
         "seed_secret": secret,
         "seed_commitment": meta.get("seed_commitment"),
         "seed_salt": meta.get("seed_salt") if secret and revealed else None,
         "arena_version": meta.get("arena_version"),
         "published_by_arena_version": arena.__version__,
-        "rulesets": {r["label"]: {"id": r["id"], "version": r["version"], "package": r["package"],
-                                  "package_version": r["package_version"], "players": r["players"],
-                                  "options": r["options"], "draw_probability": r["draw_probability"]}
+        "rulesets": {r["label"]: {"id": r["id"], "version": r["version"], "package": r.get("package"),
+                                  "package_version": r.get("package_version"), "players": r["players"],
+                                  "options": r.get("options", {}), "draw_probability": r["draw_probability"]}
                      for r in plan["rulesets"]},
         "bots": {e["bot"]: {"uses": e["uses"], "package": e["package"], "version": e["version"],
-                            "params": e["params"]} for e in plan["entries"]},
+                            "params": e.get("params", {}), "files_sha256": e.get("files_sha256")}
+                 for e in plan["entries"]},
         "started_at": meta.get("started_at"),
         "finished_at": meta.get("finished_at"),
     }

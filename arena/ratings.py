@@ -275,7 +275,7 @@ def assemble(plan: Mapping[str, Any], parts: Mapping[str, Any]) -> dict[str, Any
 def rate_chain(path: str, chain: Any) -> dict[str, Any]:
     """Rate one chain of the store at `path` from scratch (a process pool task)."""
     with Store.open(path) as store:
-        rater = Rater(store.get("plan"), [chain])
+        rater = Rater(store.plan(), [chain])
         rater.drain(store, stop_at_gap=False)
         return rater.parts()
 
@@ -284,7 +284,7 @@ def rate_store(store: Store, workers: int = 1, parallel_from: int = 5000) -> dic
     """Standings from every game in the store, in schedule order; with `workers` > 1
     and at least `parallel_from` games, the independent chains (overall, each
     ruleset) are rated in parallel processes."""
-    plan = store.get("plan")
+    plan = store.plan()
     chains = scope_plan(plan)
     if workers <= 1 or len(chains) == 1 or store.count() < parallel_from:
         rater = Rater(plan)

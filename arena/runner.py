@@ -28,6 +28,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,7 +41,7 @@ from arena.site import write_site
 from arena.seats import BotHost, InlineHost, Limits, ProcessHost, privilege_notice
 from arena.ratings import Rater, assemble, scope_plan
 from arena.rules.base import Ruleset
-from arena.store import Store, StoredGame, encode, store_path
+from arena.store import Store, StoredGame, StoreError, encode, faults_per_seat, record_result_hash, store_path
 from arena.tournament import GameSpec, Schedule, Tournament
 
 
@@ -157,24 +158,13 @@ def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
                 f"{type(exc).__name__}: {exc} [{traceback.format_exc(limit=-1).strip().splitlines()[-3].strip()}]"
             return BatchResult(games, f"{where} failed: {detail}", time.perf_counter() - started)
         outcome = record["outcome"]
-        result = encode([list(spec.seats), outcome["standing"], outcome["scores"],
-                         faults_per_seat(record, len(spec.seats))])
+        seats = list(spec.seats)
+        faults = faults_per_seat(record, len(seats))
+        result = encode([seats, outcome["standing"], outcome["scores"], faults])
         games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, result,
-                                record["transcript_hash"], encode(record)))
+                                record["transcript_hash"], encode(record),
+                                record_result_hash(spec.index, seats, record, faults)))
     return BatchResult(games, None, time.perf_counter() - started)
-
-
-def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
-    """How many faults each seat committed: the record's ``faults`` are one dict
-    (with a ``seat``) per fault; a plain per-seat count is accepted too."""
-    counts = [0] * players
-    faults = record.get("faults") or []
-    if len(faults) == players and all(isinstance(f, int) and not isinstance(f, bool) for f in faults):
-        return list(faults)
-    for fault in faults:
-        if isinstance(fault, dict) and isinstance(fault.get("seat"), int) and 0 <= fault["seat"] < players:
-            counts[fault["seat"]] += 1
-    return counts
 
 
 # -- backends ----------------------------------------------------------------------
@@ -287,7 +277,7 @@ def _follow(path: str, chain: Any, conn: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(parent)
     with Store.open(path) as store:
-        rater = Rater(store.get("plan"), [chain])
+        rater = Rater(store.plan(), [chain])
         while True:
             more = rater.drain(store, budget=0.25, stop_at_gap=True)
             if conn.poll(0 if more else 0.05):
@@ -343,6 +333,7 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
     """What the store keeps about the tournament: enough to rate and publish without plugins."""
     counts = tournament.schedule(seed).counts
     total = sum(counts)
+    memo: dict[Any, str | None] = {}
     return {
         "name": tournament.name,
         "format": tournament.format,
@@ -351,12 +342,57 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
         "total_games": total,
         "max_faults": tournament.max_faults,
         "entries": [{"bot": b.display, "uses": b.uses, "package": b.package, "version": b.version,
-                     "params": b.params} for b in tournament.bots],
+                     "params": b.params, "files_sha256": _files_sha256(b, memo)} for b in tournament.bots],
         "rulesets": [{"label": r.label, "id": r.id, "version": r.version, "package": r.package,
                       "package_version": r.package_version, "players": r.players, "options": r.options,
                       "draw_probability": r.draw_probability, "entries": list(r.entries), "games": games}
                      for r, games in zip(tournament.rulesets, counts)],
     }
+
+
+def _files_sha256(bot: Any, memo: dict[Any, str | None]) -> str | None:
+    """An entry's `bot_files_sha256`, once per class (a command bot's version already hashes its files)."""
+    if bot.command is not None:
+        return bot.version
+    if (bot.cls, bot.package) not in memo:
+        memo[bot.cls, bot.package] = bot_files_sha256(bot.cls, bot.package)
+    return memo[bot.cls, bot.package]
+
+
+def bot_files_sha256(cls: type, package: str) -> str | None:
+    """SHA-256 over the files a bot is made of, so that a bot changed without a new
+    version is noticed: the files its distribution lists (``RECORD``, through
+    importlib.metadata) and the source tree of the bot's top-level module (all an
+    editable or RECORD-less install has), bytecode caches left out; one line
+    ``<path>\0<sha256>`` per file (path relative to the install folder, ``/``-separated),
+    in sorted order. None if no file can be found."""
+    import importlib.metadata
+
+    files: dict[str, Path] = {}
+    try:
+        dist = importlib.metadata.distribution(package)
+        for listed in dist.files or ():
+            if listed.suffix != ".pyc" and "__pycache__" not in listed.parts:
+                files[listed.as_posix()] = Path(str(dist.locate_file(listed)))
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        pass
+    top = sys.modules.get(cls.__module__.split(".")[0])
+    for folder in getattr(top, "__path__", None) or ():  # a package: every file under it
+        for path in sorted(Path(folder).rglob("*")):
+            if path.is_file() and path.suffix != ".pyc" and "__pycache__" not in path.parts:
+                files.setdefault(f"{top.__name__}/{path.relative_to(folder).as_posix()}", path)
+    if top is not None and getattr(top, "__path__", None) is None and getattr(top, "__file__", None):
+        files.setdefault(Path(top.__file__).name, Path(top.__file__))
+    digest = hashlib.sha256()
+    found = False
+    for name in sorted(files):
+        try:
+            content = files[name].read_bytes()
+        except OSError:
+            continue  # listed but absent (e.g. a script pip did not install): not part of the bot
+        found = True
+        digest.update(f"{name}\0{hashlib.sha256(content).hexdigest()}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest() if found else None
 
 
 def seed_commitment(seed: int, salt: str) -> str:
@@ -369,12 +405,16 @@ def _now() -> str:
 
 
 def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
-    """Installed bot and ruleset versions that differ from the store's."""
+    """Installed bot and ruleset versions, and bots' files, that differ from the store's.
+    (A store from before files were hashed has no files hash to compare.)"""
     changes = []
     for old, new in zip(stored["entries"], current["entries"]):
         if (old["package"], old["version"]) != (new["package"], new["version"]):
             changes.append(f"bot {new['uses']!r} was {old['package']} {old['version']}, "
                            f"is now {new['package']} {new['version']}")
+        elif old.get("files_sha256") and old.get("files_sha256") != new.get("files_sha256"):
+            changes.append(f"bot {new['uses']!r} ({new['package']} {new['version']}) has changed files "
+                           f"(files sha256 {old['files_sha256'][:12]} -> {str(new.get('files_sha256'))[:12]})")
     for old, new in zip(stored["rulesets"], current["rulesets"]):
         if (old["version"], old["package"], old["package_version"]) != \
                 (new["version"], new["package"], new["package_version"]):
@@ -421,10 +461,14 @@ def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[
                               f"or use --out for a new results folder")
         seed = store.get("seed")
         current = make_plan(tournament, seed)
-        changes = _changes(store.get("plan"), current)
+        try:
+            changes = _changes(store.plan(), current)
+        except StoreError:
+            store.close()
+            raise
         if changes:
             store.close()
-            raise ConfigError(f"installed versions changed since {path} was created: {'; '.join(changes)}; "
+            raise ConfigError(f"installed bots or rulesets changed since {path} was created: {'; '.join(changes)}; "
                               "rerun with --restart to start again, or use --out for a new results folder")
         return store, False
     if tournament.seed is None:
@@ -503,17 +547,22 @@ def run_tournament(tournament: Tournament, out: Path, workers: int | None = None
     try:
         return _run(tournament, out, workers, restart, progress, echo, backend, batch_size, replays)
     finally:
-        try:
-            os.remove(out / ".lock")  # while still held, so that results folders stay clean
-        except OSError:
-            pass
-        lock.close()
+        lock.close()  # releases the lock; the file stays (see _lock)
+
+
+LOCK_NAME = ".lock"
 
 
 def _lock(out: Path) -> Any:
-    """Hold `out/.lock` for the run: two runs on one results folder would play the same games."""
-    out.mkdir(parents=True, exist_ok=True)
-    handle = open(out / ".lock", "a")
+    """Hold an exclusive `flock` on ``out/.lock`` for the run (released when the returned
+    file is closed, or the process dies): two runs on one results folder would play the
+    same games. The lock file is never deleted: a run that deleted it while holding it
+    would let the next two runs each lock a different file. It holds the holder's pid."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = open(out / LOCK_NAME, "a+")
+    except OSError as exc:
+        raise ConfigError(f"{out}: cannot make a results folder there ({exc.strerror or exc})") from None
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
@@ -521,8 +570,15 @@ def _lock(out: Path) -> Any:
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        handle.seek(0)
+        holder = handle.read().strip()[:20]
         handle.close()
-        raise ConfigError(f"{out} is in use by another `arena run`; wait for it or stop it") from None
+        by = f" (pid {holder})" if holder.isdigit() else ""
+        raise ConfigError(f"{out} is in use by another `arena run`{by}; wait for it or stop it") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
     return handle
 
 
@@ -554,7 +610,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
                  "(revealed in the provenance when the tournament is complete)")
         if created:
-            summary.written = publish.publish(out, store, Rater(store.get("plan")).standings())
+            summary.written = publish.publish(out, store, Rater(store.plan()).standings())
         if stored_before:
             echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
         if remaining:
@@ -573,7 +629,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         exhausted = remaining == 0
         stopping = False
         failure: str | None = None
-        followers = RatingFollowers(store.path, store.get("plan"))  # before the pool: fork without threads
+        followers = RatingFollowers(store.path, store.plan())  # before the pool: fork without threads
         if remaining:
             try:
                 backend.start(make_job(tournament))
@@ -597,7 +653,14 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                     finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
                     for future in finished:
                         ruleset = in_flight.pop(future)
-                        result: BatchResult = future.result()
+                        try:
+                            result: BatchResult = future.result()
+                        except BrokenProcessPool:  # a worker was killed (kill -9, the OOM killer)
+                            if failure is None:
+                                failure = ("a worker process died while playing (killed by a signal, or out of "
+                                           "memory); the games it was playing are not stored")
+                            stopping = True
+                            continue
                         batches.learn(ruleset, len(result.games), result.seconds)
                         if result.games:
                             store.add(result.games, run_number)

@@ -11,12 +11,19 @@ Schema version: ``PRAGMA user_version`` (`SCHEMA_VERSION`). Version 2 stores eac
 game's record packed (`pack_record`): its decisions as a table of the distinct
 (seat, action) pairs plus one small integer per decision, the whole deflated
 with a preset dictionary made from the plan (meta ``record_zdict``), about a
-tenth of the JSON. Version 1 stores (the record as JSON text) are still read
-and resumed.
+tenth of the JSON. Version 3 adds each game's `result_hash` (seating, standing,
+scores, faults and forfeits; `arena.verify` checks it against a replay of the
+record). Version 1 and 2 stores (no result hash; version 1 keeps the record as
+JSON text) are still read and resumed.
+
+A store that cannot be read as written (meta that is not JSON, a malformed
+plan, a result row or record blob that does not decode) raises `StoreError`:
+one line naming the store and, for a game, its id (schedule index).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -25,14 +32,14 @@ import time
 import zlib
 from array import array
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import msgspec
 
 from arena.errors import ConfigError
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 STORE_NAME = "games.sqlite"
 ZDICT_KEY = "record_zdict"
 
@@ -54,11 +61,18 @@ CREATE TABLE games (
     stored_at REAL NOT NULL
 );
 """
-_SCHEMA = _SCHEMA_V1.replace("record TEXT NOT NULL,            -- the full game record (arena.match), JSON",
-                             "record BLOB NOT NULL,            -- the full game record (arena.match), packed")
+_SCHEMA_V2 = _SCHEMA_V1.replace("record TEXT NOT NULL,            -- the full game record (arena.match), JSON",
+                                "record BLOB NOT NULL,            -- the full game record (arena.match), packed")
+_SCHEMA = _SCHEMA_V2.replace("    run INTEGER NOT NULL,",
+                             "    result_hash TEXT,                -- `result_hash` of the game (NULL: not computed)\n"
+                             "    run INTEGER NOT NULL,")
 
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
+
+
+class StoreError(ConfigError):
+    """A results store that cannot be read as written, or whose rows disagree with their records."""
 
 
 class GameRow(NamedTuple):
@@ -83,6 +97,43 @@ class StoredGame(NamedTuple):
     result: bytes  # JSON [seats, standing, scores, faults]
     transcript_hash: str
     record: bytes  # JSON record
+    result_hash: str | None = None  # `result_hash` of the game (stored from schema version 3 on)
+
+
+class StoredRow(NamedTuple):
+    """One stored game as it is in the store, for checking it (`arena.verify`):
+    `result_hash` is None in stores before schema version 3."""
+
+    index: int
+    ruleset: int
+    table: int
+    deal: int
+    rotation: int
+    result: GameRow
+    transcript_hash: str
+    result_hash: str | None
+    record: dict[str, Any]
+
+
+def result_hash(index: int, seats: Sequence[int], seat_records: Sequence[Any], standing: Sequence[int],
+                scores: Sequence[float], faults: Sequence[int], forfeited: Sequence[int],
+                transcript_hash: str) -> str:
+    """SHA-256 over a game's result: its schedule index, the seating (entry index
+    and the record's bot identity at each seat), standing, scores, faults per seat,
+    forfeited seats, and the transcript hash that ties it to the game played.
+    Canonical JSON, so it is the same on every platform."""
+    essence = {"game": index, "seating": [[entry, who] for entry, who in zip(seats, seat_records)],
+               "standing": list(standing), "scores": list(scores), "faults": list(faults),
+               "forfeited": list(forfeited), "transcript_hash": transcript_hash}
+    text = json.dumps(essence, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def record_result_hash(index: int, seats: Sequence[int], record: Mapping[str, Any], faults: Sequence[int]) -> str:
+    """`result_hash` of a game from its record (outcome, seats, forfeits) and its seating."""
+    outcome = record["outcome"]
+    return result_hash(index, seats, record["seats"], outcome["standing"], outcome["scores"], faults,
+                       record.get("forfeited") or [], record["transcript_hash"])
 
 
 def encode(value: Any) -> bytes:
@@ -170,11 +221,28 @@ class Store:
     # -- meta ----------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
-        return {key: json.loads(value) for key, value in self.db.execute("SELECT key, value FROM meta")}
+        """Every meta value; StoreError if one is not JSON."""
+        return {key: self._json(key, value) for key, value in self.db.execute("SELECT key, value FROM meta")}
 
     def get(self, key: str, default: Any = None) -> Any:
+        """One meta value (`default` if absent); StoreError if it is not JSON."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        return default if row is None else self._json(key, row[0])
+
+    def _json(self, key: str, text: Any) -> Any:
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: meta {key!r} is not JSON ({_first_line(exc)})") from None
+
+    def plan(self) -> dict[str, Any]:
+        """The plan (see arena.runner.make_plan), checked for what rating and
+        publishing read; StoreError naming the first problem otherwise."""
+        plan = self.get("plan")
+        problem = plan_problem(plan)
+        if problem:
+            raise StoreError(f"{self.path}: its plan is malformed: {problem}")
+        return plan
 
     def set(self, key: str, value: Any) -> None:
         with self.db:
@@ -187,7 +255,16 @@ class Store:
         """Store finished games in one transaction; return how many. A game already
         stored is an error (sqlite3.IntegrityError): the runner never plays one twice."""
         now = time.time()
-        if self.version >= 2:
+        if self.version >= 3:
+            zdict = self._zdict
+            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                     pack_record(g.record, zdict), g.result_hash, run, now) for g in games]
+            with self.db:
+                self.db.executemany("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
+                                    "transcript_hash, record, result_hash, run, stored_at) "
+                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            return len(rows)
+        if self.version == 2:
             zdict = self._zdict
             rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
                      pack_record(g.record, zdict), run, now) for g in games]
@@ -225,9 +302,19 @@ class Store:
         query = (f"SELECT game_index, ruleset, result FROM games WHERE {where} ORDER BY game_index LIMIT ?",
                  (*args, limit))
         for index, ruleset, result in self.db.execute(*query):
-            seats, standing, scores, faults = _decoder.decode(result)
-            out.append(GameRow(index, ruleset, seats, standing, scores, faults))
+            out.append(self._game_row(index, ruleset, result))
         return out
+
+    def _game_row(self, index: int, ruleset: Any, result: Any) -> GameRow:
+        try:
+            seats, standing, scores, faults = _decoder.decode(result)
+            if not (type(ruleset) is int and type(seats) is list and seats and
+                    len(seats) == len(standing) == len(scores) == len(faults) and
+                    all(type(entry) is int for entry in seats)):
+                raise ValueError("not four lists of one length")
+        except (TypeError, ValueError, msgspec.DecodeError) as exc:
+            raise StoreError(f"{self.path}: game {index}: its result row is malformed ({_first_line(exc)})") from None
+        return GameRow(index, ruleset, seats, standing, scores, faults)
 
     def iter_rows(self, chunk: int = 5000) -> Iterator[GameRow]:
         start = 0
@@ -236,23 +323,134 @@ class Store:
             start = batch[-1].index + 1
 
     def record(self, index: int) -> dict[str, Any] | None:
+        """Stored game `index`'s record (None if not stored); StoreError if its blob does
+        not unpack to a game record."""
         row = self.db.execute("SELECT record FROM games WHERE game_index = ?", (index,)).fetchone()
-        if row is None:
-            return None
-        return unpack_record(row[0], self._zdict) if self.version >= 2 else _decoder.decode(row[0])
+        return None if row is None else self._record(index, row[0])
+
+    def _record(self, index: int, blob: Any) -> dict[str, Any]:
+        try:
+            record = unpack_record(blob, self._zdict) if self.version >= 2 else _decoder.decode(blob)
+        except Exception as exc:  # zlib.error, msgspec.DecodeError, ValueError, TypeError: all a corrupt blob
+            raise StoreError(f"{self.path}: game {index}: its record blob is corrupt "
+                             f"({type(exc).__name__}: {_first_line(exc)})") from None
+        problem = record_problem(record)
+        if problem:
+            raise StoreError(f"{self.path}: game {index}: its record is malformed: {problem}")
+        return record
+
+    def stored_rows(self, chunk: int = 500, start: int = 0, end: int | None = None) -> Iterator[StoredRow]:
+        """Every stored game with schedule index in [start, end), in schedule order,
+        as stored (decoded and shape-checked; StoreError naming the game otherwise)."""
+        column = "result_hash" if self.version >= 3 else "NULL"
+        while True:
+            where, args = "game_index >= ?", [start]
+            if end is not None:
+                where, args = where + " AND game_index < ?", args + [end]
+            batch = self.db.execute(
+                f"SELECT game_index, ruleset, table_index, deal, rotation, result, transcript_hash, {column}, record "
+                f"FROM games WHERE {where} ORDER BY game_index LIMIT ?", (*args, chunk)).fetchall()
+            for index, ruleset, table, deal, rotation, result, transcript, hashed, blob in batch:
+                yield StoredRow(index, ruleset, table, deal, rotation, self._game_row(index, ruleset, result),
+                                transcript, hashed, self._record(index, blob))
+            if len(batch) < chunk:
+                return
+            start = batch[-1][0] + 1
 
     def faults(self) -> Iterator[dict[str, Any]]:
         """Every recorded fault, in schedule order: the record's fault with the game
         index, the ruleset label index and the entry (bot) of the faulty seat."""
         games = self.db.execute("SELECT game_index, ruleset, result FROM games ORDER BY game_index")
         for index, ruleset, result in games.fetchall():
-            seats, _, _, counts = _decoder.decode(result)
+            seats, _, _, counts = self._game_row(index, ruleset, result)[2:]
             if any(counts):  # only then is the (larger) record worth reading
                 for fault in self.record(index).get("faults") or []:
-                    yield dict(fault, game=index, ruleset=ruleset, entry=seats[fault["seat"]])
+                    if type(fault) is dict:  # (old records may hold bare per-seat counts instead)
+                        yield dict(fault, game=index, ruleset=ruleset, entry=seats[fault["seat"]])
 
     def max_run(self) -> int:
         return self.db.execute("SELECT COALESCE(MAX(run), 0) FROM games").fetchone()[0]
+
+
+def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
+    """How many faults each seat committed: the record's ``faults`` are one dict
+    (with a ``seat``) per fault; a plain per-seat count is accepted too."""
+    counts = [0] * players
+    faults = record.get("faults") or []
+    if len(faults) == players and all(isinstance(f, int) and not isinstance(f, bool) for f in faults):
+        return list(faults)
+    for fault in faults:
+        if isinstance(fault, dict) and isinstance(fault.get("seat"), int) and 0 <= fault["seat"] < players:
+            counts[fault["seat"]] += 1
+    return counts
+
+
+# -- shapes --------------------------------------------------------------------------
+
+_RECORD_KEYS = (("ruleset", dict), ("players", int), ("deal_seed", int), ("seats", list), ("decisions", list),
+                ("outcome", dict), ("transcript_hash", str))
+
+
+def record_problem(record: Any) -> str | None:
+    """What makes `record` not a stored game record (a missing or mistyped key), or None."""
+    if type(record) is not dict:
+        return f"a {type(record).__name__}, not an object"
+    for key, kind in _RECORD_KEYS:
+        if type(record.get(key)) is not kind:
+            return f"{key!r} is missing or not a {kind.__name__}"
+    for key in ("id", "version"):
+        if type(record["ruleset"].get(key)) is not str:
+            return f"'ruleset.{key}' is missing or not a string"
+    for key in ("standing", "scores"):
+        if type(record["outcome"].get(key)) is not list:
+            return f"'outcome.{key}' is missing or not a list"
+    players = record["players"]
+    faults, forfeited = record.get("faults", []), record.get("forfeited", [])
+    if type(faults) is not list or not (
+            all(type(f) is dict and type(f.get("seat")) is int and 0 <= f["seat"] < players for f in faults) or
+            (len(faults) == players and all(type(f) is int for f in faults))):  # per-seat counts (old records)
+        return "'faults' is not a list of faults with a seat of the game"
+    if type(forfeited) is not list or not all(type(s) is int and 0 <= s < players for s in forfeited):
+        return "'forfeited' is not a list of seats of the game"
+    return None
+
+
+_PLAN_ENTRY_KEYS = (("bot", str), ("uses", str), ("package", str), ("version", str))
+_PLAN_RULESET_KEYS = (("label", str), ("id", str), ("version", str), ("players", int), ("entries", list),
+                      ("draw_probability", (int, float)))
+
+
+def plan_problem(plan: Any) -> str | None:
+    """What makes `plan` unfit to rate and publish from (naming the key), or None."""
+    if type(plan) is not dict:
+        return "no plan object" if plan is None else f"a {type(plan).__name__}, not an object"
+    for key, kind in (("name", str), ("format", str), ("deals", int), ("total_games", int), ("entries", list),
+                      ("rulesets", list)):
+        if not isinstance(plan.get(key), kind) or isinstance(plan.get(key), bool):
+            return f"{key!r} is missing or not a {kind.__name__}"
+    n = len(plan["entries"])
+    for i, entry in enumerate(plan["entries"]):
+        if type(entry) is not dict:
+            return f"entries[{i}] is not an object"
+        for key, kind in _PLAN_ENTRY_KEYS:
+            if not isinstance(entry.get(key), kind):
+                return f"entries[{i}].{key} is missing or not a {kind.__name__}"
+    if not plan["rulesets"]:
+        return "'rulesets' is empty"
+    for i, ruleset in enumerate(plan["rulesets"]):
+        if type(ruleset) is not dict:
+            return f"rulesets[{i}] is not an object"
+        for key, kind in _PLAN_RULESET_KEYS:
+            if not isinstance(ruleset.get(key), kind) or isinstance(ruleset.get(key), bool):
+                return f"rulesets[{i}].{key} is missing or of the wrong type"
+        if not all(type(e) is int and 0 <= e < n for e in ruleset["entries"]):
+            return f"rulesets[{i}].entries names an entry that is not in 'entries'"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 # -- the packed record (schema version 2) ---------------------------------------------

@@ -1,11 +1,15 @@
-"""The results store's packed records (schema version 2) and reading version 1 stores."""
+"""The results store's packed records (schema version 2 on), result hashes (version 3), reading
+version 1 and 2 stores, and one-line errors for a store that does not decode."""
 
+import re
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from arena.match import Entrant, play_game
-from arena.store import Store, StoredGame, encode, pack_record, record_zdict, unpack_record
+from arena.store import Store, StoredGame, StoreError, encode, pack_record, record_zdict, unpack_record
 from arena_bots.random_bot import RandomBot
 
 
@@ -38,26 +42,114 @@ def test_a_real_record_packs_to_under_a_fifth_of_its_json_and_replays():
 def test_a_store_returns_the_stored_record_unchanged(tmp_path):
     record = _uno_record(5)
     store = Store.create(tmp_path / "games.sqlite", {"plan": {"entries": []}})
-    assert store.version == 2
+    assert store.version == 3
     store.add([StoredGame(0, 0, 0, 0, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]),
-                          record["transcript_hash"], encode(record))], run=1)
+                          record["transcript_hash"], encode(record), "r" * 64)], run=1)
     store.close()
     with Store.open(tmp_path / "games.sqlite") as again:
         assert again.record(0) == record
+        assert [row.result_hash for row in again.stored_rows()] == ["r" * 64]
+
+
+def _minimal_record(action):
+    return {"ruleset": {"id": "x", "version": "1", "options": {}}, "players": 1, "deal_seed": 0, "seats": [{}],
+            "decisions": [[0, action]], "outcome": {"standing": [1], "scores": [0]}, "transcript_hash": "h"}
 
 
 def test_a_version_1_store_is_still_read_and_extended(tmp_path):
+    from arena.store import _SCHEMA_V1
+
     path = tmp_path / "games.sqlite"
-    store = Store.create(path, {"plan": {}})
-    store.close()
-    db = sqlite3.connect(path)  # make it what version 1 wrote: JSON text records
+    db = sqlite3.connect(path)  # what version 1 wrote: JSON text records, no result hash column
+    db.executescript(_SCHEMA_V1)
     db.execute("PRAGMA user_version = 1")
-    db.execute("INSERT INTO games VALUES (0, 0, 0, 0, 0, '[[0],[1],[0],[0]]', 'h', '{\"decisions\":[[0,\"a\"]]}', 1, 0)")
+    db.execute("INSERT INTO meta VALUES ('plan', '{}')")
+    db.execute("INSERT INTO games VALUES (0, 0, 0, 0, 0, '[[0],[1],[0],[0]]', 'h', ?, 1, 0)",
+               (encode(_minimal_record("a")).decode(),))
     db.commit()
     db.close()
     with Store.open(path) as old:
         assert old.version == 1
-        assert old.record(0) == {"decisions": [[0, "a"]]}
-        old.add([StoredGame(1, 0, 0, 0, 0, b"[[0],[1],[0],[0]]", "h", b'{"decisions":[[0,"b"]]}')], run=2)
-        assert old.record(1) == {"decisions": [[0, "b"]]}
+        assert old.record(0) == _minimal_record("a")
+        old.add([StoredGame(1, 0, 0, 0, 0, b"[[0],[1],[0],[0]]", "h", encode(_minimal_record("b")), "ignored")], run=2)
+        assert old.record(1) == _minimal_record("b")
         assert old.db.execute("SELECT typeof(record) FROM games WHERE game_index = 1").fetchone()[0] == "text"
+        assert [row.result_hash for row in old.stored_rows()] == [None, None]
+
+
+FIXTURE_V2 = Path(__file__).parent / "fixtures" / "store_v2" / "games.sqlite"
+
+
+def test_a_committed_version_2_store_is_read_ranked_and_extended(tmp_path):
+    """tests/fixtures/store_v2: 12 games of the quickstart written by arena before result
+    hashes (commit c34f1af, schema 2): still read, verified against replays where its
+    ruleset versions are installed, and resumed without a result hash column."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    shutil.copy(FIXTURE_V2, tmp_path / "games.sqlite")
+    with Store.open(tmp_path / "games.sqlite") as old:
+        assert old.version == 2 and old.count() == 12
+        assert old.record(360)["ruleset"]["id"] == "flip-hue"
+        old.add([StoredGame(3, 0, 0, 0, 0, b"[[0,1,2],[1,2,3],[0,0,0],[0,0,0]]", "h",
+                            encode(_minimal_record("b")), "ignored")], run=2)
+        assert old.record(3) == _minimal_record("b")
+        old.db.execute("DELETE FROM games WHERE game_index = 3")
+        old.db.commit()
+    ranked = CliRunner().invoke(main, ["rank", str(tmp_path)])
+    assert ranked.exit_code == 0, ranked.output
+    assert "verified 12 stored games" in ranked.stderr and "12 stored before result hashes" in ranked.stderr
+    assert "quickstart: 12 of 420 games" in ranked.stdout
+
+
+def _store_with_a_game(path):
+    record = _uno_record(5)
+    store = Store.create(path, {"plan": {"entries": []}})
+    store.add([StoredGame(4, 0, 0, 0, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]),
+                          record["transcript_hash"], encode(record))], run=1)
+    return store
+
+
+def test_a_corrupt_record_blob_is_a_store_error_naming_the_game(tmp_path):
+    store = _store_with_a_game(tmp_path / "games.sqlite")
+    store.db.execute("UPDATE games SET record = ? WHERE game_index = 4", (b"\x78\x9cgarbage",))
+    store.db.commit()
+    with pytest.raises(StoreError, match=r"games.sqlite: game 4: its record blob is corrupt"):
+        store.record(4)
+    with pytest.raises(StoreError, match="game 4"):
+        list(store.stored_rows())
+
+
+def test_a_record_that_is_not_a_game_record_is_a_store_error(tmp_path):
+    store = _store_with_a_game(tmp_path / "games.sqlite")
+    store.db.execute("UPDATE games SET record = ? WHERE game_index = 4", (pack_record(b'{"decisions": []}',
+                                                                                     store._zdict),))
+    store.db.commit()
+    with pytest.raises(StoreError, match=r"game 4: its record is malformed: 'ruleset' is missing"):
+        store.record(4)
+
+
+@pytest.mark.parametrize("result", ["[[0,1,2],[1,2", "[[0,1,2],[1,2,3],[0,0,0]]", '{"seats": 1}',
+                                    '[[0,1,2],[1,2],[0,0,0],[0,0,0]]', '[["a",1,2],[1,2,3],[0,0,0],[0,0,0]]'])
+def test_a_bad_result_row_is_a_store_error_naming_the_game(tmp_path, result):
+    store = _store_with_a_game(tmp_path / "games.sqlite")
+    store.db.execute("UPDATE games SET result = ? WHERE game_index = 4", (result,))
+    store.db.commit()
+    with pytest.raises(StoreError, match=r"game 4: its result row is malformed"):
+        store.rows()
+
+
+@pytest.mark.parametrize("plan, problem", [
+    ("{not json", "meta 'plan' is not JSON"),
+    ('{"name": "t"}', "its plan is malformed: 'format' is missing"),
+    ('{"name": "t", "format": "round-robin", "deals": 1, "total_games": 1, "entries": [{"bot": "a"}], '
+     '"rulesets": []}', "entries[0].uses is missing"),
+])
+def test_a_bad_plan_is_a_store_error_naming_the_store(tmp_path, plan, problem):
+    store = _store_with_a_game(tmp_path / "games.sqlite")
+    store.db.execute("UPDATE meta SET value = ? WHERE key = 'plan'", (plan,))
+    store.db.commit()
+    with pytest.raises(StoreError, match=re.escape(problem)) as caught:
+        store.plan()
+    assert str(tmp_path / "games.sqlite") in str(caught.value) and "\n" not in str(caught.value)

@@ -20,7 +20,7 @@ import math
 from typing import Any, Iterable, Mapping, Sequence
 
 from arena.ratings import OVERALL, Rater
-from arena.store import Store
+from arena.store import Store, StoreError
 
 DEFAULT_REPLAY_SAMPLE = 100
 """Replays written for a tournament larger than `SMALL_TOURNAMENT` games when
@@ -38,7 +38,7 @@ def rate_with_history(store: Store, max_points: int = 300) -> tuple[dict[str, An
 
     ``history[label][bot] = [[games, index, mu, sigma], ...]`` with ``label`` =
     ``"overall"`` or a ruleset label."""
-    plan = store.get("plan")
+    plan = store.plan()
     rater = Rater(plan)
     labels = [r["label"] for r in plan["rulesets"]]
     names = [e["bot"] for e in plan["entries"]]
@@ -91,10 +91,19 @@ def head_to_head_matrix(rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, M
 
 
 def faults_rows(store: Store, plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every recorded fault with its ruleset label and bot name (`arena faults`, the
+    site); StoreError naming the game if its row names no ruleset or entry of the plan."""
     labels = [r["label"] for r in plan["rulesets"]]
-    return [{"game": f["game"], "ruleset": labels[f["ruleset"]], "bot": plan["entries"][f["entry"]]["bot"],
-             "seat": f["seat"], "decision": f.get("decision"), "kind": f.get("kind"), "detail": f.get("detail", "")}
-            for f in store.faults()]
+    entries = plan["entries"]
+    rows = []
+    for f in store.faults():
+        if not (0 <= f["ruleset"] < len(labels) and 0 <= f["entry"] < len(entries)):
+            raise StoreError(f"{store.path}: game {f['game']}: its result row names a ruleset or bot entry "
+                             "that is not in the plan")
+        rows.append({"game": f["game"], "ruleset": labels[f["ruleset"]], "bot": entries[f["entry"]]["bot"],
+                     "seat": f["seat"], "decision": f.get("decision"), "kind": f.get("kind"),
+                     "detail": str(f.get("detail", ""))})
+    return rows
 
 
 def choose_replays(indices: Sequence[int], count: int | None, prefer: Iterable[int] = (),

@@ -1,0 +1,315 @@
+"""Cross-checking a results store: every stored result against its game record, and the seed.
+
+`verify_store` is what `arena rank` and `arena publish` run before they rate. For the
+store as a whole it checks the seed: a secret seed and its salt hash to the stored
+commitment (`arena.runner.seed_commitment`); a published ``standings.json`` beside the
+store names the same commitment, file hash and (once revealed) seed; a public seed is
+the tournament file's. Then, for every stored game in schedule order:
+
+- where it sits: its index is the one its (ruleset, table, deal, rotation) has in the
+  schedule, and its seating is that table of the schedule (round-robin combinations, or
+  the sampled tables drawn from the seed) in that rotation;
+- its seeds: the record's deal seed is ``derive_seed(seed, "deal", ruleset, table, deal)``
+  and its bot seeds ``bot_seed(deal_seed, seat, rotation)`` (`arena.seeding`);
+- its record: of the plan's ruleset (id, version, options), seats naming the plan's
+  entries (display name, bot, package, version, params), a transcript hash equal to the
+  row's and to the hash of the record's contents;
+- its result: the row's standing and scores are the record's outcome, its fault counts
+  the record's faults, every forfeited seat faulted, and its stored result hash
+  (schema 3) is `arena.store.result_hash` of all that;
+- its play: replayed with the installed ruleset (`arena.match.replay`), every decision
+  is legal and the game ends in the recorded outcome (forfeits applied) and transcript.
+
+A record of a ruleset version that is not installed gets every check but the replay
+and is counted as unverifiable (named in the summary), not refused. Any disagreement
+is a `StoreError`: one line naming the store and the game id.
+
+What this cannot catch: whoever can rewrite the whole store (and the published
+files) can forge it, by playing or writing other games under another seed, salt and
+commitment and recomputing every hash; the hashes are not signatures. It shows that
+a store is self-consistent, that its games are the ones its seed deals and that they
+replay to the stored results, not who wrote it. See tournaments/README.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from arena.store import Store, StoreError, StoredRow, faults_per_seat, record_result_hash
+
+PARALLEL_FROM = 3000
+"""Stores of at least this many games are verified by several processes (one range each)."""
+
+
+@dataclass
+class Verification:
+    """What `verify_store` found (it raises on any disagreement, so all of this passed)."""
+
+    games: int = 0
+    replayed: int = 0
+    unverifiable: dict[str, int] = field(default_factory=dict)  # "ruleset version" -> games not replayed
+    without_result_hash: int = 0  # games of a store from before schema version 3
+
+    def add(self, other: "Verification") -> None:
+        self.games += other.games
+        self.replayed += other.replayed
+        self.without_result_hash += other.without_result_hash
+        for key, count in other.unverifiable.items():
+            self.unverifiable[key] = self.unverifiable.get(key, 0) + count
+
+    def summary(self) -> str:
+        """One line for a terminal."""
+        line = f"verified {self.games:,} stored games against their records: {self.replayed:,} replayed exactly"
+        if self.unverifiable:
+            parts = ", ".join(f"{key}: {count:,}" for key, count in sorted(self.unverifiable.items()))
+            line += (f"; {sum(self.unverifiable.values()):,} unverifiable (their ruleset version is not "
+                     f"installed, so they were checked but not replayed: {parts})")
+        if self.without_result_hash:
+            line += f"; {self.without_result_hash:,} stored before result hashes (schema < 3)"
+        return line
+
+
+def verify_store(store: Store, workers: int = 1, rulesets: Mapping[str, Any] | None = None) -> Verification:
+    """Check the seed and every stored game of `store` (see the module docstring);
+    StoreError on the first disagreement. `rulesets`: installed ruleset classes by id
+    (default: the registry's); with `workers` > 1 (0: every core), a store of at least
+    `PARALLEL_FROM` games is checked in that many processes."""
+    plan = store.plan()
+    seed = check_seed(store)
+    if rulesets is None:
+        rulesets = installed_rulesets()
+    if workers == 0:
+        try:
+            workers = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            workers = os.cpu_count() or 1
+    total = store.count()
+    if workers > 1 and total >= PARALLEL_FROM:
+        return _verify_parallel(store, plan, seed, rulesets, workers)
+    checker = _Checker(store.path, plan, seed, rulesets)
+    for row in store.stored_rows():
+        checker.check(row)
+    return checker.found
+
+
+def installed_rulesets() -> dict[str, Any]:
+    """The installed ruleset classes by id (none if the plugins cannot be loaded)."""
+    from arena.plugins import load_registry
+
+    try:
+        registry = load_registry()
+    except Exception:  # a broken plugin environment: every record is then unverifiable
+        return {}
+    return {ruleset_id: entry.cls for ruleset_id, entry in registry.rulesets.items()}
+
+
+def check_seed(store: Store) -> int:
+    """The store's seed, once checked against its commitment, its tournament file and
+    the standings published beside it; StoreError otherwise."""
+    from arena.runner import seed_commitment
+
+    path = store.path
+    meta = store.meta()
+    seed = meta.get("seed")
+    if type(seed) is not int or seed < 0:
+        raise StoreError(f"{path}: its seed {seed!r} is not a non-negative integer")
+    commitment = meta.get("seed_commitment")
+    if meta.get("seed_secret"):
+        salt = meta.get("seed_salt")
+        if not isinstance(salt, str) or not isinstance(commitment, str):
+            raise StoreError(f"{path}: a secret seed without its salt and commitment")
+        if seed_commitment(seed, salt) != commitment:
+            raise StoreError(f"{path}: its seed and salt do not hash to its seed commitment {commitment[:16]}...: "
+                             "the seed was changed after the commitment was published")
+    else:
+        try:
+            file_seed = tomllib.loads(meta.get("tournament_text") or "").get("tournament", {}).get("seed")
+        except (tomllib.TOMLDecodeError, AttributeError):
+            file_seed = None
+        if file_seed is not None and file_seed != seed:
+            raise StoreError(f"{path}: its seed {seed} is not the tournament file's seed {file_seed}")
+    published = path.parent / "standings.json"
+    try:
+        import json
+
+        shown = json.loads(published.read_text(encoding="utf-8"))["tournament"]
+        shown_commitment, shown_seed, shown_file = shown["seed_commitment"], shown["seed"], shown["file_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return seed  # nothing (readable) published yet: nothing to compare with
+    if shown_commitment != commitment:
+        raise StoreError(f"{path}: its seed commitment {str(commitment)[:16]} is not the published one "
+                         f"{str(shown_commitment)[:16]} ({published})")
+    if shown_seed is not None and shown_seed != seed:
+        raise StoreError(f"{path}: its seed {seed} is not the published seed {shown_seed} ({published})")
+    if shown_file != meta.get("tournament_sha256"):
+        raise StoreError(f"{path}: its tournament file hash is not the published one ({published})")
+    return seed
+
+
+class _Checker:
+    """Checks stored games one by one (in schedule order) against the plan and seed."""
+
+    def __init__(self, path: Path, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any]):
+        self.path = path
+        self.plan = plan
+        self.seed = seed
+        self.rulesets = rulesets
+        self.found = Verification()
+        self.deals = plan["deals"]
+        offsets = [0]
+        for r in plan["rulesets"]:
+            offsets.append(offsets[-1] + r.get("games", 0))
+        self.offsets = offsets
+        self.has_counts = all("games" in r for r in plan["rulesets"])
+        self.tables: dict[int, tuple[Iterator[tuple[int, ...]], list[tuple[int, ...]]]] = {}
+
+    def fail(self, index: int, problem: str) -> None:
+        raise StoreError(f"{self.path}: game {index}: {problem}; the store disagrees with its records, "
+                         "so it is refused")
+
+    def table(self, ruleset: int, number: int) -> tuple[int, ...] | None:
+        """Table `number` of `ruleset` in the schedule (None if there is no such table)."""
+        from arena.seeding import derive_seed
+        from arena.tournament import balanced_tables
+
+        if ruleset not in self.tables:
+            r = self.plan["rulesets"][ruleset]
+            entries, players = tuple(r["entries"]), r["players"]
+            if self.plan["format"] == "sampled":
+                count = r["games"] // (self.deals * players) if self.deals and players else 0
+                tables = balanced_tables(entries, players, count,
+                                         random.Random(derive_seed(self.seed, "sample", ruleset)))
+            else:
+                tables = itertools.combinations(entries, players)
+            self.tables[ruleset] = (tables, [])
+        tables, seen = self.tables[ruleset]
+        while len(seen) <= number:
+            table = next(tables, None)
+            if table is None:
+                return None
+            seen.append(tuple(table))
+        return seen[number]
+
+    def check(self, row: StoredRow) -> None:
+        from arena.match import replay, transcript_hash
+        from arena.seeding import bot_seed, derive_seed
+
+        index, record, result = row.index, row.record, row.result
+        rulesets = self.plan["rulesets"]
+        if not 0 <= row.ruleset < len(rulesets):
+            self.fail(index, f"ruleset entry {row.ruleset} is not in the plan")
+        r = rulesets[row.ruleset]
+        players = r["players"]
+        # Where it sits in the schedule, and who sat where.
+        if not (0 <= row.deal < self.deals and 0 <= row.rotation < players and row.table >= 0):
+            self.fail(index, f"table {row.table}, deal {row.deal}, rotation {row.rotation} are not in the schedule")
+        if self.has_counts:
+            position = self.offsets[row.ruleset] + (row.table * self.deals + row.deal) * players + row.rotation
+            if position != index or index >= self.offsets[row.ruleset + 1]:
+                self.fail(index, f"its table {row.table}, deal {row.deal} and rotation {row.rotation} are game "
+                                 f"{position} of the schedule")
+            table = self.table(row.ruleset, row.table)
+            if table is None:
+                self.fail(index, f"ruleset {r['label']} has no table {row.table} in the schedule")
+            seating = [table[(seat + row.rotation) % players] for seat in range(players)]
+            if result.seats != seating:
+                self.fail(index, f"its seating (entries {result.seats}) is not the schedule's {seating}")
+        if len(result.seats) != players or record["players"] != players:
+            self.fail(index, f"it has {len(result.seats)} seats, its record {record['players']}; "
+                             f"{r['label']} is played by {players}")
+        # Seeds, from the store's seed.
+        deal_seed = derive_seed(self.seed, "deal", row.ruleset, row.table, row.deal)
+        if record["deal_seed"] != deal_seed:
+            self.fail(index, f"its record's deal seed {record['deal_seed']} is not the one the store's seed "
+                             f"derives for it ({deal_seed})")
+        if record.get("bot_seeds") != [bot_seed(deal_seed, seat, row.rotation) for seat in range(players)]:
+            self.fail(index, "its record's bot seeds are not the ones the store's seed derives for it")
+        # The record is of the plan's ruleset and entries.
+        meta = record["ruleset"]
+        if (meta["id"], meta["version"]) != (r["id"], r["version"]):
+            self.fail(index, f"its record is of {meta['id']} {meta['version']}, the plan's ruleset "
+                             f"{r['label']} is {r['id']} {r['version']}")
+        if "options" in r and meta.get("options") != r["options"]:
+            self.fail(index, f"its record's options are not the plan's for {r['label']}")
+        entries = self.plan["entries"]
+        for seat, (entry, who) in enumerate(zip(result.seats, record["seats"])):
+            if not 0 <= entry < len(entries):
+                self.fail(index, f"seat {seat} holds entry {entry}, which is not in the plan")
+            e = entries[entry]
+            if not isinstance(who, dict) or (who.get("display"), who.get("bot"), who.get("package"),
+                                             who.get("version")) != (e["bot"], e["uses"], e["package"], e["version"]) \
+                    or who.get("params", {}) != e.get("params", {}):
+                self.fail(index, f"seat {seat} of its record is not entry {entry} ({e['bot']}: {e['uses']}, "
+                                 f"{e['package']} {e['version']})")
+        if len(record["seats"]) != players:
+            self.fail(index, f"its record names {len(record['seats'])} seats, not {players}")
+        # The result: the row against the record.
+        if row.transcript_hash != record["transcript_hash"]:
+            self.fail(index, "its transcript hash is not its record's")
+        outcome = record["outcome"]
+        if result.standing != outcome["standing"]:
+            self.fail(index, f"its standing {result.standing} is not its record's {outcome['standing']}")
+        if result.scores != outcome["scores"]:
+            self.fail(index, f"its scores {result.scores} are not its record's {outcome['scores']}")
+        faults = faults_per_seat(record, players)
+        if result.faults != faults:
+            self.fail(index, f"its faults per seat {result.faults} are not its record's {faults}")
+        forfeited = record.get("forfeited") or []
+        if any(faults[seat] == 0 for seat in forfeited):
+            self.fail(index, f"its record forfeits seats {forfeited} that committed no fault")
+        if row.result_hash is None:
+            self.found.without_result_hash += 1
+        elif row.result_hash != record_result_hash(index, result.seats, record, faults):
+            self.fail(index, "its result hash does not match its seating, standing, scores, faults and forfeits")
+        # The play itself.
+        cls = self.rulesets.get(meta["id"])
+        if cls is None or getattr(cls, "version", None) != meta["version"]:
+            if transcript_hash(record) != record["transcript_hash"]:
+                self.fail(index, "its record's transcript hash does not match the record's contents")
+            key = f"{meta['id']} version {meta['version']} (installed: {getattr(cls, 'version', 'none')})"
+            self.found.unverifiable[key] = self.found.unverifiable.get(key, 0) + 1
+        else:
+            try:
+                replay(record, cls)
+            except Exception as exc:  # ReplayMismatchError, or an engine that cannot take the record
+                detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                self.fail(index, f"its record does not replay ({detail})")
+            self.found.replayed += 1
+        self.found.games += 1
+
+
+def _verify_range(path: str, plan: Mapping[str, Any], seed: int, ids: list[str], start: int,
+                  end: int | None) -> Verification:
+    """Check the stored games with index in [start, end) (a process pool task)."""
+    rulesets = {k: v for k, v in installed_rulesets().items() if k in ids}
+    checker = _Checker(Path(path), plan, seed, rulesets)
+    with Store.open(path) as store:
+        for row in store.stored_rows(start=start, end=end):
+            checker.check(row)
+    return checker.found
+
+
+def _verify_parallel(store: Store, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any],
+                     workers: int) -> Verification:
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    total = plan["total_games"]
+    step = -(-max(total, 1) // workers)
+    bounds = [(start, start + step) for start in range(0, total, step)]
+    bounds[-1] = (bounds[-1][0], None)  # and any stored index past the plan's total
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    found = Verification()
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(_verify_range, str(store.path), plan, seed, list(rulesets), start, end)
+                   for start, end in bounds]
+        for future in futures:
+            found.add(future.result())
+    return found

@@ -15,11 +15,13 @@ import click
 from tabulate import tabulate
 
 import arena
-from arena.cli_play import play, replay
+from arena.cli_play import SEED_RANGE, play, replay
 from arena.cli_submit import docs, new_bot, validate
 from arena.cli_web import replays_option, serve
 from arena.cli_support import load_plugins, parse_assignment, print_json, seat_entrants, user_errors
 from arena.errors import ConfigError
+from arena.seats import LIMIT_BOUNDS
+from arena.tournament import BOUNDS, check_plain_values
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,7 +99,8 @@ def _short(value: Any) -> str:
 @main.command()
 @click.argument("ruleset_id", metavar="RULESET")
 @click.argument("bot_names", metavar="BOT...", nargs=-1, required=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Deal seed: the same seed deals the same game.")
+@click.option("--seed", type=SEED_RANGE, default=0, show_default=True,
+              help="Deal seed (0 to 2**63 - 1): the same seed deals the same game.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A ruleset option (value read as JSON, else as text). Repeatable.")
 @click.option("--param", "params", multiple=True, metavar="BOT.KEY=VALUE",
@@ -107,7 +110,7 @@ def _short(value: Any) -> str:
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), help="Write the game record to FILE as JSON.")
 @click.option("--isolation", type=click.Choice(["inline", "process"]), default="inline", show_default=True,
               help="Run each bot in this process, or each in its own process behind the bot protocol.")
-@click.option("--time-per-decision", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]), default=None,
               help="With --isolation process: seconds per decision before the bot is stopped (default: 1.0).")
 @user_errors
 def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple[str, ...],
@@ -123,7 +126,12 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
     registry = load_plugins()
     ruleset = registry.check_seating(ruleset_id, bot_names)
     chosen = dict(parse_assignment(o, "--option") for o in options)
+    check_plain_values(chosen, "--option")
     entrants = seat_entrants(registry, bot_names, params)
+    for entrant in entrants:
+        check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
+    if save is not None and not save.parent.is_dir():
+        raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
     hosts = None
     policy = FaultPolicy()
     if isolation == "process":
@@ -165,7 +173,7 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
 
 @main.command("run")
 @click.argument("tournament_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--workers", type=click.IntRange(min=0), default=None,
+@click.option("--workers", type=click.IntRange(*BOUNDS["workers"]), default=None,
               help="Processes playing games (default: the file's `workers`; 0 = every core).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Results folder (default: results/<name>/).")

@@ -14,8 +14,11 @@ import click
 
 from arena.cli_support import load_plugins, parse_assignment, seat_entrants, user_errors
 from arena.errors import ConfigError, PlayerCountError
+from arena.seeding import SEED_BITS
 
 COLOR_CHOICE = click.Choice(["auto", "always", "never"])
+SEED_RANGE = click.IntRange(0, 2 ** SEED_BITS - 1)
+"""The seeds a command line accepts (as a tournament file does)."""
 
 
 def _output() -> Any:
@@ -42,7 +45,8 @@ def _echo(style: Any):
 @click.argument("bot_names", metavar="[BOT]...", nargs=-1)
 @click.option("--seat", type=int, default=0, show_default=True,
               help="Your seat (0 plays first); the bots fill the other seats in order.")
-@click.option("--seed", type=int, default=None, help="Deal seed (default: a fresh random one, shown at the start).")
+@click.option("--seed", type=SEED_RANGE, default=None,
+              help="Deal seed, 0 to 2**63 - 1 (default: a fresh random one, shown at the start).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A ruleset option (value read as JSON, else as text). Repeatable.")
 @click.option("--param", "params", multiple=True, metavar="BOT.KEY=VALUE",
@@ -63,6 +67,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
     import json
 
     from arena.play import QuitGame, play_human, replay_lines
+    from arena.tournament import check_plain_values
 
     registry = load_plugins()
     ruleset = registry.ruleset(ruleset_id).cls
@@ -74,8 +79,13 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
         if not registry.bot(name).cls.plays(ruleset_id):
             raise PlayerCountError(f"bot {name!r} does not play {ruleset_id}")
     chosen = dict(parse_assignment(o, "--option") for o in options)
+    check_plain_values(chosen, "--option")
     ruleset.resolve_options(chosen)  # a bad option is an error before the game starts
     entrants = seat_entrants(registry, bot_names, params)
+    for entrant in entrants:
+        check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
+    if save is not None and not save.parent.is_dir():
+        raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
     style = _style(color)

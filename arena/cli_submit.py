@@ -15,7 +15,9 @@ from pathlib import Path
 
 import click
 
+from arena.cli_play import SEED_RANGE
 from arena.cli_support import UserError, load_plugins, print_json, user_errors
+from arena.seats import LIMIT_BOUNDS
 
 
 @click.command("new-bot")
@@ -51,15 +53,15 @@ next:
 
 @click.command()
 @click.argument("target", metavar="NAME_OR_PATH")
-@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--games", type=click.IntRange(1, 100_000), default=10, show_default=True,
               help="Games per ruleset (each played twice, to check determinism).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed the validation games derive from.")
-@click.option("--time-per-decision", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="Seconds per decision, as in a tournament.")
-@click.option("--time-bank", type=click.FloatRange(min=0), default=10.0, show_default=True,
+@click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Seed the validation games derive from.")
+@click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]), default=1.0,
+              show_default=True, help="Seconds per decision, as in a tournament.")
+@click.option("--time-bank", type=click.FloatRange(*LIMIT_BOUNDS["time_bank"]), default=10.0, show_default=True,
               help="Extra seconds per game that slow decisions draw on.")
-@click.option("--memory-mb", type=click.IntRange(min=16), default=1024, show_default=True,
-              help="Memory limit of the bot process.")
+@click.option("--memory-mb", type=click.IntRange(*map(int, LIMIT_BOUNDS["memory_mb"])), default=1024,
+              show_default=True, help="Memory limit of the bot process (MiB).")
 @click.option("--ruleset", "rulesets", multiple=True, metavar="ID",
               help="Check only this ruleset of the bot's (repeatable; default: every ruleset it declares).")
 @click.option("--keep", is_flag=True, help="Keep the throwaway virtualenv (for a path) and print where it is.")

@@ -242,17 +242,76 @@ def transcript_hash(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
+def record_problem(record: Any) -> str | None:
+    """What makes `record` not a game record ("decisions: missing", ...), or None: the
+    shape `replay` and the replay printers rely on (RECORD_FORMAT), checked before use."""
+    if not isinstance(record, dict):
+        return f"a record is a JSON object, not {type(record).__name__}"
+
+    def want(container: Any, key: str, kinds: Any, what: str, path: str) -> str | None:
+        if key not in container:
+            return f"{path}: missing"
+        value = container[key]
+        if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)) \
+                or not isinstance(value, kinds):
+            return f"{path}: must be {what}, not {_short(value)}"
+        return None
+
+    checks = [("ruleset", dict, "an object"), ("players", int, "an integer"), ("deal_seed", int, "an integer"),
+              ("decisions", list, "a list"), ("outcome", dict, "an object"), ("transcript_hash", str, "a string")]
+    for key, kinds, what in checks:
+        if problem := want(record, key, kinds, what, key):
+            return problem
+    meta = record["ruleset"]
+    for key, kinds, what in [("id", str, "a string"), ("version", str, "a string"), ("options", dict, "an object")]:
+        if problem := want(meta, key, kinds, what, f"ruleset.{key}"):
+            return problem
+    players = record["players"]
+    if not 1 <= players <= 1000:
+        return f"players: must be from 1 to 1000, not {players}"
+    for index, decision in enumerate(record["decisions"]):
+        if not (isinstance(decision, list) and len(decision) == 2 and type(decision[0]) is int
+                and 0 <= decision[0] < players and isinstance(decision[1], str)):
+            return f"decisions[{index}]: must be [seat, action] with a seat below {players}, not {_short(decision)}"
+    outcome = record["outcome"]
+    for key in ("standing", "scores"):
+        if problem := want(outcome, key, list, "a list", f"outcome.{key}"):
+            return problem
+        if len(outcome[key]) != players:
+            return f"outcome.{key}: must have one entry per player ({players}), not {len(outcome[key])}"
+    for key, kinds in (("forfeited", list), ("seats", list), ("faults", list)):
+        if key in record and not isinstance(record[key], kinds):
+            return f"{key}: must be a list, not {_short(record[key])}"
+    if not all(type(s) is int and 0 <= s < players for s in record.get("forfeited", [])):
+        return f"forfeited: must list seats below {players}"
+    if not all(isinstance(s, dict) for s in record.get("seats", [])):
+        return "seats: must be a list of objects"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
 def replay(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
     """Play `record` again on `ruleset` and return the final state.
 
-    Raises ReplayMismatchError if the record is for another ruleset version, if a
-    decision is not legal or not the recorded seat's, or if the replayed game's
-    transcript hash differs from the recorded one.
+    Raises ConfigError if `record` is not a game record (`record_problem`) or its
+    players or options are not the ruleset's, ReplayMismatchError if the record is for
+    another ruleset version, if a decision is not legal or not the recorded seat's, or
+    if the replayed game's transcript hash differs from the recorded one.
     """
+    problem = record_problem(record)
+    if problem:
+        raise ConfigError(f"not a game record: {problem}")
     meta = record["ruleset"]
     if meta["id"] != ruleset.id or meta["version"] != ruleset.version:
         raise ReplayMismatchError(
             f"record is for {meta['id']} {meta['version']}, not {ruleset.id} {ruleset.version}")
+    ruleset.check_players(record["players"])
+    if ruleset.resolve_options(meta["options"]) != meta["options"]:
+        raise ReplayMismatchError("the record's options are not every option of the ruleset")
     state = ruleset.new_game(record["players"], meta["options"], random.Random(record["deal_seed"]))
     for index, (seat, action) in enumerate(record["decisions"]):
         if state.current_seat() != seat:

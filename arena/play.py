@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import arena
 from arena.bot import Bot
 from arena.errors import ConfigError
-from arena.match import Entrant, FaultPolicy, GameResult, play_game
+from arena.match import Entrant, FaultPolicy, GameResult, play_game, record_problem
 from arena.render import Renderer, Style, fit, frame, renderer_for, seat_names
 from arena.rules.base import Ruleset
 from arena.seats import BotHost, InlineHost
@@ -155,6 +155,9 @@ def load_record(source: str | Path, game_id: str | None = None) -> dict[str, Any
             record = store.record(index)
         if record is None:
             raise ConfigError(f"{path}: no game {index} in its results store")
+        problem = record_problem(record)
+        if problem:
+            raise ConfigError(f"{path}: game {index}: not a game record: {problem}")
         return record
     if not path.is_file():
         raise ConfigError(f"{path}: no such record file or results folder")
@@ -162,9 +165,11 @@ def load_record(source: str | Path, game_id: str | None = None) -> dict[str, Any
         raise ConfigError(f"{path} is a record file: it holds one game, so give no GAME_ID")
     try:
         record = json.loads(path.read_text())
-        record["ruleset"]["id"], record["decisions"], record["deal_seed"]  # noqa: B018 - shape check
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path}: not a game record ({exc})") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ConfigError(f"{path}: not a game record ({type(exc).__name__}: {str(exc)[:100]})") from None
+    problem = record_problem(record)
+    if problem:
+        raise ConfigError(f"{path}: not a game record: {problem}")
     return record
 
 

@@ -14,8 +14,10 @@ Everything but the provenance depends only on the stored games.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -124,10 +126,21 @@ def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
             position, score = f"{r['avg_position']:.2f}", f"{r['mean_score']:.1f}"
         else:
             rate = position = score = "-"
-        body.append([r["rank"], r["bot"], r["uses"], r["version"], f"{r['conservative']:.2f}", f"{r['mu']:.2f}",
-                     f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"]])
+        name = markdown_text if fmt == "github" else str  # names are data, not markup
+        body.append([r["rank"], name(r["bot"]), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
+                     f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"]])
     align = ("right", "left", "left", "left") + ("right",) * 9
     return tabulate(body, headers=headers, tablefmt=fmt, disable_numparse=True, colalign=align)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def markdown_text(value: Any) -> str:
+    """`value` as literal text in Markdown (a table cell included): HTML's <, > and & as
+    entities, and backslash escapes for what would be markup (pipes, backticks, emphasis,
+    links), so a display name can neither break a table nor inject HTML."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(str(value), quote=False))
 
 
 def provenance_lines(p: dict[str, Any]) -> list[str]:
@@ -141,7 +154,8 @@ def provenance_lines(p: dict[str, Any]) -> list[str]:
         seed = str(p["seed"])
     rulesets = ", ".join(f"{label} = {r['id']} {r['version']} ({r['package']} {r['package_version']}, "
                          f"{r['players']} players)" for label, r in p["rulesets"].items())
-    bots = ", ".join(f"{name} = {b['uses']} ({b['package']} {b['version']})" for name, b in p["bots"].items())
+    bots = ", ".join(markdown_text(f"{name} = {b['uses']} ({b['package']} {b['version']})")
+                     for name, b in p["bots"].items())
     state = "complete" if p["complete"] else "incomplete"
     return [
         f"- tournament file: `{p['file']}` (sha256 `{p['file_sha256']}`), format {p['format']}",

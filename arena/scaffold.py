@@ -134,9 +134,15 @@ def method_name(ruleset_id: str) -> str:
     return "act_" + re.sub(r"[^0-9a-zA-Z]+", "_", ruleset_id).strip("_").lower()
 
 
+MAX_NAME = 64
+"""The longest bot name `new_bot` accepts (it names a folder, a module and a distribution)."""
+
+
 def new_bot(name: str, rulesets: Sequence[str], directory: Path, registry: Registry) -> list[Path]:
     """Write a bot package for `name` playing `rulesets` (default: every registered
     ruleset) into `directory`; return the files written."""
+    if len(name) > MAX_NAME:
+        raise ConfigError(f"bot name {name[:20]!r}... is {len(name)} characters long: use at most {MAX_NAME}")
     if not BOT_NAME.match(name):
         raise ConfigError(f"bot name {name!r}: use lowercase letters, digits and dashes (e.g. my-bot)")
     if name in registry.bots:
@@ -147,8 +153,11 @@ def new_bot(name: str, rulesets: Sequence[str], directory: Path, registry: Regis
         raise ConfigError("no ruleset is installed; nothing to write a bot for")
     classes = [registry.ruleset(r).cls for r in chosen]
     directory = Path(directory)
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise ConfigError(f"{directory} already exists and is not an empty folder")
+    try:
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            raise ConfigError(f"{directory} already exists and is not an empty folder")
+    except OSError as exc:
+        raise ConfigError(f"{directory}: cannot use it ({exc.strerror or exc})") from None
     module = module_name(name)
     files = {
         "pyproject.toml": pyproject_text(name, module, chosen),
@@ -160,8 +169,11 @@ def new_bot(name: str, rulesets: Sequence[str], directory: Path, registry: Regis
     written = []
     for relative, text in files.items():
         path = directory / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot write it ({exc.strerror or exc})") from None
         written.append(path)
     return written
 

@@ -240,11 +240,13 @@ def rank(results_dir: Path, as_json: bool) -> None:
     Every stored result is first checked against its game record (replayed with the
     installed rulesets) and the seed commitment; a store that disagrees is refused."""
     from arena.publish import document, text_tables
-    from arena.verify import verify_store
+    from arena.verify import start_verification
 
     with _results_store(results_dir) as store:
-        click.echo(verify_store(store, workers=0).summary(), err=True)
-        doc = document(store)
+        checking = start_verification(store)  # in other processes while this one rates
+        with checking:
+            doc = document(store)
+            click.echo(checking.result().summary(), err=True)
     if as_json:
         print_json(doc)
         return
@@ -262,12 +264,17 @@ def publish(results_dir: Path, replays: int | None) -> None:
     RESULTS_DIR from its store, once every stored result is checked against its record
     and the seed commitment (a store that disagrees is refused)."""
     from arena.publish import publish as write_standings
+    from arena.ratings import rate_store
+    from arena.runner import cpu_count
     from arena.site import write_site
-    from arena.verify import verify_store
+    from arena.verify import start_verification
 
     with _results_store(results_dir) as store:
-        click.echo(verify_store(store, workers=0).summary(), err=True)
-        paths = write_standings(results_dir, store)
+        checking = start_verification(store)  # in other processes while this one rates
+        with checking:
+            standings = rate_store(store, cpu_count())
+            click.echo(checking.result().summary(), err=True)  # nothing is written before it passed
+        paths = write_standings(results_dir, store, standings)
         site = write_site(results_dir, store, replays=replays)
     click.echo(f"published {', '.join(str(p) for p in paths)}, {site / 'index.html'}")
 

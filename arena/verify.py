@@ -43,8 +43,9 @@ from typing import Any, Iterator, Mapping
 
 from arena.store import Store, StoreError, StoredRow, faults_per_seat, record_result_hash
 
-PARALLEL_FROM = 3000
-"""Stores of at least this many games are verified by several processes (one range each)."""
+PARALLEL_FROM = 200
+"""Stores of at least this many games are verified by several processes (one range each):
+below it, starting them costs more than they save."""
 
 
 @dataclass
@@ -77,25 +78,78 @@ class Verification:
 
 def verify_store(store: Store, workers: int = 1, rulesets: Mapping[str, Any] | None = None) -> Verification:
     """Check the seed and every stored game of `store` (see the module docstring);
-    StoreError on the first disagreement. `rulesets`: installed ruleset classes by id
-    (default: the registry's); with `workers` > 1 (0: every core), a store of at least
-    `PARALLEL_FROM` games is checked in that many processes."""
+    StoreError on the first disagreement (in schedule order). `rulesets`: installed
+    ruleset classes by id (default: the registry's); `workers` > 1 (0: every core):
+    that many processes, for a store of at least `PARALLEL_FROM` games."""
+    if workers == 0:
+        workers = cores()
+    return start_verification(store, workers if workers > 1 else 0, rulesets).result()
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class PendingVerification:
+    """A verification under way in other processes (`start_verification`): `result()`
+    waits for it and returns the `Verification`, or raises its first StoreError."""
+
+    def __init__(self, done: Verification | None = None, pool: Any = None, futures: list[Any] | None = None):
+        self.done, self.pool, self.futures = done, pool, futures or []
+
+    def __enter__(self) -> "PendingVerification":
+        return self
+
+    def __exit__(self, kind: Any, *rest: Any) -> None:
+        if kind is not None and self.done is None and self.pool is not None:  # the caller failed: stop checking
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                process.terminate()
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def result(self) -> Verification:
+        if self.done is None:
+            try:
+                found = Verification()
+                for future in self.futures:  # in schedule order: the first disagreement is reported
+                    found.add(future.result())
+                self.done = found
+            finally:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+        return self.done
+
+
+def start_verification(store: Store, processes: int | None = None,
+                       rulesets: Mapping[str, Any] | None = None) -> PendingVerification:
+    """Check the plan and the seed now, and start checking every stored game: with
+    `processes` (default: one per core but one, at least one) and at least
+    `PARALLEL_FROM` games, in that many other processes (one range of the schedule
+    each), so that the caller can rate meanwhile; else here, before returning."""
     plan = store.plan()
     seed = check_seed(store)
     if rulesets is None:
         rulesets = installed_rulesets()
-    if workers == 0:
-        try:
-            workers = len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            workers = os.cpu_count() or 1
-    total = store.count()
-    if workers > 1 and total >= PARALLEL_FROM:
-        return _verify_parallel(store, plan, seed, rulesets, workers)
-    checker = _Checker(store.path, plan, seed, rulesets)
-    for row in store.stored_rows():
-        checker.check(row)
-    return checker.found
+    workers = max(1, cores() - 1) if processes is None else processes
+    if workers < 1 or store.count() < PARALLEL_FROM:
+        checker = _Checker(store.path, plan, seed, rulesets)
+        for row in store.stored_rows():
+            checker.check(row)
+        return PendingVerification(checker.found)
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    total = max(plan["total_games"], 1)
+    step = -(-total // workers)
+    bounds: list[tuple[int, int | None]] = [(start, start + step) for start in range(0, total, step)]
+    bounds[-1] = (bounds[-1][0], None)  # and any stored index past the plan's total
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    pool = ProcessPoolExecutor(min(workers, len(bounds)), mp_context=context)
+    futures = [pool.submit(_verify_range, str(store.path), plan, seed, dict(rulesets), start, end)
+               for start, end in bounds]
+    return PendingVerification(pool=pool, futures=futures)
 
 
 def installed_rulesets() -> dict[str, Any]:
@@ -227,7 +281,7 @@ class _Checker:
         deal_seed = derive_seed(self.seed, "deal", row.ruleset, row.table, row.deal)
         if record["deal_seed"] != deal_seed:
             self.fail(index, f"its record's deal seed {record['deal_seed']} is not the one the store's seed "
-                             f"derives for it ({deal_seed})")
+                             "derives for it")  # (which is not shown: the seed may still be secret)
         if record.get("bot_seeds") != [bot_seed(deal_seed, seat, row.rotation) for seat in range(players)]:
             self.fail(index, "its record's bot seeds are not the ones the store's seed derives for it")
         # The record is of the plan's ruleset and entries.
@@ -284,32 +338,11 @@ class _Checker:
         self.found.games += 1
 
 
-def _verify_range(path: str, plan: Mapping[str, Any], seed: int, ids: list[str], start: int,
+def _verify_range(path: str, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any], start: int,
                   end: int | None) -> Verification:
     """Check the stored games with index in [start, end) (a process pool task)."""
-    rulesets = {k: v for k, v in installed_rulesets().items() if k in ids}
     checker = _Checker(Path(path), plan, seed, rulesets)
     with Store.open(path) as store:
         for row in store.stored_rows(start=start, end=end):
             checker.check(row)
     return checker.found
-
-
-def _verify_parallel(store: Store, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any],
-                     workers: int) -> Verification:
-    import multiprocessing
-    import sys
-    from concurrent.futures import ProcessPoolExecutor
-
-    total = plan["total_games"]
-    step = -(-max(total, 1) // workers)
-    bounds = [(start, start + step) for start in range(0, total, step)]
-    bounds[-1] = (bounds[-1][0], None)  # and any stored index past the plan's total
-    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    found = Verification()
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [pool.submit(_verify_range, str(store.path), plan, seed, list(rulesets), start, end)
-                   for start, end in bounds]
-        for future in futures:
-            found.add(future.result())
-    return found

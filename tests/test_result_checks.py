@@ -37,9 +37,13 @@ def run(path, out, **kwargs):
     return run_tournament(tournament, out, echo=lambda line: None, **kwargs)
 
 
+INLINE = 'isolation = "inline"\n'  # fast; isolation is not what these tests are about
+
+
 def played(toy, out="r", **file_options):
     """A complete toy tournament of 24 games in `toy/out`."""
     file_options.setdefault("deals", 2)
+    file_options.setdefault("extra", INLINE)
     assert run(toy_file(toy / f"{out}.toml", **file_options), toy / out, workers=1).complete
     return toy / out
 
@@ -199,7 +203,7 @@ def test_a_public_seed_other_than_the_files_is_refused(toy):
 
 
 def test_a_second_run_on_a_results_folder_in_use_fails_at_once_naming_it(toy):
-    path = toy_file(toy / "t.toml", deals=1)
+    path = toy_file(toy / "t.toml", deals=1, extra=INLINE)
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; from arena.runner import _lock; "
                                "held = _lock(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)", str(toy / "r")],
@@ -220,7 +224,7 @@ def test_a_second_run_on_a_results_folder_in_use_fails_at_once_naming_it(toy):
 def test_a_bot_whose_files_changed_without_a_new_version_is_detected_on_resume(toy, plugin_dir):
     info = plugin_dir / "arena_toy-1.0.0.dist-info"  # as pip writes it: the files it installed
     (info / "RECORD").write_text(f"arena_toy_plugin.py,,\n{info.name}/METADATA,,\n{info.name}/RECORD,,\n")
-    path = toy_file(toy / "t.toml", deals=1)
+    path = toy_file(toy / "t.toml", deals=1, extra=INLINE)
     assert run(path, toy / "r").complete
     with Store.open(store_path(toy / "r")) as store:
         before = store.get("plan")["entries"][2]["files_sha256"]
@@ -295,7 +299,7 @@ def register_bots(register):
 def test_a_killed_worker_is_a_one_line_error_that_keeps_every_finished_game(toy, plugin_dir):
     write_plugin(plugin_dir, "arena-killer", "arena_killer_plugin", KILLER)
     bots = '\n[[bots]]\nuse = "random"\n\n[[bots]]\nuse = "toy-worker-killer"\n'
-    path = toy_file(toy / "t.toml", deals=4, players=2, bots=bots, extra='isolation = "inline"\n')
+    path = toy_file(toy / "t.toml", deals=4, players=2, bots=bots, extra=INLINE)
     (toy / "kill-worker").write_text("")
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r"), "--workers", "2"])
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
@@ -310,3 +314,20 @@ def test_a_killed_worker_is_a_one_line_error_that_keeps_every_finished_game(toy,
     with Store.open(store_path(toy / "r")) as store:
         assert store.max_run() == 2
         assert [g.index for g in store.iter_rows()] == list(range(8))
+
+
+def test_checking_in_other_processes_finds_the_same_and_reports_the_first_disagreement(toy, monkeypatch):
+    import arena.verify
+    from arena.store import StoreError
+    from arena.verify import start_verification, verify_store
+
+    out = played(toy)
+    with Store.open(store_path(out)) as store:
+        here = verify_store(store)
+        monkeypatch.setattr(arena.verify, "PARALLEL_FROM", 1)
+        assert start_verification(store, processes=3).result() == here
+        assert here.games == here.replayed == 24
+    for index in (20, 3):  # one disagreement in the last range, one in the first
+        edit_row(out, index, "result_hash", "0" * 64)
+    with Store.open(store_path(out)) as store, pytest.raises(StoreError, match="game 3: its result hash"):
+        start_verification(store, processes=3).result()

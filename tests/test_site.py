@@ -219,7 +219,9 @@ def test_a_record_of_another_ruleset_version_gives_an_error_replay_file(store, m
     record["ruleset"]["version"] = "999"
     monkeypatch.setattr(store, "record", lambda index: record if index == 0 else None)
     text = replay_file_text(store, 0)
-    assert _script_data(text) == {"game": 0, "error": "ReplayMismatchError: record is for flip-7 999, not flip-7 1"}
+    from arena.rules.flip_7 import Flip7
+    assert _script_data(text) == {"game": 0, "error": "ReplayMismatchError: record is for flip-7 999, "
+                                                      f"not flip-7 {Flip7.version}"}
     assert "not in the results store" in _script_data(replay_file_text(store, 10_000))["error"]
 
 

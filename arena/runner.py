@@ -17,6 +17,7 @@ needs `play_batch` and a `Job`, both picklable.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import hashlib
 import multiprocessing
 import multiprocessing.util
@@ -69,14 +70,53 @@ class Job:
     policy: FaultPolicy = FaultPolicy()
 
 
-def make_job(tournament: Tournament) -> Job:
-    limits = Limits(time_per_decision=tournament.time_per_decision, time_bank=tournament.time_bank,
-                    memory_mb=tournament.memory_mb)
+def make_job(tournament: Tournament, isolation: str | None = None) -> Job:
+    """The job of `tournament`, its bots run under `isolation` (default: the file's)."""
+    limits = tournament_limits(tournament)
     policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
                          time_bank=tournament.time_bank)
     return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
-               tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy)
+               isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy)
+
+
+def tournament_limits(tournament: Tournament) -> Limits:
+    """The limits a tournament file sets, the defaults for the rest."""
+    names = [f.name for f in dataclasses.fields(Limits)]
+    return Limits(**{name: getattr(tournament, name) for name in names if hasattr(tournament, name)})
+
+
+def _limits_in_force(isolation: str, limits: Limits) -> dict[str, str]:
+    """Each bound on bots and how it is enforced, as the provenance reports it."""
+    if isolation == "sandbox":
+        from arena.sandbox import enforcement
+
+        return enforcement(limits)
+    if isolation == "process":
+        return {"isolation": "process", "memory": f"{limits.memory_mb} MiB per process (RLIMIT_AS)",
+                "cpu": f"{limits.cpu_seconds} s per process (RLIMIT_CPU)", "processes": "not limited",
+                "between_decisions": "not stopped"}
+    return {"isolation": "inline", "time": "not enforced (an inline bot cannot be interrupted)"}
+
+
+def effective_isolation(tournament: Tournament, echo: Callable[[str], None]) -> tuple[str, str | None]:
+    """The isolation bots will run under, and why it differs from the file's, if it does.
+    Where no sandbox can be made, installed plugins fall back to process isolation (the
+    organiser installed and so trusts them); submissions never run outside a sandbox."""
+    if tournament.isolation != "sandbox":
+        return tournament.isolation, None
+    from arena.sandbox import sandbox_unavailable
+
+    reason = sandbox_unavailable()
+    if reason is None:
+        return "sandbox", None
+    submitted = [b.display for b in tournament.bots if getattr(b, "submission", None)]
+    if submitted:
+        raise ConfigError(f"cannot run submissions {', '.join(submitted)}: they run only in a sandbox, and no "
+                          f"sandbox can be made here ({reason})")
+    note = f"no sandbox can be made here ({reason}); installed bots run with process isolation instead"
+    echo(f"warning: {note}")
+    return "process", note
 
 
 class HostPool:
@@ -92,8 +132,13 @@ class HostPool:
             job = self.job
             entrant = job.entrants[entry]
             command = job.commands[entry] if job.commands else None
-            if command is not None:
+            if command is not None and job.isolation == "process":
                 self.hosts[entry] = ProcessHost(command, job.limits, name=entrant.display_name)
+            elif job.isolation == "sandbox":
+                from arena.sandbox import SandboxHost
+
+                self.hosts[entry] = (SandboxHost.for_command(command, job.limits, name=entrant.display_name)
+                                     if command is not None else SandboxHost.for_bot(entrant.cls.name, job.limits))
             elif job.isolation == "process":
                 self.hosts[entry] = ProcessHost.for_bot(entrant.cls.name, job.limits)
             else:
@@ -617,8 +662,11 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             shown = backend.workers if backend is not None else workers
             echo(f"playing {remaining:,} games with {shown} worker{'s' if shown > 1 else ''}, "
                  f"results in {out}")
-            if tournament.isolation == "process" and (notice := privilege_notice()):
+            isolation, fallback = effective_isolation(tournament, echo)
+            if isolation == "process" and (notice := privilege_notice()):
                 echo(f"note: {notice}")
+            store.set("isolation", {"requested": tournament.isolation, "used": isolation, "fallback": fallback,
+                                    "limits": _limits_in_force(isolation, tournament_limits(tournament))})
 
         run_number = store.max_run() + 1
         pending = (spec for spec in schedule if not done[spec.index >> 3] >> (spec.index & 7) & 1)
@@ -632,7 +680,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         followers = RatingFollowers(store.path, store.plan())  # before the pool: fork without threads
         if remaining:
             try:
-                backend.start(make_job(tournament))
+                backend.start(make_job(tournament, isolation))
             except BaseException:
                 followers.stop()
                 raise

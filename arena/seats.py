@@ -70,6 +70,12 @@ class Limits:
     """Wall-clock seconds for the bot's `start(info)` (long enough to load a model)."""
     time_for_end: float = 5.0
     """Wall-clock seconds for the bot's `end(outcome)`."""
+    cpu_per_game: float = 600.0
+    """CPU seconds all of a sandboxed bot's processes may use in one game."""
+    max_processes: int = 64
+    """Processes and threads a sandboxed bot may have at once, all together."""
+    tmp_mb: int = 64
+    """Size of a sandboxed bot's private writable /tmp (it also counts as memory)."""
 
 
 LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
@@ -78,6 +84,9 @@ LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
     "memory_mb": (64, 1 << 20),
     "time_for_start": (0.1, 3600.0),
     "time_for_end": (0.1, 600.0),
+    "cpu_per_game": (0.1, 86400.0),
+    "max_processes": (1, 4096),
+    "tmp_mb": (1, 1 << 16),
 }
 """The sane range, inclusive, of each limit a tournament file or command line may set
 (seconds; MiB for memory_mb). The one place these bounds live: tournament files are
@@ -88,7 +97,7 @@ def limit_problem(name: str, value: float) -> str | None:
     """Why `value` is not a usable value of limit `name` (see LIMIT_BOUNDS), or None."""
     low, high = LIMIT_BOUNDS[name]
     if math.isnan(value) or not low <= value <= high:
-        unit = "MiB" if name == "memory_mb" else "seconds"
+        unit = {"memory_mb": "MiB", "tmp_mb": "MiB", "max_processes": "processes"}.get(name, "seconds")
         return f"must be from {_number(low)} to {_number(high)} ({unit}), not {value!r}"
     return None
 

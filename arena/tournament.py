@@ -51,7 +51,7 @@ from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed
 
 FORMATS = ("round-robin", "sampled")
-ISOLATIONS = ("process", "inline")
+ISOLATIONS = ("sandbox", "process", "inline")
 ON_FAULT = ("random", "forfeit")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 RESERVED_LABELS = ("overall",)
@@ -202,9 +202,9 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         raise _KeyProblem("tournament.max_games", 'only used with format = "sampled"')
     if max_games is not None:
         max_games = _bounded(head, "max_games", int, None)
-    isolation = _get(head, "isolation", "tournament", str, default="process")
+    isolation = _get(head, "isolation", "tournament", str, default="sandbox")
     if isolation not in ISOLATIONS:
-        raise _KeyProblem("tournament.isolation", f'must be "process" or "inline", not {isolation!r}')
+        raise _KeyProblem("tournament.isolation", f'must be "sandbox", "process" or "inline", not {isolation!r}')
     time_per_decision = _bounded(head, "time_per_decision", (int, float), Limits.time_per_decision)
     time_bank = _bounded(head, "time_bank", (int, float), Limits.time_bank)
     memory_mb = _bounded(head, "memory_mb", int, Limits.memory_mb)
@@ -249,8 +249,8 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                 raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
             if "as" not in table:
                 raise _KeyProblem(f"{where}.as", 'missing: a "command" entry needs a display name in "as"')
-            if isolation != "process":
-                raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "process"')
+            if isolation == "inline":
+                raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "sandbox" or "process"')
             use, cls = "command", CommandBot
             package, version = "command", _command_version(command)
         else:

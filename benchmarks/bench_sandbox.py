@@ -1,0 +1,105 @@
+"""Benchmark: what the sandbox adds over process isolation, per decision and per game.
+
+    .venv/bin/python benchmarks/bench_sandbox.py [--decisions 5000] [--games 200] [--rounds 5]
+
+Prints, for the same bot and observation, the median over interleaved rounds of:
+- microseconds per act() round trip with a ProcessHost and a SandboxHost (which
+  also stops the bot's processes after each answer and resumes them before the
+  next question), and the difference;
+- milliseconds per game start+end (start_game, one act, end_game) for a Python bot:
+  a ProcessHost reuses its process, a SandboxHost forks a fresh game process in new
+  namespaces from its zygote; and for a command bot (tests/isolation/first_legal.sh
+  under /bin/sh), which a SandboxHost starts in a new sandbox every game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_isolation import sample_observation  # noqa: E402
+
+from arena.plugins import load_registry  # noqa: E402
+from arena.sandbox import SandboxHost, sandbox_unavailable  # noqa: E402
+from arena.seats import Limits, ProcessHost  # noqa: E402
+
+INFO = {"ruleset": "flip-7", "version": "1", "options": {}, "seat": 0, "players": 4, "bots": []}
+OUTCOME = {"standing": [1], "scores": [0], "reason": "bench"}
+COMMAND = ["/bin/sh", str(Path(__file__).resolve().parent.parent / "tests" / "isolation" / "first_legal.sh")]
+
+
+def per_decision(host, observation, decisions):
+    host.start_game(1, {}, INFO)
+    for _ in range(100):
+        host.act(observation, 5.0)
+    started = time.perf_counter()
+    for _ in range(decisions):
+        host.act(observation, 5.0)
+    elapsed = time.perf_counter() - started
+    host.end_game(OUTCOME)
+    return elapsed / decisions * 1e6
+
+
+def per_game(host, observation, games):
+    host.start_game(0, {}, INFO)  # the first game pays for starting the process
+    host.act(observation, 5.0)
+    host.end_game(OUTCOME)
+    started = time.perf_counter()
+    for game in range(games):
+        host.start_game(game, {}, INFO)
+        host.act(observation, 5.0)
+        host.end_game(OUTCOME)
+    return (time.perf_counter() - started) / games * 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=5000)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    reason = sandbox_unavailable()
+    if reason:
+        sys.exit(f"no sandbox here: {reason}")
+    observation = sample_observation(load_registry().ruleset("flip-7").cls)
+    limits = Limits()
+    makers = {
+        "process": lambda: ProcessHost.for_bot("random", limits),
+        "sandbox": lambda: SandboxHost.for_bot("random", limits),
+        "process-command": lambda: ProcessHost(COMMAND, limits, name="cmd"),
+        "sandbox-command": lambda: SandboxHost.for_command(COMMAND, limits, name="cmd"),
+    }
+    decision = {"process": [], "sandbox": []}
+    game = {name: [] for name in makers}
+    for _ in range(args.rounds):  # interleaved, so drift on a shared machine hits both alike
+        for name in ("process", "sandbox"):
+            host = makers[name]()
+            try:
+                decision[name].append(per_decision(host, observation, args.decisions))
+            finally:
+                host.close()
+        for name, make in makers.items():
+            host = make()
+            try:
+                game[name].append(per_game(host, observation, args.games if "command" not in name else
+                                           max(5, args.games // 10)))
+            finally:
+                host.close()
+    median = {name: statistics.median(values) for name, values in decision.items()}
+    print(f"act round trip, us (median of {args.rounds} rounds of {args.decisions}):")
+    print(f"  process {median['process']:8.1f}   sandbox {median['sandbox']:8.1f}   "
+          f"added {median['sandbox'] - median['process']:+.1f}")
+    games = {name: statistics.median(values) for name, values in game.items()}
+    print(f"game start + 1 act + end, ms (median of {args.rounds} rounds):")
+    print(f"  python bot:  process {games['process']:7.2f}   sandbox {games['sandbox']:7.2f}   "
+          f"added {games['sandbox'] - games['process']:+.2f}")
+    print(f"  command bot: process {games['process-command']:7.2f}   sandbox {games['sandbox-command']:7.2f}   "
+          f"added {games['sandbox-command'] - games['process-command']:+.2f}")
+
+
+if __name__ == "__main__":
+    main()

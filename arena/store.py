@@ -339,10 +339,12 @@ class Store:
             raise StoreError(f"{self.path}: game {index}: its record is malformed: {problem}")
         return record
 
-    def stored_rows(self, chunk: int = 500, start: int = 0, end: int | None = None) -> Iterator[StoredRow]:
-        """Every stored game with schedule index in [start, end), in schedule order,
-        as stored (decoded and shape-checked; StoreError naming the game otherwise)."""
+    def stored_rows(self, chunk: int = 500, start: int | None = None, end: int | None = None) -> Iterator[StoredRow]:
+        """Every stored game with schedule index in [start, end) (None: no bound; a
+        negative index is a stored game too), in schedule order, as stored (decoded and
+        shape-checked; StoreError naming the game otherwise)."""
         column = "result_hash" if self.version >= 3 else "NULL"
+        start = -(1 << 63) if start is None else start
         while True:
             where, args = "game_index >= ?", [start]
             if end is not None:

@@ -129,6 +129,10 @@ def start_verification(store: Store, processes: int | None = None,
     each), so that the caller can rate meanwhile; else here, before returning."""
     plan = store.plan()
     seed = check_seed(store)
+    stored, finished = store.count(), store.get("finished_at")
+    if finished is not None and stored != plan["total_games"]:
+        raise StoreError(f"{store.path}: its run finished ({finished}) with {plan['total_games']:,} games, but "
+                         f"{stored:,} are stored: games were deleted or added since; the store is refused")
     if rulesets is None:
         rulesets = installed_rulesets()
     workers = max(1, cores() - 1) if processes is None else processes
@@ -143,8 +147,9 @@ def start_verification(store: Store, processes: int | None = None,
 
     total = max(plan["total_games"], 1)
     step = -(-total // workers)
-    bounds: list[tuple[int, int | None]] = [(start, start + step) for start in range(0, total, step)]
-    bounds[-1] = (bounds[-1][0], None)  # and any stored index past the plan's total
+    bounds: list[tuple[int | None, int | None]] = [(start, start + step) for start in range(0, total, step)]
+    bounds[0] = (None, bounds[0][1])  # and any stored index before the schedule's first,
+    bounds[-1] = (bounds[-1][0], None)  # or past its last
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     pool = ProcessPoolExecutor(min(workers, len(bounds)), mp_context=context)
     futures = [pool.submit(_verify_range, str(store.path), plan, seed, dict(rulesets), start, end)
@@ -338,7 +343,7 @@ class _Checker:
         self.found.games += 1
 
 
-def _verify_range(path: str, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any], start: int,
+def _verify_range(path: str, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any], start: int | None,
                   end: int | None) -> Verification:
     """Check the stored games with index in [start, end) (a process pool task)."""
     checker = _Checker(Path(path), plan, seed, rulesets)

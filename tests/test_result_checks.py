@@ -331,3 +331,19 @@ def test_checking_in_other_processes_finds_the_same_and_reports_the_first_disagr
         edit_row(out, index, "result_hash", "0" * 64)
     with Store.open(store_path(out)) as store, pytest.raises(StoreError, match="game 3: its result hash"):
         start_verification(store, processes=3).result()
+
+
+def test_a_game_deleted_from_a_finished_store_is_refused(toy):
+    out = played(toy)
+    with sqlite3.connect(store_path(out)) as db:
+        db.execute("DELETE FROM games WHERE game_index = 11")
+    error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
+    assert "with 24 games, but 23 are stored: games were deleted" in error
+
+
+def test_a_game_stored_outside_the_schedule_is_refused(toy):
+    out = played(toy)
+    with sqlite3.connect(store_path(out)) as db:
+        db.execute("UPDATE games SET game_index = -1 WHERE game_index = 0")
+    error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
+    assert "game -1: its table 0, deal 0 and rotation 0 are game 0 of the schedule" in error

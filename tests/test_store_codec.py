@@ -82,8 +82,9 @@ FIXTURE_V2 = Path(__file__).parent / "fixtures" / "store_v2" / "games.sqlite"
 
 def test_a_committed_version_2_store_is_read_ranked_and_extended(tmp_path):
     """tests/fixtures/store_v2: 12 games of the quickstart written by arena before result
-    hashes (commit c34f1af, schema 2): still read, verified against replays where its
-    ruleset versions are installed, and resumed without a result hash column."""
+    hashes (commit c34f1af, schema 2; the other games deleted, so marked unfinished): still
+    read, verified against replays where its ruleset versions are installed, and resumed
+    without a result hash column."""
     from click.testing import CliRunner
 
     from arena.cli import main

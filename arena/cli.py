@@ -108,10 +108,13 @@ def _short(value: Any) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
 @click.option("--log", "show_log", is_flag=True, help="Print a turn-by-turn account from the god view.")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), help="Write the game record to FILE as JSON.")
-@click.option("--isolation", type=click.Choice(["inline", "process"]), default="inline", show_default=True,
-              help="Run each bot in this process, or each in its own process behind the bot protocol.")
+@click.option("--isolation", type=click.Choice(["sandbox", "process", "inline"]), default="sandbox",
+              show_default=True,
+              help="Each bot in its own sandbox (where none can be made: its own process, with a warning), "
+                   "each in its own process behind the bot protocol, or all in this process.")
 @click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]), default=None,
-              help="With --isolation process: seconds per decision before the bot is stopped (default: 1.0).")
+              help="With --isolation sandbox or process: seconds per decision before the bot is stopped "
+                   "(default: 1.0).")
 @user_errors
 def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple[str, ...],
           params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None, isolation: str,
@@ -121,6 +124,7 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
     Example: arena match flip-7 flip7-threshold random --seed 7 --log
     """
     from arena.match import FaultPolicy, play_game
+    from arena.sandbox import SandboxHost, sandbox_unavailable
     from arena.seats import Limits, ProcessHost
 
     registry = load_plugins()
@@ -134,13 +138,18 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
         raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
     hosts = None
     policy = FaultPolicy()
-    if isolation == "process":
+    if isolation == "sandbox" and (reason := sandbox_unavailable()):
+        click.echo(f"warning: no sandbox can be made here ({reason}); bots run in their own processes", err=True)
+        isolation = "process"
+    if isolation in ("sandbox", "process"):
         limit = time_per_decision or 1.0
         limits = Limits(time_per_decision=limit)
-        hosts = [ProcessHost.for_bot(name, limits) for name in bot_names]
+        host_for = SandboxHost.for_bot if isolation == "sandbox" else ProcessHost.for_bot
+        hosts = [host_for(entrant.cls.name, limits) for entrant in entrants]
         policy = FaultPolicy(on_fault="raise", time_per_decision=limit, time_bank=limits.time_bank)
     elif time_per_decision is not None:
-        raise ConfigError("--time-per-decision needs --isolation process (an inline bot cannot be stopped)")
+        raise ConfigError("--time-per-decision needs --isolation sandbox or process (an inline bot cannot be "
+                          "stopped)")
     try:
         result = play_game(ruleset, entrants, deal_seed=seed, options=chosen, hosts=hosts, policy=policy)
     finally:

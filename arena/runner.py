@@ -17,7 +17,6 @@ needs `play_batch` and a `Job`, both picklable.
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import hashlib
 import multiprocessing
 import multiprocessing.util
@@ -72,18 +71,12 @@ class Job:
 
 def make_job(tournament: Tournament, isolation: str | None = None) -> Job:
     """The job of `tournament`, its bots run under `isolation` (default: the file's)."""
-    limits = tournament_limits(tournament)
+    limits = tournament.limits()
     policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
                          time_bank=tournament.time_bank)
     return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
                isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy)
-
-
-def tournament_limits(tournament: Tournament) -> Limits:
-    """The limits a tournament file sets, the defaults for the rest."""
-    names = [f.name for f in dataclasses.fields(Limits)]
-    return Limits(**{name: getattr(tournament, name) for name in names if hasattr(tournament, name)})
 
 
 def _limits_in_force(isolation: str, limits: Limits) -> dict[str, str]:
@@ -666,7 +659,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             if isolation == "process" and (notice := privilege_notice()):
                 echo(f"note: {notice}")
             store.set("isolation", {"requested": tournament.isolation, "used": isolation, "fallback": fallback,
-                                    "limits": _limits_in_force(isolation, tournament_limits(tournament))})
+                                    "limits": _limits_in_force(isolation, tournament.limits())})
 
         run_number = store.max_run() + 1
         pending = (spec for spec in schedule if not done[spec.index >> 3] >> (spec.index & 7) & 1)

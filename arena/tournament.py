@@ -39,7 +39,7 @@ import re
 import shutil
 import tomllib
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -57,7 +57,8 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 RESERVED_LABELS = ("overall",)
 
 TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers",
-                   "time_bank", "memory_mb", "on_fault", "max_faults", "time_for_start", "time_for_end")
+                   "time_bank", "memory_mb", "on_fault", "max_faults", "time_for_start", "time_for_end",
+                   "cpu_per_game", "max_processes", "tmp_mb")
 BOT_KEYS = ("use", "command", "as", "params", "rulesets")
 RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
 
@@ -66,8 +67,7 @@ MAX_GAMES = 1_000_000_000
 MAX_NUMBER = 2 ** 53
 """The largest magnitude of a number in params and options (exact in JSON everywhere)."""
 BOUNDS: dict[str, tuple[float, float]] = {
-    **{key: LIMIT_BOUNDS[key] for key in ("time_per_decision", "time_bank", "memory_mb", "time_for_start",
-                                          "time_for_end")},
+    **LIMIT_BOUNDS,
     "deals": (1, 1_000_000),
     "max_games": (1, MAX_GAMES),
     "workers": (0, 1024),
@@ -135,15 +135,17 @@ class Tournament:
     max_faults: int = 0
     time_for_start: float = Limits.time_for_start
     time_for_end: float = Limits.time_for_end
+    cpu_per_game: float = Limits.cpu_per_game
+    max_processes: int = Limits.max_processes
+    tmp_mb: int = Limits.tmp_mb
 
     def schedule(self, seed: int) -> "Schedule":
         """The games of this tournament dealt from `seed` (the file's, or the secret one)."""
         return Schedule(self, seed)
 
     def limits(self) -> Limits:
-        """The limits of every bot host of this tournament."""
-        return Limits(time_per_decision=self.time_per_decision, time_bank=self.time_bank, memory_mb=self.memory_mb,
-                      time_for_start=self.time_for_start, time_for_end=self.time_for_end)
+        """The limits of every bot host of this tournament (the file's, defaults for the rest)."""
+        return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits) if hasattr(self, f.name)})
 
 
 def load_tournament(path: str | Path, registry: Registry) -> Tournament:
@@ -210,6 +212,9 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     memory_mb = _bounded(head, "memory_mb", int, Limits.memory_mb)
     time_for_start = _bounded(head, "time_for_start", (int, float), Limits.time_for_start)
     time_for_end = _bounded(head, "time_for_end", (int, float), Limits.time_for_end)
+    sandbox_limits = {"cpu_per_game": float(_bounded(head, "cpu_per_game", (int, float), Limits.cpu_per_game)),
+                      "max_processes": _bounded(head, "max_processes", int, Limits.max_processes),
+                      "tmp_mb": _bounded(head, "tmp_mb", int, Limits.tmp_mb)}
     on_fault = _get(head, "on_fault", "tournament", str, default="forfeit")
     if on_fault not in ON_FAULT:
         raise _KeyProblem("tournament.on_fault", f'must be "forfeit" or "random", not {on_fault!r}')
@@ -340,7 +345,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
                             float(time_per_decision), workers, tuple(entries), tuple(rulesets),
                             float(time_bank), memory_mb, on_fault, max_faults, float(time_for_start),
-                            float(time_for_end))
+                            float(time_for_end), **sandbox_limits)
     if fmt == "round-robin":
         games = sum(math.comb(len(r.entries), r.players) * deals * r.players for r in rulesets)
         if games > MAX_GAMES:

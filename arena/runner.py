@@ -415,6 +415,8 @@ def bot_files_sha256(cls: type, package: str) -> str | None:
     except (importlib.metadata.PackageNotFoundError, ValueError):
         pass
     top = sys.modules.get(cls.__module__.split(".")[0])
+    if top is not None and top.__name__ == "arena":  # a stand-in class of the harness: its version says it
+        top = None
     for folder in getattr(top, "__path__", None) or ():  # a package: every file under it
         for path in sorted(Path(folder).rglob("*")):
             if path.is_file() and path.suffix != ".pyc" and "__pycache__" not in path.parts:

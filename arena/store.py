@@ -67,6 +67,11 @@ _SCHEMA = _SCHEMA_V2.replace("    run INTEGER NOT NULL,",
                              "    result_hash TEXT,                -- `result_hash` of the game (NULL: not computed)\n"
                              "    run INTEGER NOT NULL,")
 
+_COLUMNS = {1: ("game_index", "ruleset", "table_index", "deal", "rotation", "result", "transcript_hash", "record",
+                 "run", "stored_at")}
+_COLUMNS[2] = _COLUMNS[1]
+_COLUMNS[3] = _COLUMNS[1] + ("result_hash",)
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
 
@@ -194,6 +199,13 @@ class Store:
         if not {"meta", "games"} <= tables:
             db.close()
             raise ConfigError(f"{path}: not a results store (no meta and games tables)")
+        if version in READABLE_VERSIONS:
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            missing = [c for c in _COLUMNS[version] if c not in columns]
+            if missing:
+                db.close()
+                raise ConfigError(f"{path}: not a results store of schema version {version} (its games table has no "
+                                  f"{', '.join(missing)})")
         if version not in READABLE_VERSIONS:
             db.close()
             raise ConfigError(f"{path}: results store schema version {version}; this arena reads versions "
@@ -222,12 +234,12 @@ class Store:
 
     def meta(self) -> dict[str, Any]:
         """Every meta value; StoreError if one is not JSON."""
-        return {key: self._json(key, value) for key, value in self.db.execute("SELECT key, value FROM meta")}
+        return {key: self._json(key, value) for key, value in self._read("SELECT key, value FROM meta")}
 
     def get(self, key: str, default: Any = None) -> Any:
         """One meta value (`default` if absent); StoreError if it is not JSON."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return default if row is None else self._json(key, row[0])
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
+        return default if not rows else self._json(key, rows[0][0])
 
     def _json(self, key: str, text: Any) -> Any:
         try:
@@ -278,15 +290,18 @@ class Store:
         return len(rows)
 
     def count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        return self._read("SELECT COUNT(*) FROM games")[0][0]
 
     def done_mask(self, total: int) -> bytearray:
         """A bitmap of the scheduled games (bit ``i % 8`` of byte ``i // 8``): set if stored.
         An eighth of a byte per game, so even a schedule of millions stays small."""
         mask = bytearray((total + 7) // 8)
-        for (index,) in self.db.execute("SELECT game_index FROM games"):
-            if 0 <= index < total:
-                mask[index >> 3] |= 1 << (index & 7)
+        try:
+            for (index,) in self.db.execute("SELECT game_index FROM games"):
+                if 0 <= index < total:
+                    mask[index >> 3] |= 1 << (index & 7)
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
         return mask
 
     def rows(self, start: int = 0, limit: int = 2000, ruleset: int | None = None,
@@ -301,7 +316,7 @@ class Store:
             where, args = where + " AND ruleset = ?", args + [ruleset]
         query = (f"SELECT game_index, ruleset, result FROM games WHERE {where} ORDER BY game_index LIMIT ?",
                  (*args, limit))
-        for index, ruleset, result in self.db.execute(*query):
+        for index, ruleset, result in self._read(*query):
             out.append(self._game_row(index, ruleset, result))
         return out
 
@@ -325,8 +340,8 @@ class Store:
     def record(self, index: int) -> dict[str, Any] | None:
         """Stored game `index`'s record (None if not stored); StoreError if its blob does
         not unpack to a game record."""
-        row = self.db.execute("SELECT record FROM games WHERE game_index = ?", (index,)).fetchone()
-        return None if row is None else self._record(index, row[0])
+        rows = self._read("SELECT record FROM games WHERE game_index = ?", (index,))
+        return None if not rows else self._record(index, rows[0][0])
 
     def _record(self, index: int, blob: Any) -> dict[str, Any]:
         try:
@@ -349,9 +364,9 @@ class Store:
             where, args = "game_index >= ?", [start]
             if end is not None:
                 where, args = where + " AND game_index < ?", args + [end]
-            batch = self.db.execute(
+            batch = self._read(
                 f"SELECT game_index, ruleset, table_index, deal, rotation, result, transcript_hash, {column}, record "
-                f"FROM games WHERE {where} ORDER BY game_index LIMIT ?", (*args, chunk)).fetchall()
+                f"FROM games WHERE {where} ORDER BY game_index LIMIT ?", (*args, chunk))
             for index, ruleset, table, deal, rotation, result, transcript, hashed, blob in batch:
                 yield StoredRow(index, ruleset, table, deal, rotation, self._game_row(index, ruleset, result),
                                 transcript, hashed, self._record(index, blob))
@@ -362,8 +377,7 @@ class Store:
     def faults(self) -> Iterator[dict[str, Any]]:
         """Every recorded fault, in schedule order: the record's fault with the game
         index, the ruleset label index and the entry (bot) of the faulty seat."""
-        games = self.db.execute("SELECT game_index, ruleset, result FROM games ORDER BY game_index")
-        for index, ruleset, result in games.fetchall():
+        for index, ruleset, result in self._read("SELECT game_index, ruleset, result FROM games ORDER BY game_index"):
             seats, _, _, counts = self._game_row(index, ruleset, result)[2:]
             if any(counts):  # only then is the (larger) record worth reading
                 for fault in self.record(index).get("faults") or []:
@@ -371,7 +385,18 @@ class Store:
                         yield dict(fault, game=index, ruleset=ruleset, entry=seats[fault["seat"]])
 
     def max_run(self) -> int:
-        return self.db.execute("SELECT COALESCE(MAX(run), 0) FROM games").fetchone()[0]
+        return self._read("SELECT COALESCE(MAX(run), 0) FROM games")[0][0]
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        """The rows of a query; StoreError if the database file is damaged."""
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
+
+    def _damaged(self, exc: Exception) -> StoreError:
+        return StoreError(f"{self.path}: cannot read it ({_first_line(exc)}): the file is damaged, or not of "
+                          f"its schema version {self.version}")
 
 
 def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:

@@ -347,3 +347,24 @@ def test_a_game_stored_outside_the_schedule_is_refused(toy):
         db.execute("UPDATE games SET game_index = -1 WHERE game_index = 0")
     error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
     assert "game -1: its table 0, deal 0 and rotation 0 are game 0 of the schedule" in error
+
+
+def test_a_corrupt_record_served_on_demand_is_an_error_replay_file_not_a_crash(toy):
+    import threading
+    import urllib.request
+
+    from arena.cli_web import make_server
+
+    out = played(toy)
+    edit_row(out, 3, "record", b"\x78\x9cnot a record")
+    (out / "site" / "replays" / "3.js").unlink(missing_ok=True)
+    server = make_server(out, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/replays/3.js"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "game 3: its record blob is corrupt" in text and '"error"' in text

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.match import Entrant, play_game
+from arena.errors import ConfigError
 from arena.store import Store, StoredGame, StoreError, encode, pack_record, record_zdict, unpack_record
 from arena_bots.random_bot import RandomBot
 
@@ -154,3 +155,34 @@ def test_a_bad_plan_is_a_store_error_naming_the_store(tmp_path, plan, problem):
     with pytest.raises(StoreError, match=re.escape(problem)) as caught:
         store.plan()
     assert str(tmp_path / "games.sqlite") in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_store_without_the_columns_of_its_schema_version_is_refused_at_open(tmp_path):
+    from arena.store import _SCHEMA_V2
+
+    path = tmp_path / "games.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA_V2)  # no result_hash column, but it claims version 3
+    db.execute("PRAGMA user_version = 3")
+    db.close()
+    with pytest.raises(ConfigError, match=r"not a results store of schema version 3 \(its games table has no "
+                                          r"result_hash\)"):
+        Store.open(path)
+
+
+def test_a_damaged_database_file_is_a_store_error_not_a_traceback(tmp_path):
+    path = tmp_path / "games.sqlite"
+    store = _store_with_a_game(path)
+    for i in range(5, 200):
+        store.add([StoredGame(i, 0, 0, 0, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]), "h",
+                              encode(_minimal_record(str(i))))], run=1)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for offset in range(2 * page, len(data), page):  # every page's header but the first's (the schema)
+        data[offset:offset + 16] = b"\xff" * 16
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="games.sqlite: cannot read it .*damaged"):
+        with Store.open(path) as damaged:  # (the meta page may be the damaged one)
+            list(damaged.stored_rows())

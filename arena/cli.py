@@ -197,9 +197,16 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
 @click.option("--replays", type=click.IntRange(min=0), default=24, show_default=True, metavar="N",
               help="Games that get a replay file in the web page (arena publish --replays N for more; "
                    "arena serve shows any game).")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              metavar="DIR", help="Build submissions from the wheels and sdists in DIR, build backends included "
+                                  "(default: the file's `wheelhouse`; without one, with this environment's "
+                                  "setuptools).")
+@click.option("--allow-network", is_flag=True,
+              help="Let pip reach the network while it builds submissions (their sandboxes have none otherwise).")
 @user_errors
 def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool,
-                backend_name: str, address: str | None, replays: int) -> None:
+                backend_name: str, address: str | None, replays: int, wheelhouse: Path | None,
+                allow_network: bool) -> None:
     """Play a tournament FILE (TOML; see tournaments/README.md), resumably, and publish its standings.
 
     Running the same command again after an interruption resumes it.
@@ -215,8 +222,15 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
         backend = make_ray_backend(workers, address)
     elif address is not None:
         raise ConfigError("--address needs --backend ray")
+    from arena.submissions import Builder
+
     registry = load_plugins()
-    tournament = load_tournament(tournament_file, registry)
+    builder = Builder(out, wheelhouse, allow_network, echo=lambda line: click.echo(line, err=True))
+    try:  # submissions are built (in sandboxes) while the file is checked; kept only if it passes
+        tournament = load_tournament(tournament_file, registry, submissions=builder)
+        builder.install()
+    finally:
+        builder.discard()
     out = out if out is not None else Path("results") / tournament.name
     try:
         summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays, backend=backend,

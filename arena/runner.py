@@ -67,6 +67,7 @@ class Job:
     commands: tuple[tuple[str, ...] | None, ...] = ()  # per entrant: its program, or None
     limits: Limits = Limits()
     policy: FaultPolicy = FaultPolicy()
+    submissions: tuple[Any, ...] = ()  # per entrant: its arena.submissions.Submission, or None
 
 
 def make_job(tournament: Tournament, isolation: str | None = None) -> Job:
@@ -76,7 +77,8 @@ def make_job(tournament: Tournament, isolation: str | None = None) -> Job:
                          time_bank=tournament.time_bank)
     return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
-               isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy)
+               isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy,
+               tuple(getattr(b, "submission", None) for b in tournament.bots))
 
 
 def _limits_in_force(isolation: str, limits: Limits) -> dict[str, str]:
@@ -125,7 +127,15 @@ class HostPool:
             job = self.job
             entrant = job.entrants[entry]
             command = job.commands[entry] if job.commands else None
-            if command is not None and job.isolation == "process":
+            submission = job.submissions[entry] if job.submissions else None
+            if submission is not None:  # only ever in its sandbox, from its own virtualenv
+                from arena.sandbox import SandboxHost
+                from arena.submissions import ensure_built
+
+                ensure_built(submission)
+                self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
+                                                        read_only=submission.read_only())
+            elif command is not None and job.isolation == "process":
                 self.hosts[entry] = ProcessHost(command, job.limits, name=entrant.display_name)
             elif job.isolation == "sandbox":
                 from arena.sandbox import SandboxHost
@@ -392,6 +402,8 @@ def _files_sha256(bot: Any, memo: dict[Any, str | None]) -> str | None:
     """An entry's `bot_files_sha256`, once per class (a command bot's version already hashes its files)."""
     if bot.command is not None:
         return bot.version
+    if getattr(bot, "submission", None) is not None:  # its content hash names its files
+        return "sha256:" + bot.submission.sha256
     if (bot.cls, bot.package) not in memo:
         memo[bot.cls, bot.package] = bot_files_sha256(bot.cls, bot.package)
     return memo[bot.cls, bot.package]

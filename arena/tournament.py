@@ -58,8 +58,8 @@ RESERVED_LABELS = ("overall",)
 
 TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers",
                    "time_bank", "memory_mb", "on_fault", "max_faults", "time_for_start", "time_for_end",
-                   "cpu_per_game", "max_processes", "tmp_mb")
-BOT_KEYS = ("use", "command", "as", "params", "rulesets")
+                   "cpu_per_game", "max_processes", "tmp_mb", "wheelhouse")
+BOT_KEYS = ("use", "command", "submission", "as", "params", "rulesets")
 RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
 
 MAX_GAMES = 1_000_000_000
@@ -93,6 +93,7 @@ class BotSpec:
     version: str
     only: tuple[str, ...] | None = None  # ruleset labels it is limited to, or None for all it plays
     command: tuple[str, ...] | None = None  # an executable speaking docs/protocol.md, instead of `uses`
+    submission: Any = None  # an arena.submissions.Submission: built and probed in a sandbox, never imported
 
 
 @dataclass(frozen=True)
@@ -148,17 +149,20 @@ class Tournament:
         return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits) if hasattr(self, f.name)})
 
 
-def load_tournament(path: str | Path, registry: Registry) -> Tournament:
-    """Read and check a tournament file; ConfigError (one line, naming the key) if it is bad."""
+def load_tournament(path: str | Path, registry: Registry, submissions: Any = None) -> Tournament:
+    """Read and check a tournament file; ConfigError (one line, naming the key) if it is bad.
+    `submissions` (an `arena.submissions.Builder`) builds and probes `submission` entries
+    in sandboxes; without it a file with one is refused."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    return parse_tournament(data, registry, str(path))
+    return parse_tournament(data, registry, str(path), submissions)
 
 
-def parse_tournament(data: bytes | str, registry: Registry, source: str = "<tournament>") -> Tournament:
+def parse_tournament(data: bytes | str, registry: Registry, source: str = "<tournament>",
+                     submissions: Any = None) -> Tournament:
     """Check the text of a tournament file against the registry (see `load_tournament`)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
@@ -169,7 +173,7 @@ def parse_tournament(data: bytes | str, registry: Registry, source: str = "<tour
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     try:
-        return _check(doc, registry, source, text, hashlib.sha256(raw).hexdigest())
+        return _check(doc, registry, source, text, hashlib.sha256(raw).hexdigest(), submissions)
     except _KeyProblem as problem:
         raise ConfigError(f"{source}: {problem.path}: {problem.message}") from None
 
@@ -181,7 +185,8 @@ class _KeyProblem(Exception):
         self.message = message
 
 
-def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha256: str) -> Tournament:
+def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha256: str,
+           submissions: Any = None) -> Tournament:
     _known_keys(doc, "", ("tournament", "bots", "rulesets"))
     head = _table(doc, "tournament", "", required=True)
     _known_keys(head, "tournament.", TOURNAMENT_KEYS)
@@ -220,6 +225,11 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         raise _KeyProblem("tournament.on_fault", f'must be "forfeit" or "random", not {on_fault!r}')
     max_faults = _bounded(head, "max_faults", int, 0)
     workers = _bounded(head, "workers", int, 0)
+    wheelhouse = _get(head, "wheelhouse", "tournament", str)
+    if wheelhouse is not None:
+        wheelhouse = (Path(source).parent / wheelhouse).resolve()
+        if not wheelhouse.is_dir():
+            raise _KeyProblem("tournament.wheelhouse", f"{str(wheelhouse)!r} is not a folder")
 
     bot_tables = _array_of_tables(doc, "bots")
     ruleset_tables = _array_of_tables(doc, "rulesets")
@@ -249,7 +259,15 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         where = f"bots[{i}]"
         _known_keys(table, f"{where}.", BOT_KEYS)
         command = _command(table, where, Path(source).parent)
-        if command is not None:
+        submission = None
+        if "submission" in table:
+            if command is not None:
+                raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
+            submission = _submission(table, where, Path(source).parent, name, isolation, wheelhouse, registry,
+                                     submissions)
+            use, cls = submission.chosen, submission.stand_in()
+            package, version = submission.bot.package, submission.version
+        elif command is not None:
             if "use" in table:
                 raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
             if "as" not in table:
@@ -275,7 +293,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         displays[display] = i
         params = _table(table, "params", f"{where}.")
         _plain_json(params, f"{where}.params")
-        if command is None:
+        if command is None and submission is None:  # a submission's constructor ran in its probe's sandbox
             try:
                 cls(**params)
             except Exception as exc:  # a constructor is the bot's own check of its params
@@ -294,7 +312,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                 if not cls.plays(ruleset_id):
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
             only = tuple(dict.fromkeys(chosen))
-        entries.append(BotSpec(i, display, use, cls, params, package, version, only, command))
+        entries.append(BotSpec(i, display, use, cls, params, package, version, only, command, submission))
 
     rulesets: list[RulesetSpec] = []
     for i, (table, use, label) in enumerate(raw_rulesets):
@@ -441,6 +459,36 @@ def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] |
     arguments = [str((base / a).resolve()) if not Path(a).is_absolute() and (base / a).is_file() else a
                  for a in command[1:]]
     return (program, *arguments)
+
+
+def _submission(table: dict[str, Any], where: str, base: Path, name: str, isolation: str, wheelhouse: Path | None,
+                registry: Registry, submissions: Any) -> Any:
+    """Build (in a sandbox) and probe the entry's `submission`; its Submission. Every problem
+    is a one-line _KeyProblem naming the entry's key."""
+    path = table["submission"]
+    key = f"{where}.submission"
+    if not isinstance(path, str) or not path:
+        raise _KeyProblem(key, f"must be a path (a project folder, a wheel or an sdist), not {path!r}")
+    if isolation != "sandbox":
+        raise _KeyProblem(key, 'a submission runs only in a sandbox: isolation must be "sandbox"')
+    if submissions is None:
+        raise _KeyProblem(key, "submissions are built by `arena run` (in a sandbox), not here")
+    use = _get(table, "use", where, str)
+    params = _table(table, "params", f"{where}.")
+    _plain_json(params, f"{where}.params")
+    from arena.submissions import SubmissionError
+
+    try:
+        submission = submissions.resolve(base / path, name, wheelhouse, use, params)
+    except SubmissionError as exc:
+        failed = "use" if "registers no bot " in str(exc) and use is not None else "submission"
+        raise _KeyProblem(f"{where}.{failed}", f"{path}: {exc}") from None
+    declared = submission.bot.rulesets
+    unknown = [r for r in declared if r not in registry.rulesets] if declared != "*" else []
+    if unknown:
+        raise _KeyProblem(key, f"{path}: bot {submission.chosen!r} declares rulesets not installed here: "
+                          f"{', '.join(unknown)} (installed: {', '.join(registry.rulesets)})")
+    return submission
 
 
 def _command_version(command: tuple[str, ...]) -> str:

@@ -118,6 +118,7 @@ def _system_mounts() -> list[str]:
             argv += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             argv += ["--ro-bind", top, top]
+    argv += ["--perms", "0755", "--dir", "/etc"]  # else 0700: the loader (and pip) could not read in it
     for name in ETC_FILES:
         path = os.path.join("/etc", name)
         if os.path.exists(path):

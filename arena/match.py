@@ -124,10 +124,12 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             fault(seat, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
-    fresh_options = copier(resolved)  # a fresh copy of the options for each observation
-    # a host that only serialises the observation may share one snapshot of the options
+    # The options are public and fixed for the game. Each seat gets its own deep copy once
+    # a game, and a new top-level dict per observation: what a bot does to its copy (a
+    # 112-card deck, say) reaches no other seat and no engine state, and no decision pays
+    # to copy a deck again. A host that only serialises observations shares one snapshot.
     snapshot = fresh_copy(resolved)
-    options_for = [fresh_options if host.hands_over_objects else (lambda: snapshot) for host in hosts]
+    options_for = [fresh_copy(resolved).copy if host.hands_over_objects else (lambda: snapshot) for host in hosts]
     ruleset_id, version = ruleset.id, ruleset.version
     current_seat, legal_actions, view, take_events, apply = (
         state.current_seat, state.legal_actions, state.view, state.take_events, state.apply)
@@ -198,33 +200,6 @@ def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: F
     return action
 
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def copier(value: Any) -> Callable[[], Any]:
-    """A function returning a fresh deep copy of the plain JSON data `value` (as it
-    is now; tuples become lists), specialised to its shape: the match copies the
-    options into every observation, and for flat data this beats a JSON round trip."""
-    value = fresh_copy(value)  # a private snapshot, only lists and dicts
-    return _copier(value)
-
-
-def _copier(value: Any) -> Callable[[], Any]:
-    if type(value) in _SCALARS:
-        return lambda: value
-    if type(value) is dict:
-        if all(type(v) in _SCALARS for v in value.values()):
-            return value.copy
-        parts = [(key, _copier(item)) for key, item in value.items()]
-        return lambda: {key: make() for key, make in parts}
-    if type(value) is list:
-        if all(type(v) in _SCALARS for v in value):
-            return value.copy
-        if all(type(v) is list and all(type(x) in _SCALARS for x in v) for v in value):
-            return lambda: [row.copy() for row in value]  # e.g. a deck of [side, side] rows
-        makers = [_copier(item) for item in value]
-        return lambda: [make() for make in makers]
-    return lambda: fresh_copy(value)
 
 
 def replacement_action(deal_seed: int, decision: int, legal: Sequence[str]) -> str:

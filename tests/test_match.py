@@ -229,6 +229,37 @@ def test_options_are_a_fresh_copy_per_observation_unless_the_host_only_serialise
     assert ProcessHost.hands_over_objects is False
 
 
+class _DeckVandal(RandomBot):
+    """Wrecks the deck in every options copy it receives."""
+
+    name = "deck-vandal"
+
+    def act(self, observation):
+        assert observation["options"]["target_score"] == 0, "its last change came back"  # a new dict each time
+        deck = observation["options"]["deck"]
+        deck[0][0] = "vandalised"
+        deck.append(["x", "y"])
+        observation["options"]["target_score"] = -1
+        return super().act(observation)
+
+
+def test_a_bot_that_changes_its_options_changes_nothing_another_seat_or_the_game_sees():
+    """Inline seats get their own copy of the options once a game (a deck is too big to copy
+    per decision) and a new top-level dict per observation."""
+    ruleset = RULESETS["uno-flip"].cls
+    hosts = [_Recorder(_DeckVandal, True)] + [_Recorder(RandomBot, True) for _ in range(2)]
+    entrants = [Entrant(_DeckVandal), Entrant(RandomBot), Entrant(RandomBot)]
+    result = play_game(ruleset, entrants, deal_seed=5, hosts=hosts, options={"target_score": 0})
+    honest = play_game(ruleset, [Entrant(RandomBot)] * 3, deal_seed=5,
+                       hosts=[_Recorder(RandomBot, True) for _ in range(3)], options={"target_score": 0})
+    clean = ruleset.resolve_options({"target_score": 0})
+    assert result.record["ruleset"]["options"] == clean
+    assert all(o["options"] == clean for host in hosts[1:] for o in host.seen)
+    assert result.record["decisions"] == honest.record["decisions"]
+    decks = [{id(o["options"]["deck"]) for o in host.seen} for host in hosts]
+    assert not decks[0] & decks[1] and not decks[1] & decks[2]
+
+
 def _containers(value, found):
     if isinstance(value, (dict, list)):
         found.append(value)

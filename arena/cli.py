@@ -134,6 +134,11 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
     entrants = seat_entrants(registry, bot_names, params)
     for entrant in entrants:
         check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
+        try:  # installed bots are trusted: their constructor checks their params here, as in `arena run`
+            entrant.cls(**entrant.params)
+        except Exception as exc:
+            raise ConfigError(f"bot {entrant.cls.name!r} does not accept params {dict(entrant.params)!r}: "
+                              f"{type(exc).__name__}: {exc}") from None
     if save is not None and not save.parent.is_dir():
         raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
     hosts = None

@@ -86,12 +86,19 @@ def test_bad_input_from_the_real_command_has_no_traceback():
 
 
 def test_match_in_process_isolation_plays_the_same_game_as_inline():
-    inline = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json")
+    inline = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json", "--isolation", "inline")
     isolated = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json", "--isolation", "process")
     assert inline.exit_code == 0 and isolated.exit_code == 0, isolated.output
     assert json.loads(inline.stdout)["transcript_hash"] == json.loads(isolated.stdout)["transcript_hash"]
 
 
-def test_time_per_decision_without_process_isolation_is_a_usage_error():
-    result = run("match", "flip-7", "random", "random", "--time-per-decision", "0.5")
-    assert result.exit_code == 2 and "needs --isolation process" in result.stderr
+def test_time_per_decision_with_inline_bots_is_a_usage_error():
+    result = run("match", "flip-7", "random", "random", "--time-per-decision", "0.5", "--isolation", "inline")
+    assert result.exit_code == 2 and "needs --isolation sandbox or process" in result.stderr
+
+
+def test_match_plays_the_same_game_in_a_sandbox_as_inline():
+    inline = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json", "--isolation", "inline")
+    sandboxed = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json")
+    assert inline.exit_code == 0 and sandboxed.exit_code == 0, sandboxed.output
+    assert json.loads(inline.stdout)["transcript_hash"] == json.loads(sandboxed.stdout)["transcript_hash"]

@@ -18,7 +18,8 @@ the tournament file's. Then, for every stored game in schedule order:
   the record's faults, every forfeited seat faulted, and its stored result hash
   (schema 3) is `arena.store.result_hash` of all that;
 - its play: replayed with the installed ruleset (`arena.match.replay`), every decision
-  is legal and the game ends in the recorded outcome (forfeits applied) and transcript.
+  is legal and the game ends in the recorded outcome (forfeits applied) and transcript;
+  its faults and forfeits are what was played (`fault_problem`).
 
 A record of a ruleset version that is not installed gets every check but the replay
 and is counted as unverifiable (named in the summary), not refused. Any disagreement
@@ -336,11 +337,50 @@ class _Checker:
         else:
             try:
                 replay(record, cls)
+                problem = fault_problem(record, cls) if record.get("faults") else None
             except Exception as exc:  # ReplayMismatchError, or an engine that cannot take the record
                 detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 self.fail(index, f"its record does not replay ({detail})")
+            if problem:
+                self.fail(index, f"its record's faults are not what was played: {problem}")
             self.found.replayed += 1
         self.found.games += 1
+
+
+def fault_problem(record: Mapping[str, Any], cls: Any) -> str | None:
+    """What shows that `record`'s faults and forfeits were not what was played (None if
+    nothing does), by playing it again: at a decision where a seat faulted, the action
+    applied is the replacement action (`arena.match.replacement_action`); a forfeited seat
+    plays only replacement actions from its first fault on (from the start if it faulted
+    only outside decisions). A fault or forfeit written into a record afterwards would
+    have to rewrite the game too. Call it on a record that `arena.match.replay` accepted."""
+    from arena.match import replacement_action
+
+    decisions, deal_seed = record["decisions"], record["deal_seed"]
+    faulted = {}  # decision index -> seat
+    first: dict[int, int] = {}  # seat -> its first faulty decision (0: faulted outside decisions only)
+    for fault in record.get("faults") or []:
+        if type(fault) is not dict:
+            return None  # old per-seat counts: nothing to check
+        decision = fault.get("decision")
+        if decision is None:
+            continue
+        if type(decision) is not int or not 0 <= decision < len(decisions) or decisions[decision][0] != fault["seat"]:
+            return f"seat {fault['seat']} has a fault at decision {decision!r}, which is not one of its decisions"
+        faulted[decision] = fault["seat"]
+        first[fault["seat"]] = min(first.get(fault["seat"], decision), decision)
+    forfeited = {seat: first.get(seat, 0) for seat in record.get("forfeited") or []}
+    if not faulted and not forfeited:
+        return None
+    state = cls.new_game(record["players"], record["ruleset"]["options"], random.Random(deal_seed))
+    for i, (seat, action) in enumerate(decisions):
+        legal = state.legal_actions()
+        silenced = seat in forfeited and i >= forfeited[seat] and len(legal) > 1
+        if (i in faulted or silenced) and action != replacement_action(deal_seed, i, legal):
+            why = f"a fault at decision {i}" if i in faulted else f"its forfeit from decision {forfeited[seat]}"
+            return f"seat {seat} played {action!r} at decision {i}, not the replacement action {why} implies"
+        state.apply(action)
+    return None
 
 
 def _verify_range(path: str, plan: Mapping[str, Any], seed: int, rulesets: Mapping[str, Any], start: int | None,

@@ -368,3 +368,44 @@ def test_a_corrupt_record_served_on_demand_is_an_error_replay_file_not_a_crash(t
         server.shutdown()
         server.server_close()
     assert "game 3: its record blob is corrupt" in text and '"error"' in text
+
+
+def test_a_fault_and_forfeit_written_into_a_record_afterwards_are_refused(toy):
+    """A forger who charges a rival a fault and a forfeit, and rewrites the outcome, the
+    transcript hash, the row and the result hash to match, is caught: the rival's moves
+    from then on are not the replacement actions a forfeit plays."""
+    from arena.match import transcript_hash
+    from arena.rules.base import forfeit_standing
+
+    out = played(toy)
+    index = 6
+    with Store.open(store_path(out)) as store:
+        record = store.record(index)
+    seat = record["decisions"][0][0]
+    record["faults"] = [{"seat": seat, "decision": 0, "kind": "timeout", "detail": "forged"}]
+    record["forfeited"] = [seat]
+    record["outcome"]["standing"] = forfeit_standing(record["outcome"]["standing"], [seat])
+    record["transcript_hash"] = transcript_hash(record)
+    with Store.open(store_path(out)) as store:
+        blob = pack_record(encode(record), store._zdict)
+    seats = decode(row(out, index)[0])[0]
+    faults = [1 if s == seat else 0 for s in range(len(seats))]
+    outcome = record["outcome"]
+    edit_row(out, index, "record", blob)
+    edit_row(out, index, "result", encode([seats, outcome["standing"], outcome["scores"], faults]).decode())
+    edit_row(out, index, "transcript_hash", record["transcript_hash"])
+    edit_row(out, index, "result_hash", record_result_hash(index, seats, record, faults))
+    error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
+    assert f"game {index}: its record's faults are not what was played: seat {seat} played" in error
+
+
+def test_real_faults_and_forfeits_pass_the_check(toy):
+    bots = '\n[[bots]]\nuse = "random"\nas = "r1"\n\n[[bots]]\nuse = "random"\nas = "r2"\n' \
+           '\n[[bots]]\nuse = "toy-broken"\n'
+    for policy in ("forfeit", "random"):
+        out = played(toy, out=policy, deals=2, players=2, bots=bots, extra=INLINE + f'on_fault = "{policy}"\n')
+        ranked = CliRunner().invoke(main, ["rank", str(out)])
+        assert ranked.exit_code == 0, ranked.output
+        assert "12 replayed exactly" in ranked.stderr
+        with Store.open(store_path(out)) as store:
+            assert sum(len(store.record(i)["faults"]) for i in range(12)) > 0

@@ -190,7 +190,10 @@ class ProcessHost(BotHost):
         self._buffer = b""
         self._workdir: str | None = None
         self._log_file: Any = None
-        self._poller: tuple[int, Any] | None = None  # (fd, select.poll) of the running process
+        self._poller: tuple[Any, Any] | None = None  # ((fd, watch fd), select.poll) of the running process
+        self._watch_fd: int | None = None
+        """A descriptor that becomes readable when whatever answers has ended although the
+        channel stays open (a subclass's; e.g. a pidfd): waiting for a reply stops then."""
         self._writer: tuple[Any, int, Any] | None = None  # (process, stdin fd made non-blocking, select.poll)
 
     @classmethod
@@ -410,10 +413,13 @@ class ProcessHost(BotHost):
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
         fd = proc.stdout.fileno()
-        if self._poller is None or self._poller[0] != fd:
+        watch = self._watch_fd
+        if self._poller is None or self._poller[0] != (fd, watch):
             poller = select.poll()
             poller.register(fd, select.POLLIN)
-            self._poller = (fd, poller)
+            if watch is not None:
+                poller.register(watch, select.POLLIN)
+            self._poller = ((fd, watch), poller)
         poll = self._poller[1].poll
         while True:
             if deadline is None:
@@ -426,6 +432,8 @@ class ProcessHost(BotHost):
                 ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
             if not ready:
                 continue
+            if watch is not None and all(event_fd == watch for event_fd, _ in ready):
+                raise self._died()  # what answers (see _watch_fd) is gone, and said nothing
             try:
                 chunk = os.read(fd, 1 << 16)
             except OSError:

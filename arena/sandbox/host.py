@@ -23,6 +23,7 @@ import functools
 import importlib.metadata
 import importlib.util
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode_reply, encode
-from arena.sandbox import cgroups
+from arena.sandbox import cgroups, checks
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.uids import UidLease
@@ -61,7 +62,8 @@ class SandboxHost(ProcessHost):
         self._cpu_at_start = 0.0
         self._cpu_bound = 0.0  # an upper bound on the CPU used this game, to read the cgroup rarely
         self._in_game = False
-        self._stopped: set[int] = set()
+        self._stopped: set[int] = set()  # the game's processes, stopped between its decisions
+        self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
@@ -173,8 +175,10 @@ class SandboxHost(ProcessHost):
             except ProcessLookupError:
                 pass
         super()._kill_group()
+        self._end_watch()
         self._in_game = False
         self._stopped = set()
+        self._paused = []
 
     # -- stopped between requests -----------------------------------------------
 
@@ -185,10 +189,7 @@ class SandboxHost(ProcessHost):
     def _cont(self) -> None:
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self._stopped:
-            try:
-                os.kill(pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
+            _signal(pid, signal.SIGCONT)
         self._stopped = set()
 
     def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
@@ -211,18 +212,52 @@ class SandboxHost(ProcessHost):
             self._exit_pending = False
         self._take_log_bytes()  # what came before this game is not its log
         self._in_game = True
+        if self.zygote:
+            self._admit_game_process()
         if self._cgroup is not None:
             self._cpu_at_start, self._cpu_bound = self._cgroup.cpu_seconds(), 0.0
         reply = self._ask({"type": "start", "seed": seed, "params": params, "info": info},
                           self.limits.time_for_start)
         self._expect_ok(reply, "start")
-        if self.zygote and self._cgroup is not None:
-            # The zygote's child that waits for the game's init runs only zygote code: it
-            # need not be stopped, and sparing it halves the signals per decision.
-            self._stopped -= (waiters := {p for p in self._stopped if _parent(p) in self._base})
-            self._keep = self._base | waiters
-            for pid in waiters:
-                os.kill(pid, signal.SIGCONT)
+
+    def _admit_game_process(self) -> None:
+        """Wait for the zygote's next game process to be ready, stop the zygote and the
+        game's waiter for the whole game (they run the bot's imported code too, and must
+        learn nothing of the game), and check all three from outside (`checks`)."""
+        reply = self._receive(time.monotonic() + self.limits.time_for_start)
+        if reply.get("type") != "ready":
+            self._raise_for(reply, "start")
+        if self._cgroup is None or len(self._base) != 3:
+            return  # no cgroup to find them by (a harness that is not root): the zygote's own checks only
+        zygote = max(self._base, key=lambda pid: self._depth(pid))
+        parents = {pid: _parent(pid) for pid in self._cgroup.procs() if pid not in self._base}
+        waiters = [pid for pid, parent in parents.items() if parent == zygote]
+        games = [pid for pid, parent in parents.items() if parent in waiters]
+        if len(waiters) != 1 or len(games) != 1 or len(parents) != 2:
+            self._kill_group()
+            raise BotFault("crash", f"sandbox check failed: expected one game process, found {len(parents)} "
+                                    "processes", fatal=True)
+        paused = [zygote, waiters[0]]
+        for pid in paused:
+            os.kill(pid, signal.SIGSTOP)
+        why = None if checks.wait_stopped(paused) else "its zygote could not be stopped"
+        why = why or checks.problem(zygote, waiters[0], games[0])
+        if why:
+            self._kill_group()
+            raise BotFault("crash", f"sandbox check failed: {why}", fatal=True)
+        self._paused = paused
+        self._keep = self._base | {waiters[0]}
+        try:
+            self._watch_fd = os.pidfd_open(games[0])
+        except (AttributeError, OSError):
+            self._watch_fd = None
+
+    def _depth(self, pid: int) -> int:
+        """How far below bwrap `pid` is in the sandbox's base chain (bwrap 0, zygote 2)."""
+        depth = 0
+        while pid != (self._proc.pid if self._proc else 0) and depth < 3:
+            pid, depth = _parent(pid), depth + 1
+        return depth
 
     def act(self, observation, timeout):
         began = time.monotonic()
@@ -243,19 +278,27 @@ class SandboxHost(ProcessHost):
             reply = self._receive(deadline)
             self._expect_ok(reply, "end")
             if self.zygote:
-                # Nothing of the game outlives it; the zygote reports the end ("exit", read at
-                # the next start) and readies the next game's process when told "next".
+                # Nothing of the game outlives it, and its waiter dies still stopped, so the
+                # zygote learns nothing of how it ended. The zygote then reports the end
+                # ("exit", read at the next start) and readies the next game's process.
                 if self._cgroup is not None:  # SIGKILL runs no more of their code: no need to wait
                     self._cgroup.signal_all(signal.SIGKILL, keep=self._base)
-                self._keep, self._stopped = self._base, set()
+                self._end_watch()
+                for pid in self._paused:
+                    _signal(pid, signal.SIGCONT)
+                self._keep, self._stopped, self._paused = self._base, set(), []
                 self._exit_pending = True
                 self._write(proc, encode({"type": "next"}), self.limits.time_for_end, deadline)
         finally:
             self._in_game = False
-            if self.zygote:
-                self._stop()
-            else:
+            if not self.zygote:
                 self._kill_group()
+
+    def _end_watch(self) -> None:
+        if self._watch_fd is not None:
+            os.close(self._watch_fd)
+            self._watch_fd = None
+            self._poller = None
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         """The next line from the bot, decoded, by `deadline`."""
@@ -288,9 +331,12 @@ class SandboxHost(ProcessHost):
         super()._raise_for(reply, what)
 
     def _died(self) -> BotFault:
-        fault = super()._died()
+        game_ended = self._watch_fd is not None and _readable(self._watch_fd)
+        fault = super()._died()  # kills the sandbox
         if self._cgroup is not None and self._cgroup.ran_out_of_memory():
             return BotFault("memory", "ran out of memory (its processes were over the limit together)", fatal=True)
+        if game_ended:
+            return BotFault("crash", "its game process ended", fatal=True)
         return fault
 
     def _charge_cpu(self, wall: float) -> None:
@@ -310,6 +356,19 @@ class SandboxHost(ProcessHost):
     def enforcement(self) -> dict[str, str]:
         """Which limits are in force for this host, and how (for the provenance)."""
         return enforcement(self.limits)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _readable(fd: int) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _parent(pid: int) -> int:

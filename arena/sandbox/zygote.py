@@ -1,27 +1,31 @@
 """The fork server that runs inside a Python bot's sandbox:
-``python -m arena.sandbox.zygote BOT_NAME``.
+``python -m arena.sandbox.zygote BOT_NAME TMP_MB``.
 
 It loads the bot once (imports are the slow part of starting a bot), then plays
 each game in a fresh process forked from that loaded state, so a game starts in
 a few milliseconds and nothing one game does can reach another:
 
-- before each fork it checks that it is still as the import left it, clean of
-  anything that would outlive a game: one thread, no other process in its
-  sandbox, no descriptors but the protocol's, no shared writable mapping, and it
-  is not dumpable (so no game can write into its memory through /proc). A check
-  that fails is reported to the harness as the bot's fault;
-- the game process gets new user, PID, mount and IPC namespaces: it cannot see
-  or signal the zygote or any earlier game, System V IPC starts empty, and
-  `/tmp` (its working directory) and `/dev/shm` are fresh, size-capped tmpfs;
-  then it drops every capability the new namespaces gave it.
+- before each fork it checks that it is still as the import left it: one thread,
+  no other process in its sandbox, no descriptors but the protocol's, no shared
+  writable mapping, and not dumpable (no game can write into its memory). A
+  failed check is reported to the harness as the bot's fault;
+- the game process gets new user, PID, mount, IPC and network namespaces: it cannot
+  see or signal the zygote or any earlier game, System V IPC and abstract sockets
+  start empty, `/tmp` (its working directory) and `/dev/shm` are fresh, size-capped
+  tmpfs, `/proc` is empty; then it drops every capability and becomes undumpable.
 
-The protocol is `arena.protocol`'s, with two messages of its own. The harness
-sends `hello` once. The zygote keeps the next game's process ready (forked and
-set up before its game starts, so a game starts at the cost of one round trip);
-that process reads the game's `start` and answers it and the game's `act` and
-`end` messages itself on the same channel. When it has ended (the harness kills
-it after `end`) the zygote reports ``{"type": "exit", "code": C}`` (C is -N for a
-signal) and forks the next one when the harness sends ``{"type": "next"}``.
+Import-time code runs in this interpreter and could rewrite these checks, so the
+harness does not rely on them alone: it stops the zygote and the game's waiter for
+the whole game and checks all three processes from outside (`arena.sandbox.checks`)
+before the game starts, then kills the waiter, still stopped, when the game ends.
+
+The protocol is `arena.protocol`'s, with messages of its own. The harness sends
+`hello` once. The zygote keeps the next game's process ready (forked and set up
+before its game starts); that process says ``{"type": "ready"}``, then reads the
+game's `start` and answers it and the game's `act` and `end` messages itself on
+the same channel. When it has ended (the harness kills it after `end`) the
+zygote reports ``{"type": "exit", "code": C}`` and forks the next one when the
+harness sends ``{"type": "next"}``.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 0x1, 0x2, 0x4, 0x20, 0x1000, 0x4000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 0x1, 0x2, 0x4, 0x8, 0x20, 0x1000, 0x4000
 PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 3, 4
 CAPABILITY_VERSION_3 = 0x20080522
 CHANNEL_IN, CHANNEL_OUT = 3, 4  # the protocol's private descriptors
@@ -140,8 +145,8 @@ def _check(result: int, what: str) -> None:
 
 
 def _enter_fresh_namespaces(uid: int, gid: int) -> None:
-    """New user, PID, mount and IPC namespaces for this process's children."""
-    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    """New user, PID, mount, IPC and network namespaces (the PID one for its children)."""
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
     with open("/proc/self/setgroups", "w") as f:
         f.write("deny")
     with open("/proc/self/uid_map", "w") as f:
@@ -152,7 +157,8 @@ def _enter_fresh_namespaces(uid: int, gid: int) -> None:
 
 def _fresh_files(tmp_mb: int) -> None:
     """Fresh tmpfs on /tmp and /dev/shm (code the sandbox bound below /tmp is bound
-    again on top, read-only), then no capabilities at all."""
+    again on top, read-only), an empty read-only /proc (the sandbox's shows the zygote),
+    then no capabilities at all, and not dumpable."""
     with open("/proc/self/mountinfo") as mountinfo:
         under_tmp = sorted({line.split()[4] for line in mountinfo if line.split()[4].startswith("/tmp/")},
                            key=len)
@@ -169,6 +175,8 @@ def _fresh_files(tmp_mb: int) -> None:
                            None), f"read-only {path}")
         os.close(fd)
     os.chdir("/tmp")
+    _check(_libc.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                       b"size=4k,mode=555"), "hide /proc")
 
     class Header(ctypes.Structure):
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
@@ -178,6 +186,7 @@ def _fresh_files(tmp_mb: int) -> None:
                     ("inheritable", ctypes.c_uint32)]
 
     _check(_libc.capset(ctypes.byref(Header(CAPABILITY_VERSION_3, 0)), (Data * 2)()), "capset")
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
@@ -214,18 +223,18 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
     The init prepares its files, then waits for the game's `start` and plays it."""
     status = 70
     try:
-        # Only the zygote must stay undumpable; a game process may read its own /proc/self
-        # (and must write its uid map there). Nothing else of its uid can see it.
+        # Dumpable only while it writes its own uid map (/proc/self is root's otherwise).
         _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
         _enter_fresh_namespaces(os.getuid(), os.getgid())
+        _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the game cannot write into this waiter
         pid = os.fork()
-        if pid != 0:
-            _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the game cannot write into this waiter
         if pid == 0:
             code = 70
             try:
+                _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # until its files are set up (/proc/self)
                 _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # its namespace dies with this process
                 _fresh_files(tmp_mb)
+                channel.send({"type": "ready"})  # the harness checks this process, then starts it
                 start = channel.read()
                 code = 0 if start is None or start.get("type") != "start" else play_game(bot_cls, start, channel)
             except BaseException:

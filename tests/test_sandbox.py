@@ -226,3 +226,28 @@ def _alive(pid):
         return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) not in ("Z", "X")
     except (OSError, IndexError):
         return False
+
+
+def _standings(text, isolation, out):
+    import json
+    import re
+
+    from arena.runner import run_tournament
+    from arena.tournament import parse_tournament
+
+    text = re.sub(r'(?m)^isolation = .*$', f'isolation = "{isolation}"', text)
+    text = re.sub(r'(?m)^deals = .*$', 'deals = 1', text)
+    tournament = parse_tournament(text, REGISTRY, source=str(out / "t.toml"))
+    assert run_tournament(tournament, out, progress=False, echo=lambda line: None).complete
+    doc = json.loads((out / "standings.json").read_text())
+    doc.pop("tournament")
+    return doc
+
+
+@pytest.mark.parametrize("name", ["quickstart", pytest.param("reference", marks=pytest.mark.slow)])
+def test_a_committed_tournament_gives_the_same_standings_sandboxed_as_in_processes(name, tmp_path):
+    """One deal of each table (the reference's takes minutes: ismcts), with the file's seed."""
+    text = (Path(__file__).parent.parent / "tournaments" / f"{name}.toml").read_text()
+    sandboxed = _standings(text, "sandbox", tmp_path / "sandbox")
+    processes = _standings(text, "process", tmp_path / "process")
+    assert sandboxed == processes

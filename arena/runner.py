@@ -17,6 +17,7 @@ needs `play_batch` and a `Job`, both picklable.
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import multiprocessing
 import multiprocessing.util
@@ -135,18 +136,32 @@ class HostPool:
                 ensure_built(submission)
                 self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
                                                         read_only=submission.read_only())
-            elif command is not None and job.isolation == "process":
+            elif command is not None and self.isolation == "process":
                 self.hosts[entry] = ProcessHost(command, job.limits, name=entrant.display_name)
-            elif job.isolation == "sandbox":
+            elif self.isolation == "sandbox":
                 from arena.sandbox import SandboxHost
 
                 self.hosts[entry] = (SandboxHost.for_command(command, job.limits, name=entrant.display_name)
                                      if command is not None else SandboxHost.for_bot(entrant.cls.name, job.limits))
-            elif job.isolation == "process":
+            elif self.isolation == "process":
                 self.hosts[entry] = ProcessHost.for_bot(entrant.cls.name, job.limits)
             else:
                 self.hosts[entry] = InlineHost(entrant.cls)
         return self.hosts[entry]
+
+    @functools.cached_property
+    def isolation(self) -> str:
+        """How this worker hosts installed bots: the job's isolation, unless this node
+        cannot make sandboxes (submissions never run outside one: they fail instead)."""
+        isolation = self.job.isolation
+        if isolation == "sandbox":
+            from arena.sandbox import sandbox_unavailable
+
+            if reason := sandbox_unavailable():  # this node cannot, although the driver's could (Ray)
+                print(f"warning: no sandbox can be made on this node ({reason}); installed bots run with "
+                      "process isolation here", file=sys.stderr)
+                return "process"
+        return isolation
 
     def close(self) -> None:
         for host in self.hosts.values():

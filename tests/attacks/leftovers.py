@@ -1,0 +1,148 @@
+"""Import-time code that leaves something in the zygote for later games to share.
+
+Installed as several plugin modules named ``leftover_<channel>`` (each in its own
+folder: the zygote imports every plugin it can see); the channel is read from the
+module's name. Each registers one bot, ``attack-leftover-<channel>``, that reports
+at `start` what it finds of earlier games (``ATTACK {json}``) and leaves its `tag`
+there at its first decision.
+"""
+
+import ctypes
+import json
+import mmap
+import os
+import socket
+import sys
+import threading
+import time
+
+import arena
+
+CHANNEL = __name__.rsplit("_", 1)[-1]
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.shmat.restype = ctypes.c_void_p
+IPC_CREAT = 0o1000
+_libc.syscall.restype = ctypes.c_long
+NOTES = []
+
+if CHANNEL == "thread":  # a thread that keeps what games send it through a pipe
+    _READ, _WRITE = os.pipe()
+
+    def _keeper():
+        while True:
+            NOTES.append(os.read(_READ, 100).decode())
+
+    threading.Thread(target=_keeper, daemon=True).start()
+elif CHANNEL == "child":  # a child process that keeps notes, reached through a socket pair
+    _MINE, _ITS = socket.socketpair()
+    if os.fork() == 0:
+        _MINE.close()
+        kept = b""
+        while True:
+            request = _ITS.recv(100)
+            if not request:
+                os._exit(0)
+            if request == b"?":
+                _ITS.send(kept or b"-")
+            else:
+                kept += request + b";"
+    _ITS.close()
+elif CHANNEL == "fd":  # the zygote's own /tmp, kept open for later games
+    _DIR = os.open("/tmp", os.O_DIRECTORY | os.O_RDONLY)
+    os.set_inheritable(_DIR, True)
+elif CHANNEL == "mapping":  # anonymous shared memory: every fork shares it
+    _MAP = mmap.mmap(-1, 4096)
+elif CHANNEL == "sysv":  # System V shared memory, made (not attached) at import
+    _SHM = _libc.shmget(0, 4096, IPC_CREAT | 0o600)
+elif CHANNEL == "keyring":  # a kernel key of the zygote's uid, writable by that uid
+    _libc.syscall.restype = ctypes.c_long
+    _KEY = _libc.syscall(248, b"user", b"attack-leftover", b"-", 1, -4)  # add_key to the user keyring
+    _libc.syscall(250, 5, _KEY, 0x3F3F0000)  # KEYCTL_SETPERM: possessor and user may do anything
+
+
+def _shm():
+    address = _libc.shmat(_SHM, None, 0)
+    if address in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return (ctypes.c_char * 4096).from_address(address)
+
+
+def recall():
+    if CHANNEL == "thread":
+        time.sleep(0.1)
+        return list(NOTES)
+    if CHANNEL == "child":
+        _MINE.send(b"?")
+        got = _MINE.recv(100)
+        return [] if got == b"-" else [got.decode()]
+    if CHANNEL == "fd":
+        try:
+            with open(os.open("memo", os.O_RDONLY, dir_fd=_DIR)) as memo:
+                return [memo.read()]
+        except FileNotFoundError:
+            return []
+    if CHANNEL == "mapping":
+        text = _MAP[:100].rstrip(b"\0").decode()
+        return [text] if text else []
+    if CHANNEL == "sysv":
+        text = _shm().value.decode()
+        return [text] if text else []
+    if CHANNEL == "keyring":
+        buffer = ctypes.create_string_buffer(256)
+        size = _libc.syscall(250, 11, _KEY, buffer, 256)  # KEYCTL_READ
+        if size < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        text = buffer.raw[:size].decode()
+        return [] if text == "-" else [text]
+    raise ValueError(CHANNEL)
+
+
+def leave(tag):
+    if CHANNEL == "thread":
+        os.write(_WRITE, tag.encode())
+    elif CHANNEL == "child":
+        _MINE.send(tag.encode())
+    elif CHANNEL == "fd":
+        memo = os.open("memo", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600, dir_fd=_DIR)
+        os.write(memo, tag.encode())
+        os.close(memo)
+    elif CHANNEL == "mapping":
+        _MAP[: len(tag)] = tag.encode()
+    elif CHANNEL == "sysv":
+        _shm().value = tag.encode()
+    elif CHANNEL == "keyring":
+        if _libc.syscall(250, 2, _KEY, tag.encode(), len(tag)) < 0:  # KEYCTL_UPDATE
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+class Leftover(arena.Bot):
+    name = f"attack-leftover-{CHANNEL}"
+    rulesets = "*"
+
+    def __init__(self, tag="?", token="t"):
+        self.tag = tag
+        self.left = None
+
+    def start(self, info):
+        try:
+            found, problem = recall(), None
+        except Exception as exc:
+            found, problem = [], f"{type(exc).__name__}: {exc}"
+        print("ATTACK " + json.dumps({"attack": "leftover", "channel": CHANNEL, "tag": self.tag, "found": found,
+                                      "problem": problem}), file=sys.stderr, flush=True)
+
+    def act(self, observation):
+        if self.left is None:
+            try:
+                leave(self.tag)
+                self.left = "ok"
+            except Exception as exc:
+                self.left = f"{type(exc).__name__}: {exc}"
+            print("ATTACK " + json.dumps({"attack": "leftover-write", "channel": CHANNEL, "tag": self.tag,
+                                          "left": self.left}), file=sys.stderr, flush=True)
+        return observation["legal_actions"][0]
+
+
+@arena.hookimpl
+def register_bots(register):
+    register(Leftover)

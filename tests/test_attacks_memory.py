@@ -1,0 +1,113 @@
+"""Attacks that remember a deal across games: in the bot module's memory, in files,
+in the kernel's keyrings, and through whatever import-time code could leave in a
+Python bot's zygote (a thread, a child, a descriptor, a shared mapping, System V
+IPC). Two games of one host replay the same deal with the seats rotated (as the
+duplicate format does); game 2 must find nothing of game 1, or the zygote must
+refuse to serve, a fault charged to that bot alone. Controls under process
+isolation (one process reused across games) show the same bots remembering.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.match import Entrant
+from test_attacks import ATTACKS, CommandBot, ab, assert_rivals_played_normally, install_plugin, play, reports, \
+    victims  # noqa: F401
+from test_attacks import attack_site, hosts, sandbox, token  # noqa: F401  (fixtures)
+
+
+def two_games(hosts, host, cls, token, **params):
+    """Game 1 (seat 0) and game 2 (the same deal, seat 1) of `host`; game 2's report."""
+    rivals, entrants = victims(hosts)
+    first = play([host] + rivals, [Entrant(cls, params=dict(params, tag="game-1", token=token))] + entrants, seed=5)
+    second = play([rivals[0], host, rivals[1]],
+                  [entrants[0], Entrant(cls, params=dict(params, tag="game-2", token=token)), entrants[1]], seed=5)
+    return first, second
+
+
+def found_in_game_2(second, attack):
+    found = reports(second.logs[1], attack)
+    assert len(found) == 1, second.logs[1]
+    return found[0]["found"]
+
+
+MEMORIES = [(ab.MemoInModule, "memo-module"), (ab.MemoInFiles, "memo-files"), (ab.MemoInKeyring, "memo-keyring")]
+
+
+@pytest.mark.parametrize("cls, attack", MEMORIES, ids=[m[1] for m in MEMORIES])
+def test_a_python_bot_remembers_nothing_from_one_game_to_the_next(hosts, token, cls, attack):
+    host = hosts.sandboxed(cls.name)
+    first, second = two_games(hosts, host, cls, token)
+    assert found_in_game_2(second, attack) in ([], {})
+    assert_rivals_played_normally(first.record, attacker=0)
+    assert_rivals_played_normally(second.record, attacker=1)
+
+
+@pytest.mark.parametrize("cls, attack", MEMORIES[:2], ids=[m[1] for m in MEMORIES[:2]])
+def test_control_without_a_sandbox_the_bot_remembers(hosts, token, cls, attack):
+    host = hosts.process(cls.name)
+    _, second = two_games(hosts, host, cls, token)
+    assert "game-1" in str(found_in_game_2(second, attack))
+
+
+def test_control_keyrings_remember_across_processes_of_one_uid(hosts, token):
+    """The keyring attack works where nothing namespaces keyrings: two processes of the
+    same user (here: two process-isolated hosts of the harness's own user) share them.
+    The keys are left in this user's keyrings: their names are unique and tiny."""
+    first_host, second_host = hosts.process(ab.MemoInKeyring.name), hosts.process(ab.MemoInKeyring.name)
+    rivals, entrants = victims(hosts)
+    play([first_host] + rivals, [Entrant(ab.MemoInKeyring, params={"tag": "game-1", "token": token})] + entrants)
+    second = play([rivals[0], second_host, rivals[1]],
+                  [entrants[0], Entrant(ab.MemoInKeyring, params={"tag": "game-2", "token": token}), entrants[1]])
+    assert "game-1" in str(found_in_game_2(second, "memo-keyring"))
+
+
+KEYRING_HOLE = ("kernel keyrings are not namespaced by the sandbox: a key added under the sandbox's uid "
+                "(user keyring; by serial number from a game's child user namespace too) outlives the game and "
+                "is readable and writable by the next game of that uid (fix: a seccomp filter refusing add_key, "
+                "request_key and keyctl, as container runtimes do)")
+CHANNELS = ["thread", "child", "fd", "mapping", "sysv",
+            pytest.param("keyring", marks=pytest.mark.xfail(strict=True, reason=KEYRING_HOLE))]
+
+
+class LeftoverStub(ab.Attacker):
+    """Stands for a leftover bot in records (its module must not be imported here)."""
+
+    name = "attack-leftover"
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_import_time_leftovers_in_the_zygote_are_refused_or_useless(hosts, tmp_path, token, channel, sandbox):
+    site = install_plugin(tmp_path / f"leftover-{channel}", ATTACKS / "leftovers.py", f"leftover_{channel}")
+    host = sandbox.for_bot(f"attack-leftover-{channel}", env={"PYTHONPATH": str(site)})
+    hosts.made.append(host)
+    first, second = two_games(hosts, host, LeftoverStub, token)
+    faults = first.record["faults"]
+    if faults:  # the zygote refused to fork a game from a state that could carry notes
+        for game, seat in ((first, 0), (second, 1)):
+            kinds = [(f["seat"], f["kind"], f["decision"]) for f in game.record["faults"]]
+            assert kinds and kinds[0][0] == seat and kinds[0][2] is None, kinds  # at start, the attacker's
+            assert {k[1] for k in kinds} <= {"error", "garbage", "crash"}, kinds
+            assert reports(game.logs[seat], "leftover") == []  # no game of its code ran
+            assert_rivals_played_normally(game.record, attacker=seat)
+        if faults[0]["kind"] == "error":
+            assert "sandbox check failed" in faults[0]["detail"]
+    else:  # it served the games: game 2 must find nothing of game 1
+        assert channel in ("sysv", "keyring"), f"the zygote served games after import-time code left a {channel}"
+        assert found_in_game_2(second, "leftover") == []
+        assert_rivals_played_normally(first.record, attacker=0)
+        assert_rivals_played_normally(second.record, attacker=1)
+
+
+@pytest.mark.xfail(strict=True, reason=KEYRING_HOLE)
+def test_a_command_bot_remembers_nothing_in_the_kernels_keyrings(hosts, token):
+    """A command bot gets a new sandbox per game, but the same uid (leased per host):
+    keys it adds to its user keyring must not reach its next game."""
+    host = hosts.command([ATTACKS / "memo_keyring.py", token], name="memo-keyring")
+    first, second = two_games(hosts, host, CommandBot, token)
+    wrote = reports(first.logs[0], "memo-keyring-write")
+    assert wrote and "ok" in wrote[0]["added"].values(), first.logs[0]  # it could add keys
+    assert found_in_game_2(second, "memo-keyring") == {}
+    assert_rivals_played_normally(first.record, attacker=0)
+    assert_rivals_played_normally(second.record, attacker=1)

@@ -64,19 +64,28 @@ next:
               show_default=True, help="Memory limit of the bot process (MiB).")
 @click.option("--ruleset", "rulesets", multiple=True, metavar="ID",
               help="Check only this ruleset of the bot's (repeatable; default: every ruleset it declares).")
+@click.option("--isolation", type=click.Choice(["sandbox", "process"]), default="sandbox", show_default=True,
+              help="An installed bot in its own sandbox (as `arena run`) or its own process; a path is always "
+                   "built, probed and played in sandboxes.")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              metavar="DIR", help="For a path: build it from the wheels and sdists in DIR (build backends "
+                                  "included; default: with this environment's setuptools).")
+@click.option("--allow-network", is_flag=True, help="For a path: let pip reach the network while it builds.")
 @click.option("--keep", is_flag=True, help="Keep the throwaway virtualenv (for a path) and print where it is.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @user_errors
 def validate(target: str, games: int, seed: int, time_per_decision: float, time_bank: float, memory_mb: int,
-             rulesets: tuple[str, ...], keep: bool, as_json: bool) -> None:
+             rulesets: tuple[str, ...], isolation: str, wheelhouse: Path | None, allow_network: bool, keep: bool,
+             as_json: bool) -> None:
     """Check a bot before a tournament: exit code 0 when it passes, 1 when it does not.
 
     NAME_OR_PATH is the name of an installed bot, or a submission: a project folder, a
-    wheel or an sdist, which is installed with flip-arena into a throwaway virtualenv
-    (never into this environment). Each bot plays --games games per ruleset it declares
-    against random bots, in its own process with the tournament limits; validate reports
-    faults and illegal actions, time per decision (p50/p99/max), peak memory, and whether
-    the same seeds give the same decisions in a fresh process.
+    wheel or an sdist, built into a throwaway virtualenv and probed inside a sandbox, as
+    `arena run` enters it (none of its code runs in this process). Each bot plays --games
+    games per ruleset it declares against that ruleset's built-in bots, seated and seeded as
+    in a tournament, in its sandbox with the tournament limits; validate reports faults and
+    illegal actions, time per decision (p50/p99/max), peak memory, and whether the same
+    seeds give the same decisions in a fresh sandbox.
 
     Examples: arena validate my-bot; arena validate ./my-bot; arena validate dist/my_bot-0.1.0-py3-none-any.whl
     """
@@ -94,9 +103,17 @@ def validate(target: str, games: int, seed: int, time_per_decision: float, time_
             known = ", ".join(registry.bots) or "none"
             raise UserError(f"{target!r} is neither an installed bot (installed: {known}) nor a file or folder")
     if registry is not None and target in registry.bots:
-        report = validate_installed([target], settings, registry=registry, echo=progress)
+        if isolation == "sandbox":
+            from arena.sandbox import sandbox_unavailable
+
+            if reason := sandbox_unavailable():
+                click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own process",
+                           err=True)
+                isolation = "process"
+        report = validate_installed([target], settings, registry=registry, echo=progress, isolation=isolation)
     else:
-        report = validate_path(target, settings, echo=progress, keep=keep)
+        report = validate_path(target, settings, echo=progress, keep=keep, wheelhouse=wheelhouse,
+                               network=allow_network)
     if as_json:
         print_json(report)
     else:

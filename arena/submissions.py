@@ -630,9 +630,10 @@ class Builder:
             raise SubmissionError(f"its plugins failed to load: {report['errors'][0]}")
         bots = report["bots"]
         if not bots:
+            said = _tail(report["output"], 2)
             raise SubmissionError("it registers no bot: a bot package declares an entry point in the group "
                                   "`arena` whose module registers a bot with @arena.hookimpl register_bots"
-                                  f"{' (' + _tail(report['output'], 2) + ')' if report['output'].strip() else ''}")
+                                  f"{' (its output: ' + said + ')' if said else ''}")
         names = [b.name for b in bots]
         if use is None and len(bots) > 1:
             raise SubmissionError(f"it registers several bots ({', '.join(names)}): pick one with use = \"...\"")

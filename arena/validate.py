@@ -2,27 +2,29 @@
 
 Given the name of an installed bot, `validate_installed` checks it in this
 environment. Given a path (a project folder, a wheel or an sdist),
-`validate_path` never touches this environment: it makes a throwaway virtualenv,
-pip-installs flip-arena from the organiser's own source (the folder the installed
-distribution came from, copied first so the build leaves nothing behind; else
-the same version from the package index) together with the submission, and runs
-``<venv>/bin/python -m arena.validate --json-out FILE`` there, which checks every
-bot the submission registers.
+`validate_path` treats it as a tournament treats a submission
+(`arena.submissions`): it is copied, built by pip into a throwaway virtualenv
+inside a sandbox, its plugins are listed by a probe inside a sandbox, and its
+bots play inside sandboxes; none of its code ever runs in this process.
 
 The checks, per bot:
 
 - its declared rulesets are installed ("*" means every installed ruleset);
-- N games per ruleset against random bots (2 to 4 players where the ruleset
-  allows, the bot's seat rotating), the bot in its own process with the
-  tournament limits (`arena.seats.ProcessHost`): any fault (crash, timeout,
-  error, garbage, out of memory, illegal action) fails it, with the fault's
-  detail and the end of the bot's stderr;
-- determinism: the same games again, in a fresh process, must give the same
+- N games per ruleset (2 to 4 players where the ruleset allows) against the
+  ruleset's built-in bots, taken from the plugin registry, seated and seeded as
+  a tournament seats and seeds them (display names, deal seeds, bot seeds and
+  seat rotations from `arena.seeding` as in `arena.tournament.Schedule`), so a
+  bot cannot tell a validation game from a real one. The bot runs with the
+  tournament limits in its sandbox (`isolation="sandbox"`, the default; or its
+  own process for an installed bot): any fault (crash, timeout, error, garbage,
+  out of memory, illegal action) fails it, with the fault's detail and the end
+  of the bot's stderr;
+- determinism: the same games again, in a fresh sandbox, must give the same
   decisions (a bot takes its randomness from ``self.rng`` only). A bot class with
   ``time_dependent = True`` is reported, not failed;
-- time per decision (p50/p99/max, measured around each request to the bot
-  process, so it includes the pipe and JSON) and peak memory (the bot process's
-  high-water resident set, VmHWM): reported, with a warning when p99 exceeds the
+- time per decision (p50/p99/max, measured around each request to the bot, so
+  it includes the pipe and JSON) and peak memory (the high-water resident set of
+  its processes, VmHWM): reported, with a warning when p99 exceeds the
   per-decision limit or the peak nears the memory limit.
 """
 
@@ -32,8 +34,6 @@ import argparse
 import importlib.metadata
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,15 +44,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.match import Entrant, FaultPolicy, play_game
-from arena.plugins import BotEntry, Registry, load_registry
+from arena.plugins import BotEntry, Origin, Registry, load_registry
 from arena.seats import BotHost, InlineHost, Limits, ProcessHost
-from arena.seeding import derive_seed
+from arena.seeding import bot_seed, derive_seed
 
 ARENA_DISTRIBUTION = "flip-arena"
 PLAYER_COUNTS = (2, 3, 4)
-COPY_IGNORE = (".git", ".hg", ".venv", "venv", ".tox", ".nox", "results", "build", "dist", "*.egg-info",
-               "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", "node_modules", "*.sqlite*")
-PIP_TIMEOUT = 1800
 
 Echo = Callable[[str], None]
 
@@ -112,10 +109,8 @@ class MeasuredHost(BotHost):
             self.times.append(time.perf_counter() - started)
 
     def end_game(self, outcome):
-        try:
-            self.inner.end_game(outcome)
-        finally:
-            self.sample_memory()
+        self.sample_memory()  # before the end: a sandboxed game's processes are gone after it
+        self.inner.end_game(outcome)
 
     def take_log(self) -> str:
         return self.inner.take_log()
@@ -124,9 +119,12 @@ class MeasuredHost(BotHost):
         proc = self.inner._proc
         if proc is None or proc.poll() is not None:
             return
-        kb = peak_rss_kb(proc.pid)
-        if kb is not None:
-            self.peak_kb = max(self.peak_kb or 0, kb)
+        group = getattr(self.inner, "_cgroup", None)  # a sandbox: every process of the bot
+        pids = group.procs() if group is not None else [proc.pid]
+        for pid in pids:
+            kb = peak_rss_kb(pid)
+            if kb is not None:
+                self.peak_kb = max(self.peak_kb or 0, kb)
 
     def close(self) -> None:
         self.sample_memory()
@@ -184,31 +182,83 @@ class RulesetRun:
     times: list[float] = field(default_factory=list, repr=False)
 
 
-def game_plan(ruleset: Any, settings: Settings) -> list[tuple[int, int, int]]:
-    """(deal seed, players, the bot's seat) of each validation game of `ruleset`."""
+@dataclass(frozen=True)
+class PlannedGame:
+    """One validation game, seated and seeded as a tournament game would be."""
+
+    deal_seed: int
+    players: int
+    seat: int  # the validated bot's
+    bot_seeds: tuple[int, ...]
+    opponents: tuple[str, ...]  # registered names, by seat (the validated bot's seat left out)
+
+
+def opponent_pool(registry: Registry, ruleset_id: str, exclude: str = "") -> list[str]:
+    """The built-in bots (registered by flip-arena itself) written for `ruleset_id`, and
+    `random`; the generic search bots (rulesets "*", like ismcts) are left out: they
+    would make validation slow and test the submission no better."""
+    return [name for name, entry in registry.bots.items()
+            if entry.origin.package == ARENA_DISTRIBUTION and name != exclude
+            and (ruleset_id in entry.cls.rulesets if entry.cls.rulesets != "*" else name == "random")]
+
+
+def game_plan(ruleset: Any, settings: Settings, registry: Registry | None = None, ruleset_index: int = 0,
+              exclude: str = "") -> list[PlannedGame]:
+    """The validation games of `ruleset`: game g is table g of a tournament's schedule
+    (deal 0, seat rotation g mod players), its seeds derived as `Schedule` derives them,
+    against built-in opponents taken in turn from `opponent_pool`."""
+    registry = registry if registry is not None else load_registry()
     counts = [p for p in PLAYER_COUNTS if ruleset.min_players <= p <= ruleset.max_players] or [ruleset.min_players]
+    pool = opponent_pool(registry, ruleset.id, exclude) or ["random"]
     plan = []
     for game in range(settings.games):
         players = counts[game % len(counts)]
-        plan.append((derive_seed(settings.seed, "validate", ruleset.id, game), players, game % players))
+        rotation = game % players
+        deal_seed = derive_seed(settings.seed, "deal", ruleset_index, game, 0)
+        seeds = tuple(bot_seed(deal_seed, seat, rotation) for seat in range(players))
+        opponents = tuple(pool[(game + k) % len(pool)] for k in range(players - 1))
+        plan.append(PlannedGame(deal_seed, players, rotation, seeds, opponents))
     return plan
 
 
-def _play(entry: BotEntry, ruleset: Any, plan_item: tuple[int, int, int], host: MeasuredHost,
-          settings: Settings) -> Any:
-    from arena_bots.random_bot import RandomBot
+def _play(entry: BotEntry, ruleset: Any, item: PlannedGame, host: "MeasuredHost", settings: Settings,
+          registry: Registry) -> Any:
+    entrants: list[Entrant] = []
+    hosts: list[BotHost] = []
+    shown: dict[str, int] = {entry.name: 1}
+    opponents = iter(item.opponents)
+    for seat in range(item.players):
+        if seat == item.seat:
+            entrants.append(Entrant(entry.cls, {}, entry.name, entry.origin.package, entry.origin.version))
+            hosts.append(host)
+            continue
+        opponent = registry.bot(next(opponents))
+        shown[opponent.name] = shown.get(opponent.name, 0) + 1  # as a tournament's `as` would tell them apart
+        display = opponent.name if shown[opponent.name] == 1 else f"{opponent.name}-{shown[opponent.name]}"
+        entrants.append(Entrant(opponent.cls, {}, display, opponent.origin.package, opponent.origin.version))
+        hosts.append(InlineHost(opponent.cls))
+    return play_game(ruleset, entrants, deal_seed=item.deal_seed, bot_seeds=item.bot_seeds, hosts=hosts,
+                     policy=settings.policy())
 
-    deal_seed, players, seat = plan_item
-    entrants = [Entrant(RandomBot)] * players
-    entrants[seat] = Entrant(entry.cls, {}, entry.name, entry.origin.package, entry.origin.version)
-    hosts: list[BotHost] = [InlineHost(RandomBot) for _ in range(players)]
-    hosts[seat] = host
-    return play_game(ruleset, entrants, deal_seed=deal_seed, hosts=hosts, policy=settings.policy())
+
+def bot_host(entry: BotEntry, settings: Settings, isolation: str = "sandbox", env: dict[str, str] | None = None,
+             submission: Any = None) -> BotHost:
+    """The host a validated bot plays in: a sandbox (a submission's always), or its own process."""
+    if submission is not None or isolation == "sandbox":
+        from arena.sandbox import SandboxHost
+
+        if submission is not None:
+            return SandboxHost.for_bot(entry.name, settings.limits(), python=submission.python,
+                                       read_only=submission.read_only())
+        return SandboxHost.for_bot(entry.name, settings.limits(), env=env)
+    return ProcessHost.for_bot(entry.name, settings.limits(), env=env)
 
 
 def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Settings(),
-                 env: dict[str, str] | None = None, echo: Echo = _quiet) -> dict[str, Any]:
-    """Check one installed bot; its report (plain data, see `format_report`)."""
+                 env: dict[str, str] | None = None, echo: Echo = _quiet, isolation: str = "sandbox",
+                 submission: Any = None) -> dict[str, Any]:
+    """Check one bot (installed, or of a built `submission`); its report (plain data, see
+    `format_report`)."""
     cls = entry.cls
     time_dependent = getattr(cls, "time_dependent", False) is True
     checks: list[Check] = []
@@ -231,21 +281,22 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
                                                            "which it does not play: skipped"))
 
     runs: list[RulesetRun] = []
-    plans: dict[str, list[tuple[int, int, int]]] = {}
+    plans: dict[str, list[PlannedGame]] = {}
     first_records: dict[str, list[list[Any]]] = {}
-    host = MeasuredHost(ProcessHost.for_bot(entry.name, settings.limits(), env=env))
-    second = MeasuredHost(ProcessHost.for_bot(entry.name, settings.limits(), env=env))
+    host = MeasuredHost(bot_host(entry, settings, isolation, env, submission))
+    second = MeasuredHost(bot_host(entry, settings, isolation, env, submission))
     try:
         for ruleset_id in playable:
             ruleset = registry.ruleset(ruleset_id).cls
             run = RulesetRun(ruleset_id)
             runs.append(run)
-            plans[ruleset_id] = plan = game_plan(ruleset, settings)
+            plans[ruleset_id] = plan = game_plan(ruleset, settings, registry, len(plans), entry.name)
             first_records[ruleset_id] = []
-            echo(f"{entry.name}: playing {len(plan)} games of {ruleset_id} against random bots")
+            echo(f"{entry.name}: playing {len(plan)} games of {ruleset_id} against "
+                 f"{', '.join(opponent_pool(registry, ruleset_id, entry.name)) or 'random'}")
             before = len(host.times)
             for index, item in enumerate(plan):
-                result = _play(entry, ruleset, item, host, settings)
+                result = _play(entry, ruleset, item, host, settings, registry)
                 run.games += 1
                 first_records[ruleset_id].append(result.record["decisions"])
                 if _note_faults(run, result, index, item):
@@ -258,20 +309,21 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
             if run.faults:
                 continue
             ruleset = registry.ruleset(run.id).cls
-            echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh process")
+            echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh "
+                 f"{'process' if isolation == 'process' and submission is None else 'sandbox'}")
             run.deterministic = True
             before = len(second.times)
             for index, item in enumerate(plans[run.id][: run.games]):
-                result = _play(entry, ruleset, item, second, settings)
+                result = _play(entry, ruleset, item, second, settings, registry)
                 if _note_faults(run, result, index, item, again=True):
                     run.deterministic = None
                     break
                 difference = _first_difference(first_records[run.id][index], result.record["decisions"],
-                                               item[2])
+                                               item.seat)
                 if difference is not None:
                     run.deterministic = False
-                    run.difference = (f"game {index} (deal seed {item[0]}, {item[1]} players, seat {item[2]}): "
-                                      f"{difference}")
+                    run.difference = (f"game {index} (deal seed {item.deal_seed}, {item.players} players, seat "
+                                      f"{item.seat}): {difference}")
                     break
             run.times += second.times[before:]
     finally:
@@ -299,9 +351,9 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
     }
 
 
-def _note_faults(run: RulesetRun, result: Any, index: int, item: tuple[int, int, int], again: bool = False) -> bool:
+def _note_faults(run: RulesetRun, result: Any, index: int, item: PlannedGame, again: bool = False) -> bool:
     """Record the bot's faults in this game; True if there were any."""
-    deal_seed, players, seat = item
+    deal_seed, players, seat = item.deal_seed, item.players, item.seat
     faults = [f for f in result.record["faults"] if f["seat"] == seat]
     for fault in faults:
         run.faults.append(dict(fault, game=index, deal_seed=deal_seed, players=players, rerun=again))
@@ -380,7 +432,8 @@ def _memory_check(peak_mb: float | None, settings: Settings) -> Check:
 
 def validate_installed(names: Sequence[str] | None = None, settings: Settings = Settings(),
                        registry: Registry | None = None, env: dict[str, str] | None = None,
-                       echo: Echo = _quiet, exclude_package: str | None = None) -> dict[str, Any]:
+                       echo: Echo = _quiet, exclude_package: str | None = None,
+                       isolation: str = "sandbox") -> dict[str, Any]:
     """Validate installed bots by name; with no names, every bot not from
     `exclude_package` (what a submission installed next to arena)."""
     errors: list[str] = []
@@ -400,7 +453,7 @@ def validate_installed(names: Sequence[str] | None = None, settings: Settings = 
         if not entries and not errors:
             errors.append("no bot is registered: the package must declare an entry point in the group "
                           "`arena` whose module registers a bot with @arena.hookimpl register_bots")
-    bots = [validate_bot(entry, registry, settings, env, echo) for entry in entries]
+    bots = [validate_bot(entry, registry, settings, env, echo, isolation) for entry in entries]
     return _report(", ".join(names) if names else "installed bots", bots, errors, settings)
 
 
@@ -410,12 +463,13 @@ def _report(target: str, bots: list[dict[str, Any]], errors: list[str], settings
             "errors": errors, "bots": bots, "settings": asdict(settings), **extra}
 
 
-# -- validating a path in a throwaway virtualenv -----------------------------
+# -- validating a path: built, probed and played in sandboxes ---------------------
 
 
 def arena_source() -> str:
-    """What pip installs as flip-arena in a throwaway virtualenv: the source folder
-    the running arena was installed from, or its version from the package index."""
+    """Where the running arena was installed from: its source folder (an editable or
+    local install), else its requirement ``flip-arena==VERSION``. (Submissions use the
+    harness's own arena, read-only; this only says which one it is.)"""
     import arena
 
     candidates: list[Path] = []
@@ -436,21 +490,6 @@ def arena_source() -> str:
     return f"{ARENA_DISTRIBUTION}=={arena.__version__}"
 
 
-def _clean_env() -> dict[str, str]:
-    """This environment without what would leak the organiser's Python into the venv."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONUSERBASE",
-                        "PIP_REQUIRE_VIRTUALENV", "PYTHONNOUSERSITE", "__PYVENV_LAUNCHER__")}
-    env["PYTHONNOUSERSITE"] = "1"
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    return env
-
-
-def _tail(text: str, lines: int = 12) -> str:
-    kept = [line for line in text.splitlines() if line.strip() and not line.startswith("WARNING: Location")]
-    return "\n".join(kept[-lines:])
-
-
 def is_submission_path(target: str) -> bool:
     """True if `target` names a file or folder rather than a bot (see the CLI)."""
     return "/" in target or os.sep in target or target in (".", "..") or \
@@ -458,63 +497,53 @@ def is_submission_path(target: str) -> bool:
 
 
 def validate_path(path: Path | str, settings: Settings = Settings(), echo: Echo = _quiet,
-                  keep: bool = False, python: str | None = None) -> dict[str, Any]:
-    """Install the submission at `path` (folder, wheel or sdist) with flip-arena in
-    a throwaway virtualenv and validate every bot it registers there."""
+                  keep: bool = False, wheelhouse: Path | str | None = None, network: bool = False,
+                  registry: Registry | None = None) -> dict[str, Any]:
+    """Build the submission at `path` (folder, wheel or sdist) into a throwaway
+    virtualenv in a sandbox, list its bots in a sandbox and validate each of them,
+    playing in sandboxes, as a tournament would enter it (`arena.submissions`)."""
+    from arena import submissions as sub
+
     path = Path(path).resolve()
     target = str(path)
-    if not path.exists():
-        return _report(target, [], [f"{path} does not exist"], settings)
+    problem = sub.source_problem(path)
+    if problem:
+        return _report(target, [], [problem], settings)
+    if wheelhouse is not None and not Path(wheelhouse).is_dir():
+        return _report(target, [], [f"wheelhouse {wheelhouse} is not a folder"], settings)
+    house = str(Path(wheelhouse).resolve()) if wheelhouse is not None else None
     workdir = Path(tempfile.mkdtemp(prefix="arena-validate-"))
-    os.chmod(workdir, 0o755)  # bot processes may run as an unprivileged user; they must read the venv
-    env = _clean_env()
+    os.chmod(workdir, 0o755)
+    install: dict[str, Any] = {"arena": arena_source(), "venv": str(workdir / "build" / "venv")}
     try:
-        arena_requirement = arena_source()
-        if Path(arena_requirement).is_dir():
-            copy = workdir / "flip-arena"
-            shutil.copytree(arena_requirement, copy, ignore=shutil.ignore_patterns(*COPY_IGNORE))
-            arena_requirement = str(copy)
-        if path.is_dir():
-            submission = workdir / "submission"
-            shutil.copytree(path, submission, ignore=shutil.ignore_patterns(*COPY_IGNORE))
-        else:
-            submission = path
-        venv = workdir / "venv"
-        echo(f"creating a throwaway virtualenv in {venv}")
-        made = subprocess.run([python or sys.executable, "-m", "venv", str(venv)], env=env,
-                              capture_output=True, text=True)
-        if made.returncode != 0:
-            return _report(target, [], [f"could not create a virtualenv: {_tail(made.stderr + made.stdout)}"],
-                           settings)
-        venv_python = str(venv / ("Scripts" if os.name == "nt" else "bin") / "python")
-        echo(f"installing flip-arena ({arena_requirement}) and {path.name} into it")
         started = time.monotonic()
         try:
-            pip = subprocess.run([venv_python, "-m", "pip", "install", "--no-input", arena_requirement,
-                                  str(submission)], env=env, capture_output=True, text=True, cwd=workdir,
-                                 timeout=PIP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return _report(target, [], [f"pip install took longer than {PIP_TIMEOUT} s"], settings)
-        install = {"seconds": round(time.monotonic() - started, 1), "arena": arena_requirement}
-        if pip.returncode != 0:
-            reason = "pip could not install flip-arena with the submission:\n" + _tail(pip.stderr + pip.stdout)
-            return _report(target, [], [reason], settings, install=install)
-        out = workdir / "report.json"
-        echo(f"installed in {install['seconds']} s; validating in {venv_python}")
-        inner = subprocess.run([venv_python, "-m", "arena.validate", *settings.argv(),
-                                "--exclude-package", ARENA_DISTRIBUTION, "--json-out", str(out)],
-                               env=env, cwd=workdir, stdout=subprocess.PIPE, stderr=None, text=True)
-        if not out.exists():
-            return _report(target, [], [f"the validator in the virtualenv failed (exit code {inner.returncode})"],
-                           settings, install=install)
-        report = json.loads(out.read_text(encoding="utf-8"))
-        report.update(target=target, install=install)
-        return report
+            sha256 = sub.build(path, workdir / "build", house, network, echo)
+            install["seconds"] = round(time.monotonic() - started, 1)
+            report = sub.probe(workdir / "build" / "venv", None, {})
+        except sub.SubmissionError as exc:
+            install.setdefault("seconds", round(time.monotonic() - started, 1))
+            return _report(target, [], [str(exc)], settings, install=install)
+        install["sha256"] = sha256
+        errors = [f"its plugins failed to load: {e}" for e in report["errors"]]
+        if not report["bots"] and not errors:
+            errors.append("no bot is registered: the package must declare an entry point in the group "
+                          "`arena` whose module registers a bot with @arena.hookimpl register_bots")
+        registry = registry if registry is not None else load_registry()
+        bots = []
+        for found in report["bots"]:
+            submission = sub.Submission(target, sha256, str(workdir / "build"), tuple(report["bots"]), found.name,
+                                        house, network)
+            entry = BotEntry(submission.stand_in(), Origin(f"{found.package}:submission", found.package,
+                                                           submission.version))
+            echo(f"validating {found.name} ({found.package} {found.version}) in sandboxes")
+            bots.append(validate_bot(entry, registry, settings, None, echo, "sandbox", submission))
+        return _report(target, bots, errors, settings, install=install)
     finally:
         if keep:
             echo(f"kept {workdir}")
         else:
-            shutil.rmtree(workdir, ignore_errors=True)
+            sub.remove_tree(workdir)
 
 
 # -- the report ------------------------------------------------------------------

@@ -31,6 +31,7 @@ RULESET_IDS = sorted(load_registry().rulesets)
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process limits are Linux-only")
 
 FAST = ["--games", "2", "--time-per-decision", "0.3", "--time-bank", "0.3", "--memory-mb", "400"]
+PROCESS = ["--isolation", "process"]  # the fault details below are ProcessHost's (sandboxed: test_submission_sandbox)
 
 NONDETERMINISTIC = """
     import random
@@ -255,7 +256,7 @@ def misbehaving(site):
     ("hog", "memory", "MemoryError"),
 ])
 def test_validate_fails_a_misbehaving_bot_with_the_reason(misbehaving, bot, kind, reason):
-    result = run_validate(bot, *FAST, "--ruleset", "flip-7", "--ruleset", "uno-flip", "--json")
+    result = run_validate(bot, *FAST, *PROCESS, "--ruleset", "flip-7", "--ruleset", "uno-flip", "--json")
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
     play = [c for c in report["bots"][0]["checks"] if c["check"] == "play"]
@@ -265,7 +266,7 @@ def test_validate_fails_a_misbehaving_bot_with_the_reason(misbehaving, bot, kind
 
 @linux_only
 def test_validate_prints_a_pass_fail_table_with_the_reason(misbehaving):
-    text = run_validate("exiter", *FAST, "--ruleset", "flip-7")
+    text = run_validate("exiter", *FAST, *PROCESS, "--ruleset", "flip-7")
     assert text.exit_code == 1
     assert "FAIL" in text.output and "exited with code 3" in " ".join(text.output.split())
     assert "validate exiter: FAIL" in text.output
@@ -273,13 +274,13 @@ def test_validate_prints_a_pass_fail_table_with_the_reason(misbehaving):
 
 @linux_only
 def test_validate_shows_the_end_of_a_crashing_bots_stderr(misbehaving):
-    report = json.loads(run_validate("raiser", *FAST, "--ruleset", "flip-7", "--json").stdout)
+    report = json.loads(run_validate("raiser", *FAST, *PROCESS, "--ruleset", "flip-7", "--json").stdout)
     assert "Traceback" in report["bots"][0]["rulesets"][0]["log"]
 
 
 @linux_only
 def test_validate_fails_a_nondeterministic_bot_with_the_first_differing_decision(misbehaving):
-    result = run_validate("wobbly", "--games", "4", "--json")
+    result = run_validate("wobbly", "--games", "4", *PROCESS, "--json")
     assert result.exit_code == 1, result.output
     checks = {c["check"]: c for c in json.loads(result.stdout)["bots"][0]["checks"]}
     assert checks["play"]["status"] == "pass"
@@ -289,7 +290,7 @@ def test_validate_fails_a_nondeterministic_bot_with_the_first_differing_decision
 
 @linux_only
 def test_validate_reports_but_does_not_fail_a_declared_time_dependent_bot(misbehaving):
-    result = run_validate("clocked", "--games", "4", "--json")
+    result = run_validate("clocked", "--games", "4", *PROCESS, "--json")
     assert result.exit_code == 0, result.output
     bot = json.loads(result.stdout)["bots"][0]
     assert bot["time_dependent"] is True
@@ -299,7 +300,7 @@ def test_validate_reports_but_does_not_fail_a_declared_time_dependent_bot(misbeh
 
 @linux_only
 def test_validate_fails_a_bot_that_declares_a_ruleset_that_is_not_installed(misbehaving):
-    result = run_validate("elsewhere", "--games", "1", "--json")
+    result = run_validate("elsewhere", "--games", "1", *PROCESS, "--json")
     assert result.exit_code == 1
     check = json.loads(result.stdout)["bots"][0]["checks"][0]
     assert check["check"] == "rulesets" and check["status"] == "fail" and "no-such-game" in check["detail"]
@@ -405,7 +406,7 @@ def test_validate_of_a_wheel_installs_it_in_a_throwaway_virtualenv_and_passes(tm
     wheel = _wheel(tmp_path)
     result = run_validate(str(wheel), "--games", "4")
     assert result.exit_code == 0, result.output
-    assert "fixture-bot (arena-fixture-bot 0.3.0): PASS" in result.output
+    assert "fixture-bot (arena-fixture-bot 0.3.0+sha256." in result.output and "): PASS" in result.output
 
 
 @pytest.mark.slow
@@ -431,7 +432,7 @@ def test_validate_of_a_folder_pip_cannot_install_fails_with_pips_reason(tmp_path
     result = run_validate(str(folder), "--games", "1", "--json")
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert report["bots"] == [] and "pip could not install" in report["errors"][0]
+    assert report["bots"] == [] and "pip could not build and install it" in report["errors"][0]
     assert "pyproject.toml" in report["errors"][0]
 
 

@@ -587,7 +587,8 @@ def test_a_bot_gets_no_cpu_between_its_decisions(hosts):
         pytest.skip("no cgroup for sandboxes on this machine: bots are not stopped between decisions")
     rival_hosts, rivals = slow_rivals()
     result, spun = play_spinner(hosts.sandboxed("attack-spinner"), rival_hosts, rivals)
-    assert spun["cpu"] <= 0.05 + 0.1 * spun["wall"], spun
+    # A little CPU per gap is its own: from being resumed to reading the question.
+    assert spun["cpu"] <= 0.05 + 0.002 * spun["gaps"] + 0.05 * spun["wall"], spun
     assert_rivals_played_normally(result.record)
 
 

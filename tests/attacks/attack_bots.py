@@ -581,6 +581,7 @@ class Spinner(arena.Bot):
     def start(self, info):
         self.gaps = []  # (CPU seconds, wall seconds) from one answer to the next question
         self.left = None
+        sys.setswitchinterval(0.0005)  # asked, the main thread takes the GIL from the spinner at once
         threading.Thread(target=self._spin, daemon=True).start()
 
     @staticmethod

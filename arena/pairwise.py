@@ -1,0 +1,455 @@
+"""Pairwise statistics: comparing two entries over deals.
+
+The unit is the *deal*, never the game: the rotations of one deal are correlated, so
+every statistic here is over deal-level *paired scores* (issue 19). The paired score of
+A against B on a deal is the share of that deal's games at tables holding both in which
+A finished ahead of B, a tie counting a half; it lies in [0, 1], and A's and B's scores
+on a deal sum to 1.
+
+What is here, all pure functions of their arguments and small frozen values:
+
+- `paired_scores`: games (deal key, entries by seat, standing by seat) -> per ordered
+  pair, its deal scores in deal-key order.
+- `summarize`: the fixed-sample summary of one pair: mean, Student-t 95% interval, LOS
+  (likelihood of superiority), number of deals.
+- `confidence_sequence` / `iter_confidence_sequence`: an anytime-valid confidence
+  sequence for the mean (the predictable plug-in empirical-Bernstein CS of
+  Waudby-Smith & Ramdas), valid however often one looks and whenever one stops;
+  `split_alpha` spreads an error rate over K pairs (Bonferroni).
+- `sprt` / `iter_sprt`: the two-bot question, H0 mean 1/2 against H1 1/2 + margin, as a
+  normal-approximation (generalised) SPRT on deal scores, as chess testers run it.
+- `settle`: for entries in a ranked order, whether each adjacent pair is separated,
+  shown equal within a margin, or not settled, and whether the whole ranking is.
+
+Order matters for the sequential methods (the CS's bets and the SPRT's looks depend on
+which deals came first), so deal keys must sort in schedule order (a deal index, or a
+tuple starting with one). Nothing here iterates a hash-ordered collection where that
+could change a result: same games in any order, same output. Standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from statistics import NormalDist
+from typing import Any, Hashable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
+
+SEPARATED = "separated"   # the interval excludes 1/2 on the side the ranking says
+REVERSED = "reversed"     # the interval excludes 1/2 on the other side: the order is wrong
+EQUAL = "equal"           # the interval lies within 1/2 +- margin
+UNSETTLED = "unsettled"   # none of these (or the two never shared a table)
+SETTLED_STATES = (SEPARATED, REVERSED, EQUAL)
+
+ACCEPT_H0 = "accept H0"
+ACCEPT_H1 = "accept H1"
+CONTINUE = "continue"
+
+_NORMAL = NormalDist()
+_CS_TRUNCATION = 0.5  # the bets' cap c of Waudby-Smith & Ramdas (they suggest 1/2 or 3/4)
+
+
+# ---------------------------------------------------------------- values
+
+
+class GameOutcome(NamedTuple):
+    """One finished game: its deal key, the entry at each seat, the standing at each seat
+    (finishing position, 1 = first, ties sharing a position). Plain 3-tuples work too."""
+
+    deal: Hashable
+    entries: Sequence[str]
+    standing: Sequence[int]
+
+
+@dataclass(frozen=True)
+class DealScore:
+    """A's paired score against B on one deal, over `games` games of that deal."""
+
+    deal: Hashable
+    score: float
+    games: int
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval [low, high] for a mean paired score."""
+
+    low: float
+    high: float
+
+    def __contains__(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    """Fixed-sample summary of one ordered pair over `deals` deals."""
+
+    deals: int
+    mean: float
+    interval: Interval
+    los: float
+
+
+@dataclass(frozen=True)
+class SequenceBound:
+    """The confidence sequence after `deals` deals: plain mean and anytime-valid interval."""
+
+    deals: int
+    mean: float
+    interval: Interval
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    """SPRT state after `deals` deals: `decision` is ACCEPT_H0, ACCEPT_H1 or CONTINUE;
+    `llr` the log-likelihood ratio, stopping when it leaves (lower, upper)."""
+
+    decision: str
+    llr: float
+    lower: float
+    upper: float
+    deals: int
+    mean: float
+
+
+@dataclass(frozen=True)
+class AdjacentVerdict:
+    """The pair at ranks i, i+1 (`upper` ranked above `lower`): `status` is one of
+    SEPARATED, REVERSED, EQUAL, UNSETTLED; `interval` is for upper's mean paired score
+    against lower, at the per-pair confidence."""
+
+    upper: str
+    lower: str
+    status: str
+    deals: int
+    mean: float
+    interval: Interval
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """Verdicts for every adjacent pair of one ruleset's ranking, best first."""
+
+    verdicts: tuple[AdjacentVerdict, ...]
+    settled: bool        # every adjacent pair is separated, reversed or equal
+    pairs: int           # K, the number of pairs the error rate was split over
+    alpha_per_pair: float
+    method: str          # "sequence" (anytime-valid) or "fixed"
+
+
+Scores = Sequence[Union[float, DealScore]]
+
+
+# ---------------------------------------------------------------- paired scores
+
+
+def paired_scores(games: Iterable[Sequence[Any]]) -> dict[tuple[str, str], tuple[DealScore, ...]]:
+    """Per ordered pair (A, B) of entries that shared a table: A's paired score against B
+    on each deal, sorted by deal key.
+
+    `games` are (deal, entries by seat, standing by seat) of ONE ruleset (`GameOutcome`
+    or plain tuples). A deal's score is over all of that deal's games holding both A and
+    B (its rotations): (games A ahead + half the games tied) / games. Both orders of a
+    pair are returned (B's scores are 1 - A's), keys sorted. An entry seated twice at one
+    table, or a standing whose length differs from the table's, is a ValueError; deal keys
+    must be mutually orderable."""
+    # (a, b) -> deal -> [half-points of a over b, games]; integer counts, so the result
+    # does not depend on the order of the games.
+    tally: dict[tuple[str, str], dict[Hashable, list[int]]] = {}
+    for deal, entries, standing in games:
+        if len(entries) != len(standing):
+            raise ValueError(f"deal {deal!r}: {len(entries)} entries but {len(standing)} standings")
+        if len(set(entries)) != len(entries):
+            raise ValueError(f"deal {deal!r}: an entry holds two seats at one table: {list(entries)}")
+        for i, a in enumerate(entries):
+            for j, b in enumerate(entries):
+                if i == j:
+                    continue
+                halves = 2 if standing[i] < standing[j] else 1 if standing[i] == standing[j] else 0
+                cell = tally.setdefault((a, b), {}).setdefault(deal, [0, 0])
+                cell[0] += halves
+                cell[1] += 1
+    return {
+        pair: tuple(DealScore(deal, tally[pair][deal][0] / (2 * tally[pair][deal][1]), tally[pair][deal][1])
+                    for deal in sorted(tally[pair]))
+        for pair in sorted(tally)
+    }
+
+
+def _values(scores: Scores) -> list[float]:
+    values = [s.score if isinstance(s, DealScore) else float(s) for s in scores]
+    for v in values:
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"a deal score must lie in [0, 1], got {v!r}")
+    return values
+
+
+# ---------------------------------------------------------------- fixed sample
+
+
+def _t_quantile(p: float, df: int) -> float:
+    """The p-quantile of Student's t with df degrees of freedom (p > 1/2)."""
+    return _t_quantile_cached(round(p, 15), int(df))
+
+
+@lru_cache(maxsize=256)
+def _t_quantile_cached(p: float, df: int) -> float:
+    lo, hi = 0.0, 1.0
+    while _t_cdf(hi, df) < p:
+        lo, hi = hi, hi * 2
+    for _ in range(200):  # bisection to float precision
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        if _t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _t_cdf(t: float, df: int) -> float:
+    tail = 0.5 * _regularized_beta(df / 2, 0.5, df / (df + t * t))
+    return 1 - tail if t > 0 else tail
+
+
+def _regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), by the continued fraction (Numerical Recipes, `betai`/`betacf`)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1 - front * _beta_fraction(b, a, 1 - x) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + num * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def summarize(scores: Scores, confidence: float = 0.95) -> PairSummary:
+    """Fixed-sample summary of one pair's deal scores (floats or `DealScore`s).
+
+    mean = the plain mean over deals; interval = mean +- t(n-1) * sd / sqrt(n) (Student
+    t, sd with divisor n-1), clipped to [0, 1]; LOS = Phi((mean - 1/2) / (sd / sqrt(n))),
+    the normal approximation chess tools use. If every deal scored the same (sd = 0, for
+    instance 2 deals both won), sd^2 is replaced by 1/(4(n+1)), the variance of the
+    prior WSR's betting CS uses (one pseudo-deal of the largest possible variance 1/4),
+    so a few identical deals never give a zero-width interval. With one deal there is no
+    spread to measure: the interval is [0, 1] and LOS 1/2. No deals is a ValueError.
+    Valid only when looked at once (fixed sample): for repeated looks use
+    `confidence_sequence`."""
+    values = _values(scores)
+    n = len(values)
+    if n == 0:
+        raise ValueError("no deals to summarise")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    mean = math.fsum(values) / n
+    if n == 1:
+        return PairSummary(1, mean, Interval(0.0, 1.0), 0.5)
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    if var == 0:
+        var = 0.25 / (n + 1)
+    se = math.sqrt(var / n)
+    half = _t_quantile(1 - (1 - confidence) / 2, n - 1) * se
+    interval = Interval(max(0.0, mean - half), min(1.0, mean + half))
+    return PairSummary(n, mean, interval, _NORMAL.cdf((mean - 0.5) / se))
+
+
+def summarize_all(paired: Mapping[tuple[str, str], Scores],
+                  confidence: float = 0.95) -> dict[tuple[str, str], PairSummary]:
+    """`summarize` for every pair of a `paired_scores` result, keys sorted."""
+    return {pair: summarize(paired[pair], confidence) for pair in sorted(paired)}
+
+
+# ---------------------------------------------------------------- confidence sequence
+
+
+def split_alpha(alpha: float, pairs: int) -> float:
+    """Bonferroni: the error rate per pair that keeps the chance of ANY of `pairs`
+    anytime-valid sequences (or tests) ever missing at most `alpha`."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if pairs < 1:
+        raise ValueError(f"need at least one pair, got {pairs!r}")
+    return alpha / pairs
+
+
+def iter_confidence_sequence(scores: Scores, alpha: float = 0.05) -> Iterator[SequenceBound]:
+    """After each deal, in order, the anytime-valid (1 - alpha) confidence sequence for the
+    mean of deal scores in [0, 1] whose conditional mean is constant (independent deals).
+
+    Method: the predictable plug-in empirical-Bernstein CS, Waudby-Smith & Ramdas,
+    "Estimating means of bounded random variables by betting", JRSS-B 86(1), 2024
+    (arXiv:2010.09686), Theorem 2 with their bets: for t = 1, 2, ...
+        mu_t = (1/2 + sum_{i<=t} x_i) / (t + 1),   s2_t = (1/4 + sum_{i<=t} (x_i - mu_i)^2) / (t + 1)
+        lam_t = min(sqrt(2 log(2/alpha) / (s2_{t-1} t log(1 + t))), 1/2)
+        v_t = 4 (x_t - mu_{t-1})^2,   psi(l) = (-log(1 - l) - l) / 4
+        C_t = sum lam_i x_i / sum lam_i  +-  (log(2/alpha) + sum v_i psi(lam_i)) / sum lam_i
+    with mu_0 = 1/2, s2_0 = 1/4. P(the true mean lies in every C_t, t >= 1) >= 1 - alpha
+    (Ville's inequality on two nonnegative supermartingales), so one may look after
+    every deal and stop whenever one likes. The yielded interval is the running
+    intersection of the C_t, clipped to [0, 1] (still valid); should the intersection be
+    empty, which happens only on the error event, the current C_t replaces it."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    log_term = math.log(2 / alpha)
+    mu_prev, s2_prev = 0.5, 0.25
+    total = sq_dev = 0.0
+    sum_lam = sum_lam_x = sum_penalty = 0.0
+    low, high = 0.0, 1.0
+    for t, x in enumerate(_values(scores), start=1):
+        lam = min(math.sqrt(2 * log_term / (s2_prev * t * math.log1p(t))), _CS_TRUNCATION)
+        sum_lam += lam
+        sum_lam_x += lam * x
+        sum_penalty += (x - mu_prev) ** 2 * (-math.log1p(-lam) - lam)  # v_t * psi(lam_t)
+        center = sum_lam_x / sum_lam
+        radius = (log_term + sum_penalty) / sum_lam
+        step_low, step_high = max(0.0, center - radius), min(1.0, center + radius)
+        new_low, new_high = max(low, step_low), min(high, step_high)
+        low, high = (new_low, new_high) if new_low <= new_high else (step_low, step_high)
+        total += x
+        mu_prev = (0.5 + total) / (t + 1)
+        sq_dev += (x - mu_prev) ** 2
+        s2_prev = (0.25 + sq_dev) / (t + 1)
+        yield SequenceBound(t, total / t, Interval(low, high))
+
+
+def confidence_sequence(scores: Scores, alpha: float = 0.05) -> SequenceBound:
+    """The confidence sequence of `iter_confidence_sequence` after the last deal; with no
+    deals, the whole range [0, 1] (mean 1/2)."""
+    bound = SequenceBound(0, 0.5, Interval(0.0, 1.0))
+    for bound in iter_confidence_sequence(scores, alpha):
+        pass
+    return bound
+
+
+# ---------------------------------------------------------------- SPRT
+
+
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """Wald's stopping bounds on the LLR: (log(beta/(1-alpha)), log((1-beta)/alpha))."""
+    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+        raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got {alpha!r}, {beta!r}")
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def iter_sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05,
+              beta: float = 0.05) -> Iterator[SprtResult]:
+    """After each deal, in order, the SPRT of H0: mean paired score 1/2 against H1: 1/2 +
+    margin (alpha = P(accept H1 | H0), beta = P(accept H0 | H1)).
+
+    Model: the deal scores are treated as normal with unknown variance, the generalised
+    (plug-in) SPRT that fishtest/fastchess/cutechess use on pentanomial pairs:
+        LLR_n = n * margin * (2 * mean_n - 1 - margin) / (2 * s2_n)
+    with s2_n = (1/4 + sum (x_i - mean_n)^2) / (n + 1), the sample variance regularised by
+    one pseudo-deal of the largest possible variance 1/4 (as in WSR's bets), so that the
+    first few deals cannot produce a huge LLR from a near-zero variance. Stop at Wald's
+    bounds (`sprt_bounds`). Error rates are Wald's approximate ones; the tests measure
+    them. Decisions are meant for the first crossing: after it, stop looking."""
+    if not 0 < margin < 0.5:
+        raise ValueError(f"margin must lie in (0, 1/2), got {margin!r}")
+    lower, upper = sprt_bounds(alpha, beta)
+    n = 0
+    total = total_sq = 0.0
+    for x in _values(scores):
+        n += 1
+        total += x
+        total_sq += x * x
+        mean = total / n
+        sq_dev = max(0.0, total_sq - n * mean * mean)
+        s2 = (0.25 + sq_dev) / (n + 1)
+        llr = n * margin * (2 * mean - 1 - margin) / (2 * s2)
+        decision = ACCEPT_H1 if llr >= upper else ACCEPT_H0 if llr <= lower else CONTINUE
+        yield SprtResult(decision, llr, lower, upper, n, mean)
+
+
+def sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05, beta: float = 0.05) -> SprtResult:
+    """The SPRT of `iter_sprt` after the last deal (LLR 0, CONTINUE with no deals). A run
+    that looks at batch boundaries calls this on the scores so far and stops at the first
+    decision that is not CONTINUE."""
+    lower, upper = sprt_bounds(alpha, beta)
+    result = SprtResult(CONTINUE, 0.0, lower, upper, 0, 0.5)
+    for result in iter_sprt(scores, margin, alpha, beta):
+        pass
+    return result
+
+
+# ---------------------------------------------------------------- settled ranking
+
+
+def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
+           confidence: float = 0.95, margin: float = 0.05, method: str = "sequence",
+           pair_count: int | None = None) -> Settlement:
+    """For a ruleset's entries ranked best first (`order`) and per-pair deal scores
+    (`pairs`, e.g. from `paired_scores`; (a, b) or (b, a) will do), a verdict for each
+    adjacent pair, and whether the whole ranking is settled.
+
+    The error rate 1 - confidence is split (Bonferroni, `split_alpha`) over K pairs, by
+    default every unordered pair of entries in `order` with at least one deal: adjacency
+    is chosen from the data, so every pair must be covered. Each adjacent pair's interval
+    for upper against lower is the anytime-valid CS (method "sequence", valid at every
+    look) or the fixed-sample Student-t interval ("fixed", one look only) at 1 - alpha/K.
+    Status: SEPARATED if it lies above 1/2; REVERSED if below (the data contradict the
+    order); else EQUAL if it lies within [1/2 - margin, 1/2 + margin]; else UNSETTLED
+    (also when the two never shared a table). The ranking is settled when no adjacent
+    pair is UNSETTLED."""
+    if method not in ("sequence", "fixed"):
+        raise ValueError(f"method must be 'sequence' or 'fixed', got {method!r}")
+    if not 0 <= margin < 0.5:
+        raise ValueError(f"margin must lie in [0, 1/2), got {margin!r}")
+    if len(set(order)) != len(order):
+        raise ValueError(f"an entry appears twice in the order: {list(order)}")
+
+    def oriented(a: str, b: str) -> list[float] | None:
+        if (a, b) in pairs:
+            return _values(pairs[(a, b)])
+        if (b, a) in pairs:
+            return [1.0 - v for v in _values(pairs[(b, a)])]
+        return None
+
+    if pair_count is None:
+        pair_count = sum(1 for i, a in enumerate(order) for b in order[i + 1:] if oriented(a, b))
+    alpha = split_alpha(1 - confidence, max(1, pair_count))
+    verdicts = []
+    for upper, lower in zip(order, order[1:]):
+        values = oriented(upper, lower) or []
+        if not values:
+            verdicts.append(AdjacentVerdict(upper, lower, UNSETTLED, 0, 0.5, Interval(0.0, 1.0)))
+            continue
+        if method == "sequence":
+            bound = confidence_sequence(values, alpha)
+            mean, interval = bound.mean, bound.interval
+        else:
+            summary = summarize(values, 1 - alpha)
+            mean, interval = summary.mean, summary.interval
+        if interval.low > 0.5:
+            status = SEPARATED
+        elif interval.high < 0.5:
+            status = REVERSED
+        elif 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
+            status = EQUAL
+        else:
+            status = UNSETTLED
+        verdicts.append(AdjacentVerdict(upper, lower, status, len(values), mean, interval))
+    settled = all(v.status in SETTLED_STATES for v in verdicts)
+    return Settlement(tuple(verdicts), settled, pair_count, alpha, method)

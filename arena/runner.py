@@ -69,17 +69,19 @@ class Job:
     limits: Limits = Limits()
     policy: FaultPolicy = FaultPolicy()
     submissions: tuple[Any, ...] = ()  # per entrant: its arena.submissions.Submission, or None
+    protected: tuple[str, ...] = ()  # paths no sandbox may show: the tournament file, the results folder
 
 
-def make_job(tournament: Tournament, isolation: str | None = None) -> Job:
-    """The job of `tournament`, its bots run under `isolation` (default: the file's)."""
+def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = ()) -> Job:
+    """The job of `tournament`, its bots run under `isolation` (default: the file's),
+    and no sandbox showing any of the `protected` paths."""
     limits = tournament.limits()
     policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
                          time_bank=tournament.time_bank)
     return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
                isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy,
-               tuple(getattr(b, "submission", None) for b in tournament.bots))
+               tuple(getattr(b, "submission", None) for b in tournament.bots), protected)
 
 
 def _limits_in_force(isolation: str, limits: Limits) -> dict[str, str]:
@@ -141,8 +143,10 @@ class HostPool:
             elif self.isolation == "sandbox":
                 from arena.sandbox import SandboxHost
 
-                self.hosts[entry] = (SandboxHost.for_command(command, job.limits, name=entrant.display_name)
-                                     if command is not None else SandboxHost.for_bot(entrant.cls.name, job.limits))
+                self.hosts[entry] = (
+                    SandboxHost.for_command(command, job.limits, name=entrant.display_name, protected=job.protected)
+                    if command is not None else
+                    SandboxHost.for_bot(entrant.cls.name, job.limits, protected=job.protected))
             elif self.isolation == "process":
                 self.hosts[entry] = ProcessHost.for_bot(entrant.cls.name, job.limits)
             else:
@@ -702,7 +706,9 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         followers = RatingFollowers(store.path, store.plan())  # before the pool: fork without threads
         if remaining:
             try:
-                backend.start(make_job(tournament, isolation))
+                source = Path(tournament.path)
+                protected = tuple(str(p.resolve()) for p in (source, out) if p.exists())
+                backend.start(make_job(tournament, isolation, protected))
             except BaseException:
                 followers.stop()
                 raise

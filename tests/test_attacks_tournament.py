@@ -100,8 +100,6 @@ as = "deep-json"
     assert json.loads((out / "standings.json").read_text())["overall"] == json.loads(standings)["overall"]
 
 
-@pytest.mark.xfail(strict=True, reason="a command bot's whole folder is bound into its sandbox: beside the "
-                   "tournament file (the documented layout) it reads the file, the seed and the results store")
 def test_a_command_bot_beside_the_tournament_file_cannot_read_it_or_the_results(field):
     out = field / "results"
     path = write(field, f'''

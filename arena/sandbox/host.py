@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode_reply, encode
-from arena.sandbox import cgroups, checks
+from arena.sandbox import cgroups, checks, seccomp
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.uids import UidLease
@@ -67,12 +67,15 @@ class SandboxHost(ProcessHost):
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
-                python: str | None = None, read_only: Sequence[str] = ()) -> "SandboxHost":
+                python: str | None = None, read_only: Sequence[str] = (),
+                protected: Sequence[str] = ()) -> "SandboxHost":
         """A registered bot, loaded by a zygote run by `python` (default: this one),
-        which sees this interpreter's import path (or `read_only` plus its own)."""
+        which sees this interpreter's import path (or `read_only` plus its own), less
+        any folder that holds one of the `protected` paths."""
         extra = dict(env or {})
         pythonpath = [p for p in extra.pop("PYTHONPATH", "").split(os.pathsep) if p]
         paths = list(read_only) + pythonpath + (python_mounts() if python is None else [])
+        paths = [p for p in paths if not _holds_any(p, protected)]
         child_env = dict(PYTHON_ENV, **extra)
         if python is None:
             child_env["PYTHONPATH"] = os.pathsep.join(pythonpath + [p for p in sys.path if p and os.path.isabs(p)])
@@ -82,11 +85,18 @@ class SandboxHost(ProcessHost):
         return cls(SandboxSpec(argv, tuple(paths), (), child_env, limits.tmp_mb), limits, bot_name, zygote=True)
 
     @classmethod
-    def for_command(cls, argv: Sequence[str], limits: Limits = Limits(), name: str = "bot") -> "SandboxHost":
-        """A program speaking the protocol; the folders of the files its command names
-        are bound read-only (its program, its script)."""
-        folders = [os.path.dirname(os.path.realpath(a)) for a in argv if os.path.isfile(a)]
-        return cls(SandboxSpec(tuple(argv), tuple(folders), (), {}, limits.tmp_mb), limits, name, zygote=False)
+    def for_command(cls, argv: Sequence[str], limits: Limits = Limits(), name: str = "bot",
+                    protected: Sequence[str] = ()) -> "SandboxHost":
+        """A program speaking the protocol. The folder of each file its command names
+        (its program, its script) is bound read-only, so the program finds its own
+        files, unless that folder holds one of the `protected` paths (the tournament
+        file, the results): then only the file is."""
+        shown = []
+        for arg in argv:
+            if os.path.isfile(arg):
+                folder = os.path.dirname(os.path.realpath(arg))
+                shown.append(os.path.realpath(arg) if _holds_any(folder, protected) else folder)
+        return cls(SandboxSpec(tuple(argv), tuple(shown), (), {}, limits.tmp_mb), limits, name, zygote=False)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -101,7 +111,8 @@ class SandboxHost(ProcessHost):
         if self._cgroup is None:
             self._cgroup = BotCgroup.make(self.limits.memory_mb, self.limits.max_processes)
         uid = self._lease.uid if self._lease else None
-        argv = command(self.spec, bwrap_binary() or "bwrap", uid)
+        filter_fd = seccomp.program_file()
+        argv = command(self.spec, bwrap_binary() or "bwrap", uid, filter_fd)
         limits, group = self.limits, self._cgroup
 
         def preexec() -> None:  # in the child, as the harness's user, before exec
@@ -123,12 +134,20 @@ class SandboxHost(ProcessHost):
             self._proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file, cwd="/",
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True, close_fds=True,
-                preexec_fn=preexec, bufsize=0)
+                pass_fds=() if filter_fd is None else (filter_fd,), preexec_fn=preexec, bufsize=0)
         except OSError as exc:
             self._cleanup()
             raise BotFault("crash", f"could not start its sandbox: {exc}", fatal=True) from exc
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
         self._buffer = b""
-        reply = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds)
+        # Not _request: a zygote may say more after its hello (its first game process's
+        # "ready", or why it cannot fork one); that stays buffered for start_game.
+        deadline = time.monotonic() + self.limits.startup_seconds
+        self._write(self._proc, encode({"type": "hello", "protocol": PROTOCOL_VERSION}),
+                    self.limits.startup_seconds, deadline)
+        reply = self._receive(deadline, self.limits.startup_seconds)
         if reply.get("type") == "error":
             self._kill_group()
             raise BotFault("error", f"could not be loaded: {str(reply.get('message'))[:400]}", fatal=True)
@@ -206,7 +225,7 @@ class SandboxHost(ProcessHost):
             self._kill_group()
             self._spawn()
         elif self._exit_pending:  # the zygote's word on the last game, which the harness ended
-            reply = self._receive(time.monotonic() + self.limits.time_for_start)
+            reply = self._receive(time.monotonic() + self.limits.time_for_start, self.limits.time_for_start)
             if reply.get("type") != "exit":
                 self._raise_for(reply, "start")
             self._exit_pending = False
@@ -224,7 +243,7 @@ class SandboxHost(ProcessHost):
         """Wait for the zygote's next game process to be ready, stop the zygote and the
         game's waiter for the whole game (they run the bot's imported code too, and must
         learn nothing of the game), and check all three from outside (`checks`)."""
-        reply = self._receive(time.monotonic() + self.limits.time_for_start)
+        reply = self._receive(time.monotonic() + self.limits.time_for_start, self.limits.time_for_start)
         if reply.get("type") != "ready":
             self._raise_for(reply, "start")
         if self._cgroup is None or len(self._base) != 3:
@@ -300,13 +319,14 @@ class SandboxHost(ProcessHost):
             self._watch_fd = None
             self._poller = None
 
-    def _receive(self, deadline: float) -> dict[str, Any]:
-        """The next line from the bot, decoded, by `deadline`."""
+    def _receive(self, deadline: float, timeout: float | None = None) -> dict[str, Any]:
+        """The next line from the bot, decoded, by `deadline` (`timeout` names the limit
+        in a timeout fault's message)."""
         proc = self._proc
         if proc is None:
             raise BotFault("crash", "is not running", fatal=True)
         if b"\n" not in self._buffer:
-            self._read_line(proc, self.limits.time_for_end, deadline)
+            self._read_line(proc, timeout or self.limits.time_for_end, deadline)
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
             return decode_reply(line)
@@ -356,6 +376,12 @@ class SandboxHost(ProcessHost):
     def enforcement(self) -> dict[str, str]:
         """Which limits are in force for this host, and how (for the provenance)."""
         return enforcement(self.limits)
+
+
+def _holds_any(folder: str, paths: Sequence[str]) -> bool:
+    """Whether `folder` is, or contains, any of `paths`."""
+    folder = os.path.realpath(folder).rstrip("/") + "/"
+    return any((os.path.realpath(p).rstrip("/") + "/").startswith(folder) for p in paths)
 
 
 def _signal(pid: int, sig: int) -> None:
@@ -448,8 +474,14 @@ def sandbox_unavailable() -> str | None:
     try:
         spec = SandboxSpec((sys.executable, "-c", "import arena.sandbox.zygote as z; z.probe()"),
                            tuple(python_mounts()), (), dict(PYTHON_ENV), 4)
-        probe = subprocess.run(command(spec, bwrap, lease.uid if lease else None), capture_output=True,
-                               timeout=60, cwd="/", stdin=subprocess.DEVNULL)
+        filter_fd = seccomp.program_file()
+        try:
+            probe = subprocess.run(command(spec, bwrap, lease.uid if lease else None, filter_fd),
+                                   capture_output=True, timeout=60, cwd="/", stdin=subprocess.DEVNULL,
+                                   pass_fds=() if filter_fd is None else (filter_fd,))
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bubblewrap could not run: {exc}"
     finally:

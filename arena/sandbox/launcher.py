@@ -78,12 +78,15 @@ def _bwrap_version(path: str) -> tuple[int, ...]:
     return (int(match.group(1)), int(match.group(2))) if match else ()
 
 
-def command(spec: SandboxSpec, bwrap: str, uid: int | None) -> list[str]:
+def command(spec: SandboxSpec, bwrap: str, uid: int | None, seccomp_fd: int | None = None) -> list[str]:
     """The argv that runs `spec` in a new sandbox. With `uid` (the harness runs as
     root) the program runs as that uid and gid; without, as the caller, inside a
-    user namespace."""
+    user namespace. `seccomp_fd` (pass it to the child) holds the filter that
+    `arena.sandbox.seccomp` makes."""
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "arena-bot"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     if not spec.network:
         argv.append("--unshare-net")
     if uid is None:

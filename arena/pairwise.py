@@ -421,7 +421,9 @@ def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
     Status: SEPARATED if it lies above 1/2; REVERSED if below (the data contradict the
     order); else EQUAL if it lies within [1/2 - margin, 1/2 + margin]; else UNSETTLED
     (also when the two never shared a table). The ranking is settled when no adjacent
-    pair is UNSETTLED."""
+    pair is UNSETTLED. A run that stops on this must keep K and the deal order fixed over
+    its looks: pass `pair_count` = the pairs its schedule will ever have, as the default
+    grows while pairs first meet, and a Bonferroni split must not change between looks."""
     if method not in ("sequence", "fixed"):
         raise ValueError(f"method must be 'sequence' or 'fixed', got {method!r}")
     if not 0 <= margin < 0.5:

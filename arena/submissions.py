@@ -37,7 +37,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import importlib.metadata
-import importlib.util
 import json
 import os
 import re
@@ -271,20 +270,9 @@ def harness_mounts() -> list[str]:
     of the installed `arena` plugins (an editable install keeps them elsewhere).
     Never the working directory, the results folder or the tournament file."""
     paths = [sys.base_prefix, os.path.dirname(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))]
-    paths += harness_site_packages()
-    tops = ["arena"] + sorted({ep.value.split(":")[0].split(".")[0]
-                               for ep in importlib.metadata.entry_points(group="arena")})
-    for top in tops:
-        try:
-            spec = importlib.util.find_spec(top)
-        except (ImportError, ValueError):
-            continue
-        if spec is None:
-            continue
-        if spec.submodule_search_locations:
-            paths += list(spec.submodule_search_locations)
-        elif spec.origin and os.path.isabs(spec.origin):
-            paths.append(spec.origin)
+    from arena.sandbox.host import plugin_folders
+
+    paths += harness_site_packages() + plugin_folders()
     return list(dict.fromkeys(p for p in paths if os.path.exists(p)))
 
 
@@ -310,7 +298,7 @@ def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], e
     """Run `argv` in a new sandbox (its own uid when root, a cgroup with the build
     limits); return its stderr (the log, its tail) and at most `stdout_limit` bytes of
     its stdout. `chown` folders are the sandbox uid's while it runs, root's after."""
-    from arena.sandbox import sandbox_unavailable
+    from arena.sandbox import sandbox_unavailable, seccomp
     from arena.sandbox.cgroups import BotCgroup
     from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
     from arena.sandbox.uids import UidLease
@@ -343,14 +331,20 @@ def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], e
         with tempfile.TemporaryFile(prefix="arena-submission-out-") as out, \
                 tempfile.TemporaryFile(prefix="arena-submission-log-") as log:
             timed_out = False
+            filter_fd = seccomp.program_file()
             try:
-                done = subprocess.run(command(spec, bwrap_binary() or "bwrap", uid), cwd="/", timeout=timeout,
-                                      input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                done = subprocess.run(command(spec, bwrap_binary() or "bwrap", uid, filter_fd), cwd="/",
+                                      timeout=timeout, input=stdin,
+                                      stdin=None if stdin is not None else subprocess.DEVNULL,
                                       stdout=out, stderr=log, preexec_fn=preexec, start_new_session=True,
+                                      pass_fds=() if filter_fd is None else (filter_fd,),
                                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
                 code = done.returncode
             except subprocess.TimeoutExpired:
                 timed_out, code = True, -9
+            finally:
+                if filter_fd is not None:
+                    os.close(filter_fd)
             out.seek(0)
             data = out.read(stdout_limit + 1)
             log.seek(0, os.SEEK_END)

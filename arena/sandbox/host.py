@@ -443,6 +443,14 @@ def python_mounts() -> list[str]:
     if sys.argv and sys.argv[0].endswith(".py"):
         skip.add(os.path.dirname(os.path.abspath(sys.argv[0])))
     paths += [p for p in sys.path if p and os.path.isabs(p) and os.path.exists(p) and p not in skip]
+    return paths + plugin_folders()
+
+
+def plugin_folders() -> list[str]:
+    """Where `arena` and the installed `arena` plugins' top-level modules live (an
+    editable install keeps them outside site-packages): a package's folders, a
+    module's file."""
+    paths: list[str] = []
     tops = ["arena"] + sorted({ep.value.split(":")[0].split(".")[0]
                                for ep in importlib.metadata.entry_points(group="arena")})
     for top in tops:
@@ -455,7 +463,7 @@ def python_mounts() -> list[str]:
         if spec.submodule_search_locations:
             paths += list(spec.submodule_search_locations)
         elif spec.origin and os.path.isabs(spec.origin):
-            paths.append(os.path.dirname(spec.origin))
+            paths.append(spec.origin)
     return paths
 
 

@@ -13,10 +13,12 @@ time limit still holds; memory and CPU limits may not.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import os
 import random
+import resource
 import select
 import shutil
 import signal
@@ -33,6 +35,9 @@ from arena.errors import BotError, ConfigError
 from arena.protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION, ProtocolError, decode_reply, encode
 
 PR_SET_PDEATHSIG = 1  # Linux prctl option
+LIBC = ctypes.CDLL(None, use_errno=True)
+"""The C library, loaded once: a child between fork and exec must not import anything
+(another thread may hold the import lock at the fork)."""
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
 FAULT_KINDS = ("crash", "timeout", "garbage", "illegal", "memory", "error")
@@ -221,10 +226,8 @@ class ProcessHost(BotHost):
         limits = self.limits
 
         def preexec() -> None:  # runs in the child, before exec
-            import ctypes
-            import resource
             # Die with the harness process, even if it is killed -9.
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             memory = limits.memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))

@@ -40,6 +40,7 @@ import importlib.metadata
 import json
 import os
 import re
+import resource
 import shutil
 import site
 import stat
@@ -317,9 +318,7 @@ def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], e
             for folder in chown:
                 _chown_tree(folder, uid)
 
-        def preexec() -> None:
-            import resource
-
+        def preexec() -> None:  # between fork and exec: no imports, no locks
             if group is not None:
                 group.join()
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

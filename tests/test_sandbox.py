@@ -251,3 +251,18 @@ def test_a_committed_tournament_gives_the_same_standings_sandboxed_as_in_process
     sandboxed = _standings(text, "sandbox", tmp_path / "sandbox")
     processes = _standings(text, "process", tmp_path / "process")
     assert sandboxed == processes
+
+
+def test_a_seat_silenced_by_a_fault_gets_its_next_game_without_an_end(bot_env):
+    """A forfeiting seat is asked nothing more, its `end` included: the next game must
+    start cleanly all the same (the last one's processes are killed first)."""
+    host = host_for("raiser", bot_env)
+    policy = FaultPolicy(on_fault="forfeit", time_per_decision=2.0, time_bank=2.0)
+    try:
+        for seed in (1, 2, 3):
+            result = play_game(FLIP7, [Entrant(bad.Raiser), Entrant(RandomBot)], deal_seed=seed,
+                               hosts=[host, InlineHost(RandomBot)], policy=policy, ask_forced=True)
+            assert [f["kind"] for f in result.record["faults"]] == ["error"], result.record["faults"]
+            assert result.record["forfeited"] == [0]
+    finally:
+        host.close()

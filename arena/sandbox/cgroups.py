@@ -45,6 +45,7 @@ class BotCgroup:
         self.dirs = dirs  # controller ("" on v2) -> folder
         self.version = version
         self._procs_file = str(next(iter(dirs.values())) / "cgroup.procs")
+        self._join_paths = [str(folder / "cgroup.procs") for folder in dirs.values()]
         self._oom_base = self.oom_kills()
 
     @classmethod
@@ -92,10 +93,14 @@ class BotCgroup:
             (folder / "pids.max").write_text(str(max_processes))
 
     def join(self) -> None:
-        """Put the calling process in this cgroup (from a child, before exec)."""
-        for folder in self.dirs.values():
-            with open(folder / "cgroup.procs", "w") as procs:
-                procs.write("0")
+        """Put the calling process in this cgroup (from a child, before exec: plain
+        system calls only, as another thread of the parent may hold a lock)."""
+        for path in self._join_paths:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
 
     def procs(self) -> list[int]:
         """The pids in it now (read afresh: an open descriptor would keep a stale list)."""

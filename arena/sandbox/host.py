@@ -23,6 +23,7 @@ import functools
 import importlib.metadata
 import importlib.util
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -37,7 +38,7 @@ from arena.sandbox import cgroups, checks, seccomp
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.uids import UidLease
-from arena.seats import FILE_LIMIT, PR_SET_PDEATHSIG, BotFault, Limits, ProcessHost
+from arena.seats import FILE_LIMIT, LIBC, PR_SET_PDEATHSIG, BotFault, Limits, ProcessHost
 
 CPUS = os.cpu_count() or 1
 PYTHON_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1"}
@@ -116,11 +117,9 @@ class SandboxHost(ProcessHost):
         limits, group = self.limits, self._cgroup
 
         def preexec() -> None:  # in the child, as the harness's user, before exec
-            import ctypes
-            import resource
             if group is not None:
                 group.join()
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
@@ -221,6 +220,8 @@ class SandboxHost(ProcessHost):
     # -- the protocol ----------------------------------------------------------
 
     def start_game(self, seed, params, info):
+        if self.zygote and self._in_game and self._proc is not None and self._proc.poll() is None:
+            self._end_current_game()  # the match gave up on the last one (a silenced seat gets no end)
         if not self.zygote or self._proc is None or self._proc.poll() is not None:
             self._kill_group()
             self._spawn()
@@ -297,21 +298,27 @@ class SandboxHost(ProcessHost):
             reply = self._receive(deadline)
             self._expect_ok(reply, "end")
             if self.zygote:
-                # Nothing of the game outlives it, and its waiter dies still stopped, so the
-                # zygote learns nothing of how it ended. The zygote then reports the end
-                # ("exit", read at the next start) and readies the next game's process.
-                if self._cgroup is not None:  # SIGKILL runs no more of their code: no need to wait
-                    self._cgroup.signal_all(signal.SIGKILL, keep=self._base)
-                self._end_watch()
-                for pid in self._paused:
-                    _signal(pid, signal.SIGCONT)
-                self._keep, self._stopped, self._paused = self._base, set(), []
-                self._exit_pending = True
-                self._write(proc, encode({"type": "next"}), self.limits.time_for_end, deadline)
+                self._end_current_game()
         finally:
             self._in_game = False
             if not self.zygote:
                 self._kill_group()
+
+    def _end_current_game(self) -> None:
+        """Kill the game's processes, its waiter still stopped, so nothing of the game
+        outlives it and the zygote learns nothing of how it ended; then let the zygote
+        report the end ("exit", read at the next start) and ready the next game's process."""
+        if self._cgroup is not None:  # SIGKILL runs no more of their code: no need to wait
+            self._cgroup.signal_all(signal.SIGKILL, keep=self._base)
+        self._end_watch()
+        for pid in self._paused:
+            _signal(pid, signal.SIGCONT)
+        self._keep, self._stopped, self._paused = self._base, set(), []
+        self._exit_pending = True
+        self._in_game = False
+        if self._proc is not None:
+            self._write(self._proc, encode({"type": "next"}), self.limits.time_for_end,
+                        time.monotonic() + self.limits.time_for_end)
 
     def _end_watch(self) -> None:
         if self._watch_fd is not None:

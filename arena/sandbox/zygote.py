@@ -33,6 +33,7 @@ from __future__ import annotations
 import ctypes
 import os
 import random
+import stat
 import sys
 import time
 import traceback
@@ -168,7 +169,11 @@ def _fresh_files(tmp_mb: int) -> None:
         if os.path.isdir(target):
             _check(_libc.mount(b"tmpfs", target, b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount {target!r}")
     for path, fd in kept:
-        os.makedirs(path, exist_ok=True)
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.makedirs(path, exist_ok=True)
+        else:  # a module file, bound on its own
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o444))
         source = f"/proc/self/fd/{fd}".encode()
         _check(_libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None), f"bind {path}")
         _check(_libc.mount(None, path.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,

@@ -21,6 +21,7 @@ not root), the checks it cannot make are skipped; docs/security.md says so.
 from __future__ import annotations
 
 import os
+import re
 import time
 
 PROTOCOL_FDS = frozenset({0, 1, 2, 3, 4})
@@ -54,12 +55,16 @@ def _fds(pid: int) -> set[int]:
         raise Unreadable(f"/proc/{pid}/fd") from exc
 
 
+SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
+
+
 def _shared_writable(pid: int) -> str | None:
-    for line in _read(f"/proc/{pid}/maps").splitlines():
-        perms = line.split()[1] if len(line.split()) > 1 else ""
-        if "w" in perms and perms.endswith("s"):
-            return line.strip()[:100]
-    return None
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as maps:
+            found = SHARED_WRITABLE.search(maps.read())
+    except PermissionError as exc:
+        raise Unreadable(f"/proc/{pid}/maps") from exc
+    return None if found is None else found.group().decode("utf-8", "replace")[:100]
 
 
 def _dumpable(pid: int) -> bool:

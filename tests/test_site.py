@@ -290,7 +290,7 @@ def test_the_faults_table_lists_every_fault(tmp_path, plugin_dir):
 
 @pytest.fixture
 def server(tmp_path, results):
-    from arena.cli_web import make_server
+    from arena.site.server import make_server
 
     copy = tmp_path / "served"
     shutil.copytree(results, copy, ignore=shutil.ignore_patterns(SITE_DIR))
@@ -330,14 +330,14 @@ def test_serve_never_serves_the_results_store(server):
 
 
 def test_serve_command_is_a_click_command_with_a_port_option():
-    from arena.cli_web import serve
+    from arena.cli.web import serve
 
     result = CliRunner().invoke(serve, ["--help"])
     assert result.exit_code == 0 and "--port" in result.output
 
 
 def test_serve_of_a_folder_without_a_store_is_a_one_line_error(tmp_path):
-    from arena.cli_web import serve
+    from arena.cli.web import serve
 
     result = CliRunner().invoke(serve, [str(tmp_path)])
     assert result.exit_code == 2 and "no results store" in result.output
@@ -496,13 +496,16 @@ def test_browser_seat_view_shows_its_observation_and_not_a_face_hidden_from_it(b
         "aria-pressed") == "true"
     assert _position(browser).startswith(f"decision {decision + 1} of")
     stage = browser.find_element(By.ID, "stage")
-    text = stage.text + browser.find_element(By.ID, "raw").get_attribute("textContent")
+    observation = json.loads(browser.find_element(By.ID, "raw").get_attribute("textContent"))
+    observation.pop("options")  # public: UNO Flip's options list the whole deck, every face in it
+    text = stage.text + json.dumps(observation)
     assert label not in text and face not in text
     assert browser.find_elements(By.CSS_SELECTOR, "#table .side.unseen")
     assert f"Seat {seat}" in browser.find_element(By.ID, "view-title").text
     raw = json.loads(browser.find_element(By.ID, "raw").get_attribute("textContent"))
     frame = data["frames"][decision]
-    assert raw == {"ruleset": "uno-flip", "version": "1", "options": data["ruleset"]["options"], "seat": seat,
+    assert raw == {"ruleset": "uno-flip", "version": data["ruleset"]["version"], "options": data["ruleset"]["options"],
+                   "seat": seat,
                    "players": 3, "view": frame["obs"]["view"], "events": frame["obs"]["events"],
                    "legal_actions": frame["obs"]["legal_actions"]}
     shot = _shot(browser, tmp_path / "replay-seat-view.png")

@@ -63,6 +63,7 @@ def provenance(store: Store) -> dict[str, Any]:
         "bots": {e["bot"]: {"uses": e["uses"], "package": e["package"], "version": e["version"],
                             "params": e.get("params", {}), "files_sha256": e.get("files_sha256")}
                  for e in plan["entries"]},
+        "isolation": meta.get("isolation"),
         "started_at": meta.get("started_at"),
         "finished_at": meta.get("finished_at"),
     }
@@ -164,8 +165,20 @@ def provenance_lines(p: dict[str, Any]) -> list[str]:
         f"- arena {p['arena_version']}",
         f"- rulesets: {rulesets}",
         f"- bots: {bots}",
+        *isolation_lines(p.get("isolation")),
         f"- started {p['started_at']}, finished {p['finished_at'] or '-'}",
     ]
+
+
+def isolation_lines(isolation: dict[str, Any] | None) -> list[str]:
+    """How the bots were hosted and which limits were in force (the last run's)."""
+    if not isolation:
+        return []
+    used = isolation.get("used")
+    fallback = f" (asked for {isolation.get('requested')}: {isolation['fallback']})" if isolation.get("fallback") else ""
+    limits = "; ".join(f"{key}: {value}" for key, value in (isolation.get("limits") or {}).items()
+                       if key != "isolation")
+    return [markdown_text(f"- isolation: {used}{fallback}" + (f"; {limits}" if limits else ""))]
 
 
 def markdown(doc: dict[str, Any]) -> str:

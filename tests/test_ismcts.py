@@ -10,7 +10,8 @@ import pytest
 from arena.match import Entrant, FaultPolicy, play_game
 from arena.plugins import load_registry
 from arena.seats import InlineHost, Limits, ProcessHost
-from arena_bots.ismcts import ISMCTSBot, outcome_rewards, pairwise
+from arena_bots.ismcts import (NO_HINTS, ISMCTSBot, Node, PlayoutEvaluator, SearchHints, heuristic_bot,
+                                outcome_rewards, pairwise, search, search_hints)
 from arena_bots.random_bot import RandomBot
 
 REGISTRY = load_registry()
@@ -167,3 +168,89 @@ def test_the_default_prior_weight_is_per_ruleset_and_a_given_one_wins():
     assert bias("color-flush") == bias("flip-hue") == 1.0
     assert bias("flip-7") == bias("uno-flip") == 0.0
     assert bias("flip-7", prior_weight=2) == 2.0 and bias("color-flush", prior_weight=0) == 0.0
+
+
+# Pinned before ismcts was split along OpenSpiel's seams (Evaluator, Node, select / expand /
+# evaluate / backpropagate): the same moves for the same seeds. 3 players, ismcts in seat 0.
+GOLDEN = [
+    ("flip-7", {"iterations": 12}, 7, "ef919fd9151044f09cedf22a6cb03aa87e239ef2f7719322a05c8d73f42aae18"),
+    ("flip-7", {"iterations": 12, "prior_weight": 2}, 7,
+     "dacad7c07a464e0726963083d869f34b44a7831990307ab48f0c09e9ddf9be07"),
+    ("uno-flip", {"iterations": 12}, 7, "2affea1ffb025f166924c84c786860700640398d99496c28036cb370e9c7f306"),
+    ("uno-flip", {"iterations": 12, "playout": "random"}, 8,
+     "88345464706fdc04e0c73a833b2a98df87028d448af4fc5dfcb3bd84b2a19912"),
+    ("color-flush", {"iterations": 12}, 3, "69c521b957904462a7e18761bef772aa4817e596a71f75271b2159896c5b0333"),
+    ("color-flush", {"iterations": 12}, 5, "0c43c7e8db634a1ac58c9d1b385c59ab48677541b8231b7d2947a8581495ea75"),
+    ("color-flush", {"iterations": 12, "prior_weight": 0}, 5,
+     "b54ed1199d7761bc222a4987e9396dfd32a64726ceb511efaf3b0e5395f2d992"),
+    ("flip-hue", {"iterations": 12}, 7, "46480e5f963f5d83f0e9961bffa999b8d04f04298e6d0b61d047e388dde70df7"),
+]
+
+
+@pytest.mark.parametrize("ruleset_id, params, seed, expected", GOLDEN)
+def test_golden_transcripts(ruleset_id, params, seed, expected):
+    result = play(ruleset_id, 0, 3, seed, params)
+    assert result.record["transcript_hash"] == expected
+
+
+def test_search_hints_are_one_frozen_record_per_ruleset():
+    assert all(search_hints(rid) is not NO_HINTS for rid in ("flip-7", "uno-flip", "color-flush", "flip-hue"))
+    assert search_hints("no-such-ruleset") == NO_HINTS == SearchHints()
+    with pytest.raises(AttributeError):
+        search_hints("flip-7").prior_weight = 1.0  # type: ignore[misc]
+    assert [search_hints(rid).playout_depth for rid in ("flip-7", "uno-flip", "color-flush", "flip-hue")] \
+        == [60, 20, 3, 3]
+    assert search_hints("flip-7").playout_stop == "round-end"
+    from arena_bots.flip7_threshold import Flip7ThresholdBot
+    assert heuristic_bot("flip-7") is Flip7ThresholdBot and heuristic_bot("no-such-ruleset") is None
+
+
+class _Constant:
+    """An Evaluator that favours one action and values every state alike."""
+
+    def __init__(self, favourite):
+        self.calls = 0
+        self._favourite = favourite
+
+    def favourite(self, observation):
+        return self._favourite
+
+    def evaluate(self, state, seat):
+        self.calls += 1
+        return [0.5] * state.players
+
+
+def test_search_takes_any_evaluator_and_plays_its_favourite_on_equal_counts():
+    ruleset = REGISTRY.ruleset("flip-7").cls
+    seen = {}
+
+    class Capture(RandomBot):
+        def act(self, observation):
+            if len(observation["legal_actions"]) > 1 and "observation" not in seen:
+                seen["observation"] = observation
+            return super().act(observation)
+
+    play_game(ruleset, [Entrant(Capture), Entrant(RandomBot)], 3, options=SHORT["flip-7"])
+    observation = seen["observation"]
+    for favourite in observation["legal_actions"]:
+        evaluator = _Constant(favourite)
+        # two iterations expand each of flip-7's two root actions once: a tie, the favourite wins
+        action = search(observation, ruleset.sample_state, [], random.Random(0), evaluator, iterations=2)
+        assert evaluator.calls == 2 and action == favourite
+
+
+def test_a_playout_evaluator_without_bots_plays_uniformly_and_cuts_off():
+    state = REGISTRY.ruleset("uno-flip").cls.new_game(2, REGISTRY.ruleset("uno-flip").cls.resolve_options(),
+                                                      random.Random(1))
+    evaluator = PlayoutEvaluator(None, 0, lambda s, me: [0.25, 0.75], random.Random(0), None, {})
+    assert evaluator.favourite({"seat": 0}) is None
+    assert evaluator.evaluate(state, 0) == [0.25, 0.75]   # depth 0: the cut-off right away
+
+
+def test_backpropagation_credits_each_node_with_its_choosers_reward():
+    from arena_bots.ismcts import backpropagate
+
+    root, first, second = Node(0), Node(0), Node(1)
+    backpropagate(root, [first, second], [1.0, 0.25])
+    assert (root.visits, first.visits, second.visits) == (1, 1, 1)
+    assert (first.reward, second.reward) == (1.0, 0.25)

@@ -1,0 +1,622 @@
+"""The conformance kit: the checks every ruleset must pass, ours and third parties'.
+
+In the manner of ``pettingzoo.test``: one call runs everything a harness relies on,
+against any `arena.rules.base.Ruleset` subclass, from its public interface only::
+
+    from arena.testing import check_ruleset
+
+    def test_my_ruleset_conforms():
+        check_ruleset(MyRuleset)                      # fast: a handful of seeds
+        check_ruleset(MyRuleset, seeds=50, points=40)  # bigger, for a slow suite
+
+What `check_ruleset` checks (each is also a function of its own, `check_*`):
+
+- determinism (`check_determinism`): the same deal seed gives the same record and
+  the same observations (every seat's view and events, the legal actions) at every
+  step; different seeds give different transcripts;
+- playouts (`check_playouts`): random games end within `max_decisions`; at every
+  step the seat to act is a seat, the legal actions are distinct strings (never
+  empty), an illegal action is refused and changes nothing, views, events and the
+  outcome are plain JSON; the outcome has one standing and one score per seat,
+  standings are competition ranks (1 = first, ties share a position: 1, 1, 3);
+- replay (`check_replay`): a record replays through `arena.match.replay` to the same
+  final state (outcome and every seat's view), also after a JSON round trip; a
+  record with one decision changed to another legal action does not replay;
+- fresh copies (`check_fresh_copies`): wrecking every view, event list and legal
+  action list handed out changes neither the game nor later observations; no two
+  seats, and not the god log, ever hold the same event object; a clone plays on
+  like the original (same god log, same outcome) and leaves it untouched;
+- hidden information and the sampler (`check_sampling`, when the ruleset has the
+  optional ``sample_state(observation, rng, events=None)``): at random decision
+  points a sample (given the seat's events, and without them) is a state that
+  differs from the real one only in what the seat has not seen, so the seat's
+  observation must not change: same seat to act, same legal actions, same view.
+  Sampling touches neither the real game, the observation nor the events; it
+  depends only on the observation, the events and the rng (the same rng gives the
+  same sample, played out action by action; other rngs give other samples); a
+  sample plays on with legal moves only. A ruleset without ``sample_state`` is
+  reported as skipped (`ConformanceReport.skipped`), not failed.
+
+A failure raises `ConformanceError` (an AssertionError) naming the ruleset, the
+check, the players, seed and options, the decision, and what differed where.
+Options: each case runs with `options`; with `variants` (default), every option
+that has `choices` or is a bool is also tried at each other value, one at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from arena.bot import Bot
+from arena.errors import IllegalActionError, ReplayMismatchError
+from arena.match import Entrant, play_game, replay
+from arena.rules.base import GameState, Ruleset, plain_copy
+
+__all__ = ["ConformanceError", "ConformanceReport", "Case", "check_ruleset", "check_determinism",
+           "check_playouts", "check_replay", "check_fresh_copies", "check_sampling", "cases",
+           "observation_for"]
+
+NOT_AN_ACTION = "\x00not-an-action"
+
+
+class ConformanceError(AssertionError):
+    """A ruleset broke a promise of the engine contract."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One game the kit plays: how many players, which deal seed, which options."""
+
+    players: int
+    seed: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if k != "deck")
+        if "deck" in self.options:
+            shown = ", ".join(filter(None, [shown, "deck=<custom>"]))
+        return f"{self.players} players, seed {self.seed}" + (f", options {{{shown}}}" if shown else "")
+
+
+@dataclass
+class ConformanceReport:
+    """What `check_ruleset` did: per check, how many things it compared; and what it skipped."""
+
+    ruleset: str
+    counts: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+    def add(self, name: str, count: int) -> None:
+        self.counts[name] = self.counts.get(name, 0) + count
+
+
+class _RandomBot(Bot):
+    """Uniform over the legal actions (the kit's own, so it needs no installed bots)."""
+
+    name = "conformance-random"
+
+    def act(self, observation: dict[str, Any]) -> str:
+        return self.rng.choice(observation["legal_actions"])
+
+
+# -- the entry point ------------------------------------------------------------------
+
+
+def check_ruleset(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3,
+                  players: Iterable[int] | None = None, options: Mapping[str, Any] | None = None,
+                  variants: bool = True, points: int = 6, samples: int = 2,
+                  max_decisions: int = 100_000, stride: int = 7) -> ConformanceReport:
+    """Run every check of this module on `cls`; raise `ConformanceError` at the first
+    broken promise, else return a `ConformanceReport`.
+
+    `seeds`: how many deal seeds (0..n-1), or the seeds themselves, per player count;
+    `players`: player counts (default: the fewest, one more, and the most);
+    `options`: given to every game; `variants`: also try every other value of each
+    option with choices (or bool), one game each; `points`: decision points per game
+    where samples are drawn; `samples`: samples per point (each with and without
+    events); `max_decisions`: a game longer than this fails; `stride`: every how many
+    decisions the expensive per-step comparisons run (1: every decision).
+    """
+    report = ConformanceReport(cls.id)
+    games = list(cases(cls, seeds=seeds, players=players, options=options, variants=variants))
+    check_playouts(cls, games, max_decisions=max_decisions, stride=stride, report=report)
+    check_determinism(cls, games, stride=stride, report=report)
+    check_replay(cls, games, report=report)
+    check_fresh_copies(cls, games, stride=stride, report=report)
+    check_sampling(cls, games, points=points, samples=samples, report=report)
+    return report
+
+
+def cases(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3, players: Iterable[int] | None = None,
+          options: Mapping[str, Any] | None = None, variants: bool = True) -> list[Case]:
+    """The games `check_ruleset` plays: every player count with every seed under
+    `options`, then (with `variants`) one game per other value of each option that
+    has choices or is a bool."""
+    seed_list = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
+    counts = sorted(set(players)) if players is not None else \
+        sorted({cls.min_players, min(cls.min_players + 1, cls.max_players), cls.max_players})
+    base = dict(options or {})
+    for count in counts:
+        cls.check_players(count)
+    cls.resolve_options(base)
+    result = [Case(count, seed, base) for count in counts for seed in seed_list]
+    if variants:
+        index = 0
+        for name, option in cls.options.items():
+            if name in base:
+                continue
+            values = option.choices or ((True, False) if isinstance(option.default, bool) else ())
+            for value in values:
+                if value == option.default:
+                    continue
+                count = counts[index % len(counts)]
+                seed = seed_list[index % len(seed_list)] if seed_list else index
+                result.append(Case(count, 1000 + seed, {**base, name: value}))
+                index += 1
+    return result
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _fail(cls: type[Ruleset], check: str, case: Case | None, what: str, decision: int | None = None) -> None:
+    where = f" ({case}" + (f", decision {decision})" if decision is not None else ")") if case else ""
+    raise ConformanceError(f"{cls.id}: {check}{where}: {what}")
+
+
+def _difference(a: Any, b: Any, path: str = "") -> str | None:
+    """Where two plain values first differ, as ``path: a != b`` (None if equal)."""
+    if a == b and type(a) is type(b):
+        return None
+    if type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                                       and not isinstance(a, bool) and not isinstance(b, bool)):
+        return f"{path or 'value'}: {_short(a)} != {_short(b)}"
+    if isinstance(a, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key}: {'missing' if key not in a else _short(a[key])} != " \
+                       f"{'missing' if key not in b else _short(b[key])}"
+            found = _difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        if list(a) != list(b):
+            return f"{path or 'value'}: key order {list(a)} != {list(b)}"
+        return None
+    if isinstance(a, list):
+        for index, (x, y) in enumerate(zip(a, b)):
+            found = _difference(x, y, f"{path}[{index}]")
+            if found:
+                return found
+        if len(a) != len(b):
+            return f"{path or 'value'}: length {len(a)} != {len(b)}"
+        return None
+    return None if a == b else f"{path or 'value'}: {_short(a)} != {_short(b)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _plain_problem(value: Any, path: str) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{path} has a non-string key {key!r}"
+            found = _plain_problem(item, f"{path}.{key}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _plain_problem(item, f"{path}[{index}]")
+            if found:
+                return found
+    elif not (value is None or isinstance(value, (str, int, float, bool))):
+        return f"{path} is a {type(value).__name__}, not plain JSON"
+    return None
+
+
+def _new(cls: type[Ruleset], case: Case) -> GameState:
+    return cls.new_game(case.players, cls.resolve_options(case.options), random.Random(case.seed))
+
+
+def _chooser(case: Case, salt: int = 0) -> random.Random:
+    return random.Random(f"conformance:{case.seed}:{case.players}:{salt}")
+
+
+def observation_for(cls: type[Ruleset], state: GameState, events: list[dict[str, Any]] | None = None
+                    ) -> dict[str, Any]:
+    """The observation the match loop would hand the seat to act (with `events`)."""
+    seat = state.current_seat()
+    return {"ruleset": cls.id, "version": cls.version, "options": plain_copy(state.options),
+            "seat": seat, "players": state.players, "view": state.view(seat),
+            "events": list(events or []), "legal_actions": state.legal_actions()}
+
+
+def _play(cls: type[Ruleset], case: Case, **kwargs: Any):
+    return play_game(cls, [Entrant(_RandomBot)] * case.players, case.seed, options=case.options, **kwargs)
+
+
+# -- the checks -------------------------------------------------------------------------
+
+
+def check_playouts(cls: type[Ruleset], games: Sequence[Case], *, max_decisions: int = 100_000,
+                   stride: int = 7, report: ConformanceReport | None = None) -> None:
+    """Random games straight on the engine keep the generic invariants (see the module
+    docstring) and end within `max_decisions`."""
+    name = "playouts"
+    for case in games:
+        state = _new(cls, case)
+        rng = _chooser(case)
+        decision = 0
+        while True:
+            seat = state.current_seat()
+            if (seat is None) != state.is_terminal():
+                _fail(cls, name, case, f"current_seat() is {seat!r} but is_terminal() is {state.is_terminal()}",
+                      decision)
+            if decision % stride == 0 or seat is None:
+                for viewer in range(case.players):
+                    for label, value in (("view", state.view(viewer)), ("events", state.take_events(viewer))):
+                        problem = _plain_problem(value, f"seat {viewer}'s {label}")
+                        if problem:
+                            _fail(cls, name, case, problem, decision)
+            if seat is None:
+                break
+            if type(seat) is not int or not 0 <= seat < case.players:
+                _fail(cls, name, case, f"the seat to act is {seat!r}, not a seat of {case.players}", decision)
+            legal = state.legal_actions()
+            if not legal or not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
+                _fail(cls, name, case, f"legal_actions() is {_short(legal)}, not a non-empty list of strings",
+                      decision)
+            if len(set(legal)) != len(legal):
+                _fail(cls, name, case, f"legal_actions() repeats an action: {_short(legal)}", decision)
+            if decision % stride == 0:
+                if state.legal_actions() != legal:
+                    _fail(cls, name, case, "legal_actions() changed between two calls", decision)
+                try:
+                    state.apply(NOT_AN_ACTION)
+                except IllegalActionError:
+                    pass
+                else:
+                    _fail(cls, name, case, "an illegal action was applied without IllegalActionError", decision)
+                if state.legal_actions() != legal or state.current_seat() != seat:
+                    _fail(cls, name, case, "a refused illegal action changed the game", decision)
+            state.apply(rng.choice(legal))
+            decision += 1
+            if decision > max_decisions:
+                _fail(cls, name, case, f"the game did not end within {max_decisions} decisions")
+        _check_outcome(cls, name, case, state.outcome())
+        if report:
+            report.add(name, decision)
+
+
+def _check_outcome(cls: type[Ruleset], name: str, case: Case, outcome: Any) -> None:
+    problem = _plain_problem(outcome, "outcome")
+    if problem:
+        _fail(cls, name, case, problem)
+    if not isinstance(outcome, dict) or not {"standing", "scores", "reason"} <= set(outcome):
+        _fail(cls, name, case, f"the outcome {_short(outcome)} lacks standing, scores or reason")
+    standing, scores = outcome["standing"], outcome["scores"]
+    players = case.players
+    if not isinstance(standing, list) or len(standing) != players:
+        _fail(cls, name, case, f"outcome standing {_short(standing)} is not one position per seat")
+    if not isinstance(scores, list) or len(scores) != players:
+        _fail(cls, name, case, f"outcome scores {_short(scores)} are not one score per seat")
+    if not isinstance(outcome["reason"], str):
+        _fail(cls, name, case, f"outcome reason {outcome['reason']!r} is not a string")
+    if not all(type(p) is int and 1 <= p <= players for p in standing):
+        _fail(cls, name, case, f"outcome standing {standing} has a position outside 1..{players}")
+    ranked = [1 + sum(1 for other in standing if other < mine) for mine in standing]
+    if ranked != standing:
+        _fail(cls, name, case, f"outcome standing {standing} is not a competition ranking "
+                               f"(ties share a position and skip the next: {ranked})")
+
+
+def check_determinism(cls: type[Ruleset], games: Sequence[Case], *, stride: int = 7,
+                      report: ConformanceReport | None = None) -> None:
+    """The same seed gives the same record and the same observations; other seeds differ."""
+    name = "determinism"
+    hashes: dict[tuple[int, str], dict[str, int]] = {}
+    for case in games:
+        first, second = _play(cls, case).record, _play(cls, case).record
+        problem = _difference(first, second, "record")
+        if problem:
+            _fail(cls, name, case, f"two games from the same seed differ: {problem}")
+        seen = hashes.setdefault((case.players, json.dumps(case.options, sort_keys=True)), {})
+        if first["transcript_hash"] in seen:
+            _fail(cls, name, case, f"seeds {seen[first['transcript_hash']]} and {case.seed} "
+                                   f"give the same transcript")
+        seen[first["transcript_hash"]] = case.seed
+        # the same decisions on two engines dealt from the same seed: the same observations
+        a, b = _new(cls, case), _new(cls, case)
+        decision = 0
+        for _, action in first["decisions"]:
+            if decision % stride == 0:
+                for seat in range(case.players):
+                    got = (a.view(seat), a.take_events(seat)), (b.view(seat), b.take_events(seat))
+                    problem = got[0] != got[1] and _difference(got[0], got[1], f"seat {seat}'s (view, events)")
+                    if problem:
+                        _fail(cls, name, case, f"two games from the same seed differ: {problem}", decision)
+            if a.legal_actions() != b.legal_actions():
+                _fail(cls, name, case, "two games from the same seed offer different legal actions", decision)
+            a.apply(action)
+            b.apply(action)
+            decision += 1
+        if _difference(a.god_log, b.god_log) or a.outcome() != b.outcome():
+            _fail(cls, name, case, "two games from the same seed end differently")
+        if report:
+            report.add(name, decision)
+
+
+def check_replay(cls: type[Ruleset], games: Sequence[Case], *, report: ConformanceReport | None = None) -> None:
+    """A record replays to its transcript hash and final state; a changed one does not."""
+    name = "replay"
+    for case in games:
+        result = _play(cls, case)
+        record = result.record
+        for label, copy in (("the record", record), ("the record after a JSON round trip",
+                                                    json.loads(json.dumps(record)))):
+            try:
+                final = replay(copy, cls)
+            except ReplayMismatchError as error:
+                _fail(cls, name, case, f"{label} does not replay: {error}")
+            if final.outcome() != result.state.outcome():
+                _fail(cls, name, case, f"{label} replays to another outcome")
+            for seat in range(case.players):
+                problem = _difference(final.view(seat), result.state.view(seat), f"seat {seat}'s final view")
+                if problem:
+                    _fail(cls, name, case, f"{label} replays to another final state: {problem}")
+        # change one real choice to another legal action: the record must not replay
+        state = _new(cls, case)
+        for index, (_, action) in enumerate(record["decisions"]):
+            legal = state.legal_actions()
+            if len(legal) > 1:
+                other = next(a for a in legal if a != action)
+                tampered = dict(record, decisions=[list(d) for d in record["decisions"]])
+                tampered["decisions"][index][1] = other
+                try:
+                    replay(tampered, cls)
+                except ReplayMismatchError:
+                    break
+                _fail(cls, name, case, f"a record with decision {index} changed from {action!r} to {other!r} "
+                                       f"still replays")
+            state.apply(action)
+        if report:
+            report.add(name, 1)
+
+
+def _scribble(value: Any) -> None:
+    """Overwrite every nested field of `value` in place, as a careless bot might."""
+    if isinstance(value, dict):
+        for key in list(value):
+            _scribble(value[key])
+            value[key] = "scribbled"
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            _scribble(item)
+        value.append("scribbled")
+
+
+def _containers(value: Any, found: list[Any]) -> list[Any]:
+    if isinstance(value, (dict, list)):
+        found.append(value)
+        for item in value.values() if isinstance(value, dict) else value:
+            _containers(item, found)
+    return found
+
+
+def check_fresh_copies(cls: type[Ruleset], games: Sequence[Case], *, stride: int = 7,
+                       report: ConformanceReport | None = None) -> None:
+    """Nothing handed out is, or points into, engine state; clones are independent."""
+    name = "fresh copies"
+    for case in games:
+        state = _new(cls, case)
+        twin = _new(cls, case)                      # the same game, whose handouts nobody touches
+        rng = _chooser(case, 1)
+        handed_out: list[Any] = []                  # kept alive, so that ids stay unique
+        decision = 0
+        while True:
+            for seat in range(case.players) if decision % stride == 0 or state.is_terminal() else ():
+                events, clean = state.take_events(seat), twin.take_events(seat)
+                problem = events != clean and _difference(events, clean, f"seat {seat}'s events")
+                if problem:
+                    _fail(cls, name, case, f"the game changed after a bot wrecked what it was handed: "
+                                           f"{problem}", decision)
+                handed_out.extend(_containers(events, []))
+                _scribble(events)
+            if decision % stride == 0 or state.is_terminal():
+                for seat in range(case.players):
+                    view = state.view(seat)
+                    clean = twin.view(seat)
+                    problem = view != clean and _difference(view, clean, f"seat {seat}'s view")
+                    if problem:
+                        _fail(cls, name, case, f"the game changed after a bot wrecked what it was handed: "
+                                               f"{problem}", decision)
+                    handed_out.extend(_containers(view, []))
+                    _scribble(view)
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            if legal != twin.legal_actions():
+                _fail(cls, name, case, "the legal actions changed after a bot wrecked what it was handed",
+                      decision)
+            action = rng.choice(legal)
+            if decision % stride == 0:
+                handed_out.append(legal)
+                _scribble(legal)
+            state.apply(action)
+            twin.apply(action)
+            decision += 1
+        ids = [id(obj) for obj in handed_out]
+        if len(set(ids)) != len(ids):
+            _fail(cls, name, case, "one object was handed out twice (to two seats, or twice to one)")
+        held = {id(obj) for obj in _containers(state.god_log, [])}
+        if held & set(ids):
+            _fail(cls, name, case, "an event handed to a seat is an object of the god log")
+        if state.outcome() != twin.outcome():
+            _fail(cls, name, case, "the outcome changed after bots wrecked what they were handed")
+        _check_clone(cls, name, case)
+        if report:
+            report.add(name, decision)
+
+
+def _check_clone(cls: type[Ruleset], name: str, case: Case) -> None:
+    state = _new(cls, case)
+    rng = _chooser(case, 2)
+    length = rng.randrange(1, 60)
+    for _ in range(length):
+        if state.is_terminal():
+            return
+        state.apply(rng.choice(state.legal_actions()))
+    if state.is_terminal():
+        return
+    for seat in range(case.players):
+        state.take_events(seat)
+    before = [state.view(s) for s in range(case.players)], state.legal_actions()
+    clone = state.clone()
+    if clone.god_log or any(clone.take_events(s) for s in range(case.players)):
+        _fail(cls, name, case, "a clone starts with events of the original (its god log or queues)", length)
+    if [clone.view(s) for s in range(case.players)] != before[0] or clone.legal_actions() != before[1]:
+        _fail(cls, name, case, "a clone does not show what the original shows", length)
+    moves = []
+    while not clone.is_terminal() and len(moves) < 200:
+        moves.append(rng.choice(clone.legal_actions()))
+        clone.apply(moves[-1])
+    if ([state.view(s) for s in range(case.players)], state.legal_actions()) != before:
+        _fail(cls, name, case, "playing a clone changed the original", length)
+    start = len(state.god_log)
+    for move in moves:
+        state.apply(move)
+    problem = _difference(state.god_log[start:], clone.god_log, "god log")
+    if problem:
+        _fail(cls, name, case, f"a clone plays on unlike the original: {problem}", length)
+    if clone.is_terminal() and clone.outcome() != state.outcome():
+        _fail(cls, name, case, "a clone ends unlike the original", length)
+
+
+def _decision_points(cls: type[Ruleset], case: Case, points: int
+                     ) -> Iterator[tuple[GameState, dict[str, Any], list[dict[str, Any]], int]]:
+    """(real state, observation, every event the seat to act has received, decision) at
+    up to `points` random decision points of a random game; the state may not be changed."""
+    state = _new(cls, case)
+    rng = _chooser(case, 3)
+    received: list[list[dict[str, Any]]] = [[] for _ in range(case.players)]
+    since: list[list[dict[str, Any]]] = [[] for _ in range(case.players)]
+    length_guess = 60
+    decision = found = 0
+    while not state.is_terminal() and found < points:
+        for seat in range(case.players):
+            events = state.take_events(seat)
+            received[seat].extend(events)
+            since[seat].extend(events)
+        seat = state.current_seat()
+        if rng.random() < max(points / length_guess, 0.02):
+            yield state, observation_for(cls, state, since[seat]), list(received[seat]), decision
+            found += 1
+        since[seat] = []
+        state.apply(rng.choice(state.legal_actions()))
+        decision += 1
+        if decision > length_guess:
+            length_guess *= 2
+
+
+def _god_playout(state: GameState, seed: int, limit: int = 80) -> tuple[Any, ...]:
+    """What an all-seeing observer sees of a random playout from `state`: its god log,
+    every seat's final view, and the outcome (if it ended)."""
+    rng = random.Random(seed)
+    start = len(state.god_log)
+    moves = []
+    while not state.is_terminal() and len(moves) < limit:
+        moves.append(rng.choice(state.legal_actions()))
+        state.apply(moves[-1])
+    return (moves, plain_copy(state.god_log[start:]), [state.view(s) for s in range(state.players)],
+            state.outcome() if state.is_terminal() else None, state.rng.getstate())
+
+
+def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6, samples: int = 2,
+                   report: ConformanceReport | None = None) -> None:
+    """Hidden information and the sampler (see the module docstring); skipped, with a
+    note in `report`, when the ruleset has no ``sample_state``."""
+    name = "hidden information"
+    sample_state: Callable[..., GameState] | None = getattr(cls, "sample_state", None)
+    if sample_state is None:
+        if report:
+            report.skipped.append(f"{cls.id} has no sample_state: hidden-information resampling and "
+                                  f"sampler consistency were not checked")
+        return
+    differ = compared = 0
+    for case in games:
+        for state, observation, events, decision in _decision_points(cls, case, points):
+            seat = observation["seat"]
+            pristine = json.dumps([observation, events])
+            real_before = ([state.view(s) for s in range(case.players)], state.legal_actions(),
+                           state.rng.getstate(), len(state.god_log))
+            for index in range(samples):
+                for given in (events, None):
+                    label = "with the seat's events" if given is not None else "without events"
+                    sample = sample_state(observation, random.Random(f"{decision}:{index}"), given)
+                    if sample is state:
+                        _fail(cls, name, case, "sample_state returned the real game", decision)
+                    if sample.current_seat() != seat:
+                        _fail(cls, name, case, f"a sample ({label}) asks seat {sample.current_seat()}, the "
+                                               f"observation seat {seat}", decision)
+                    if sample.legal_actions() != observation["legal_actions"]:
+                        _fail(cls, name, case, f"a sample ({label}) offers other legal actions: "
+                                               f"{_difference(sample.legal_actions(), observation['legal_actions'])}",
+                              decision)
+                    view = sample.view(seat)
+                    problem = _difference(view, observation["view"], "view") or (
+                        json.dumps(view) != json.dumps(observation["view"]) and "the order of its keys")
+                    if problem:
+                        _fail(cls, name, case, f"seat {seat}'s view changed when what it has not seen was "
+                                               f"resampled ({label}): {problem}", decision)
+                    # a sample plays on, legal moves only, and leaves the real game alone
+                    chooser = random.Random(index)
+                    for _ in range(20):
+                        if sample.is_terminal():
+                            _check_outcome(cls, name, case, sample.outcome())
+                            break
+                        legal = sample.legal_actions()
+                        if not legal or len(set(legal)) != len(legal):
+                            _fail(cls, name, case, f"a sample offers legal actions {_short(legal)}", decision)
+                        sample.apply(chooser.choice(legal))
+                    compared += 1
+            # the same rng, the same sample; another rng, another (sometimes)
+            for given in (events, None):
+                rng = random.Random(decision)
+                a = _god_playout(sample_state(observation, rng, given), decision)
+                if rng.getstate() == random.Random(decision).getstate():
+                    _fail(cls, name, case, "sample_state drew nothing from the rng it was given", decision)
+                b = _god_playout(sample_state(json.loads(pristine)[0], random.Random(decision),
+                                              None if given is None else json.loads(pristine)[1]), decision)
+                problem = _difference(list(a[:4]), list(b[:4]), "playout")
+                if problem or a[4] != b[4]:
+                    _fail(cls, name, case, f"the same observation and rng gave two samples that play out "
+                                           f"differently: {problem or 'the samples rng states differ'}", decision)
+                c = _god_playout(sample_state(observation, random.Random(decision + 1), given), decision)
+                differ += a != c
+            # a sample of the real game is another state with the same observation: its
+            # samples are the very ones of the real game
+            other = sample_state(observation, random.Random(-decision - 1), events)
+            if observation_for(cls, other)["view"] == observation["view"]:
+                again = observation_for(cls, other, observation["events"])
+                a = _god_playout(sample_state(observation, random.Random(decision), events), decision)
+                b = _god_playout(sample_state(again, random.Random(decision), events), decision)
+                if _difference(list(a), list(b)):
+                    _fail(cls, name, case, "samples depend on more than the observation, events and rng",
+                          decision)
+            if json.dumps([observation, events]) != pristine:
+                _fail(cls, name, case, "sample_state changed the observation or the events it was given",
+                      decision)
+            real_after = ([state.view(s) for s in range(case.players)], state.legal_actions(),
+                          state.rng.getstate(), len(state.god_log))
+            if real_after != real_before:
+                _fail(cls, name, case, "sampling (or playing a sample) changed the real game", decision)
+    if compared and differ == 0:
+        _fail(cls, name, None, f"no two rngs ever gave different samples ({compared} samples)")
+    if report:
+        report.add(name, compared)

@@ -155,23 +155,6 @@ def test_samples_depend_only_on_the_observation_and_the_rng():
     assert differ > 100
 
 
-def test_the_sample_rng_is_drawn_from_the_given_rng_so_playouts_repeat():
-    state, obs, _ = next(random_points(games=1, seed=5, chance=0.5, players=[4]))
-
-    def playout(seed):
-        rng = random.Random(seed)
-        sample = Flip7.sample_state(obs, rng)
-        moves = []
-        while not sample.is_terminal():
-            action = rng.choice(sample.legal_actions())
-            sample.apply(action)
-            moves.append(action)
-        return moves, sample.outcome()
-
-    assert playout(7) == playout(7)
-    assert playout(7) != playout(8)
-
-
 def test_the_sampler_reads_neither_the_events_nor_the_real_game():
     state, obs, _ = next(random_points(games=1, seed=6, chance=0.5, players=[3]))
     with_events = Flip7.sample_state(obs, random.Random(1), events=[{"type": "round-start"}])

@@ -297,33 +297,3 @@ def test_unique_faces_deck_shows_only_seen_faces():
 
 
 # -- observations are fresh plain data ------------------------------------------------------------
-
-
-def _scribble(value):
-    """Overwrite every nested field of `value` in place, as a careless bot might."""
-    if isinstance(value, dict):
-        for key in list(value):
-            _scribble(value[key])
-            value[key] = "scribbled"
-    elif isinstance(value, list):
-        for item in value:
-            _scribble(item)
-        value.append("scribbled")
-
-
-def test_views_events_and_legal_actions_are_fresh_copies():
-    # DESIGN: nothing a bot receives is, or points into, engine state.
-    state = FlipHue.new_game(4, FlipHue.resolve_options({}), random.Random(3))
-    rng = random.Random(1)
-    for _ in range(200):
-        if state.is_terminal():
-            break
-        probe = state.clone()
-        for seat in range(4):
-            _scribble(state.view(seat))
-            _scribble(state.take_events(seat))
-        _scribble(state.legal_actions())
-        for seat in range(4):
-            assert state.view(seat) == probe.view(seat)
-        assert state.legal_actions() == probe.legal_actions()
-        state.apply(rng.choice(state.legal_actions()))

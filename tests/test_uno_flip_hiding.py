@@ -166,15 +166,3 @@ def test_no_observation_carries_a_card_id():
             real.apply(action)
             relabelled.apply(action)
         assert relabelled.outcome() == real.outcome()
-
-
-def test_views_are_fresh_data():
-    state = UnoFlip.new_game(3, OPTIONS, random.Random(5))
-    view = state.view(0)
-    view["hands"][0].clear()
-    view["scores"][0] = 99
-    view["discard"]["top"]["up"] = "nonsense"
-    assert state.view(0) != view
-    legal = state.legal_actions()
-    legal.clear()
-    assert state.legal_actions()

@@ -21,7 +21,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from arena.bot import Bot
 from arena.errors import ArenaError, IllegalActionError
-from arena.plugins import hookimpl
+from arena.hookspecs import hookimpl
 
 try:
     __version__ = _version("flip-arena")

@@ -1,10 +1,11 @@
 """Finding bots and rulesets: pluggy hooks over the `arena` entry-point group.
 
 A plugin is a module, named by an entry point in the group ``arena``, with
-functions marked ``@arena.hookimpl``:
+functions marked ``@arena.hookimpl`` (the hooks are specified in `arena.hookspecs`):
 
 - ``register_bots(register)``: call ``register(BotSubclass)`` for each bot;
-- ``register_rulesets(register)``: call ``register(RulesetSubclass)`` for each ruleset.
+- ``register_rulesets(register)``: call ``register(RulesetSubclass)`` for each ruleset;
+- ``register_commands(cli)``: add commands to the ``arena`` command line (`arena.cli`).
 
 Built-in bots and rulesets register through the very same entry points. Nothing
 is loaded at import time: `load_registry()` builds the plugin manager on demand.
@@ -21,24 +22,10 @@ import pluggy
 
 from arena.bot import BOT_NAME, Bot
 from arena.errors import PlayerCountError, PluginError, UnknownNameError
+from arena.hookspecs import PROJECT, HookSpecs, hookimpl, hookspec  # noqa: F401 (their old home)
 from arena.rules.base import Ruleset
 
 ENTRY_POINT_GROUP = "arena"
-
-hookspec = pluggy.HookspecMarker("arena")
-hookimpl = pluggy.HookimplMarker("arena")
-
-
-class HookSpecs:
-    """The hooks a plugin may implement."""
-
-    @hookspec
-    def register_bots(self, register: Callable[[type[Bot]], None]) -> None:
-        """Register bots: call ``register(BotSubclass)`` once per bot class."""
-
-    @hookspec
-    def register_rulesets(self, register: Callable[[type[Ruleset]], None]) -> None:
-        """Register rulesets: call ``register(RulesetSubclass)`` once per ruleset."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +106,7 @@ def build_plugin_manager(extra_plugins: Iterable[tuple[str, Any]] = (),
     """A plugin manager with every `arena` entry point loaded (a plugin that fails to
     import becomes a warning and a BrokenPlugin; the others still load), plus
     `extra_plugins` as (name, module-or-object) pairs."""
-    manager = pluggy.PluginManager("arena")
+    manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
     origins: dict[str, Origin] = {}
     broken: list[BrokenPlugin] = []

@@ -1,6 +1,10 @@
 """The plugin contract: entry-point discovery, broken plugins, duplicate names."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -94,7 +98,7 @@ def test_bot_names_must_be_lowercase_with_dashes(plugin_dir):
 def test_every_hook_is_documented_and_exercised_by_a_test():
     """A hook without a docstring, or one no test in this file calls, fails here."""
     hooks = [name for name in vars(HookSpecs) if name.startswith("register_")]
-    assert hooks == ["register_bots", "register_rulesets"]
+    assert hooks == ["register_bots", "register_rulesets", "register_commands"]
     source = open(__file__).read()
     for name in hooks:
         assert (getattr(HookSpecs, name).__doc__ or "").strip(), f"hook {name} has no docstring"
@@ -119,3 +123,71 @@ def test_plugin_registering_a_ruleset_shows_in_rulesets_list(plugin_dir):
     rows = {row["id"]: row for row in json.loads(result.stdout)}
     assert rows["tiny-flip-7"]["package"] == "tiny-rules"
     assert rows["flip-7"]["options"]["target_score"]["default"] == 200
+
+
+COMMAND_PLUGIN = """
+    import click
+
+    import arena
+
+    @arena.hookimpl
+    def register_commands(cli):
+        @cli.command()
+        @click.argument("name")
+        @click.option("--times", type=int, default=1)
+        def greet(name, times):
+            \"\"\"Greet NAME (a plugin's verb).\"\"\"
+            for _ in range(times):
+                click.echo(f"hello {name}")
+
+        @cli.command("run")
+        def run_again():
+            \"\"\"Tries to replace a built-in verb.\"\"\"
+            click.echo("hijacked")
+"""
+
+
+def test_an_installed_plugin_adds_a_command_and_cannot_replace_a_built_in_one(plugin_dir):
+    write_plugin(plugin_dir, "greeting-commands", "greeting_commands", COMMAND_PLUGIN)
+    result = CliRunner().invoke(main, ["greet", "world", "--times", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "hello world\nhello world\n"
+    assert "'run' is already taken" in result.stderr
+
+    listed = CliRunner().invoke(main, ["--help"])
+    assert listed.exit_code == 0 and "greet" in listed.stdout and "Greet NAME" in listed.stdout
+
+    hijack = CliRunner().invoke(main, ["run", "--help"])  # the built-in verb, without asking the plugins
+    assert hijack.exit_code == 0 and "Play a tournament FILE" in hijack.stdout and "hijacked" not in hijack.output
+
+
+def test_plugin_commands_are_asked_once_per_invocation_and_not_kept(plugin_dir):
+    write_plugin(plugin_dir, "greeting-commands", "greeting_commands", COMMAND_PLUGIN)
+    assert CliRunner().invoke(main, ["greet", "x"]).exit_code == 0
+    assert "greet" not in main.commands  # the group itself is unchanged: the next invocation asks again
+
+
+def test_a_command_hook_that_raises_is_a_warning_and_other_verbs_still_work(plugin_dir):
+    source = """
+        import arena
+
+        @arena.hookimpl
+        def register_commands(cli):
+            raise RuntimeError("no verbs today")
+    """
+    write_plugin(plugin_dir, "grumpy-commands", "grumpy_commands", source)
+    result = CliRunner().invoke(main, ["nonesuch"])
+    assert result.exit_code == 2 and "No such command 'nonesuch'" in result.stderr
+    assert "register_commands raised RuntimeError: no verbs today" in result.stderr
+    assert CliRunner().invoke(main, ["bots", "list", "--json"]).exit_code == 0
+
+
+def test_a_plugin_command_runs_from_the_arena_console_script(plugin_dir):
+    write_plugin(plugin_dir, "greeting-commands", "greeting_commands", COMMAND_PLUGIN)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(plugin_dir),
+                                                                      os.environ.get("PYTHONPATH")]))}
+    arena_script = Path(sys.executable).with_name("arena")
+    command = [str(arena_script)] if arena_script.exists() else [sys.executable, "-m", "arena"]
+    done = subprocess.run([*command, "greet", "console"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "hello console\n"

@@ -353,7 +353,7 @@ def test_a_corrupt_record_served_on_demand_is_an_error_replay_file_not_a_crash(t
     import threading
     import urllib.request
 
-    from arena.cli_web import make_server
+    from arena.site.server import make_server
 
     out = played(toy)
     edit_row(out, 3, "record", b"\x78\x9cnot a record")

@@ -178,7 +178,7 @@ def test_stand_ins_pickle_by_value_and_cannot_play_here():
 
 
 def test_validate_builds_and_plays_a_folder_in_sandboxes_against_registered_built_ins(tmp_path):
-    from arena.cli_submit import validate
+    from arena.cli.submit import validate
 
     source = copy_fixture("fixture-bot", tmp_path)
     result = CliRunner().invoke(validate, [str(source), "--games", "3", "--json"])

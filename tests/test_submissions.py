@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.cli_submit import docs, new_bot, validate
+from arena.cli.listing import docs
+from arena.cli.submit import new_bot, validate
 from arena.plugins import load_registry
 from arena.reference import (builtin_rulesets, docs_status, docstring_sections, rulesets_markdown,
                              ruleset_reference)

@@ -1,24 +1,26 @@
-"""`arena play` and `arena replay`: games for people to play and to read.
+"""One game at a time: `arena match` (bots against bots), `arena play` (a person against
+bots, in the terminal) and `arena replay` (a stored game, step by step).
 
 Plain click commands, attached to the `arena` group by `arena.cli`.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+from tabulate import tabulate
 
-from arena.cli_support import load_plugins, parse_assignment, seat_entrants, user_errors
+from arena.cli.support import SEED_RANGE, load_plugins, parse_assignment, print_json, seat_entrants, user_errors
 from arena.errors import ConfigError, PlayerCountError
-from arena.seeding import SEED_BITS
+from arena.seats import LIMIT_BOUNDS
+from arena.tournament import check_plain_values
 
 COLOR_CHOICE = click.Choice(["auto", "always", "never"])
-SEED_RANGE = click.IntRange(0, 2 ** SEED_BITS - 1)
-"""The seeds a command line accepts (as a tournament file does)."""
 
 
 def _output() -> Any:
@@ -38,6 +40,92 @@ def _echo(style: Any):
         if not nl:
             sys.stdout.flush()
     return write
+
+
+@click.command()
+@click.argument("ruleset_id", metavar="RULESET")
+@click.argument("bot_names", metavar="BOT...", nargs=-1, required=True)
+@click.option("--seed", type=SEED_RANGE, default=0, show_default=True,
+              help="Deal seed (0 to 2**63 - 1): the same seed deals the same game.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A ruleset option (value read as JSON, else as text). Repeatable.")
+@click.option("--param", "params", multiple=True, metavar="BOT.KEY=VALUE",
+              help="A parameter for every seat played by BOT, e.g. flip7-threshold.threshold=23. Repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
+@click.option("--log", "show_log", is_flag=True, help="Print a turn-by-turn account from the god view.")
+@click.option("--save", type=click.Path(dir_okay=False, path_type=Path), help="Write the game record to FILE as JSON.")
+@click.option("--isolation", type=click.Choice(["sandbox", "process", "inline"]), default="sandbox",
+              show_default=True,
+              help="Each bot in its own sandbox (where none can be made: its own process, with a warning), "
+                   "each in its own process behind the bot protocol, or all in this process.")
+@click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]), default=None,
+              help="With --isolation sandbox or process: seconds per decision before the bot is stopped "
+                   "(default: 1.0).")
+@user_errors
+def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple[str, ...],
+          params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None, isolation: str,
+          time_per_decision: float | None) -> None:
+    """Play one seeded game of RULESET between BOTs (one per seat, in seat order).
+
+    Example: arena match flip-7 flip7-threshold random --seed 7 --log
+    """
+    from arena.match import FaultPolicy, play_game
+    from arena.sandbox import SandboxHost, sandbox_unavailable
+    from arena.seats import Limits, ProcessHost
+
+    registry = load_plugins()
+    ruleset = registry.check_seating(ruleset_id, bot_names)
+    chosen = dict(parse_assignment(o, "--option") for o in options)
+    check_plain_values(chosen, "--option")
+    entrants = seat_entrants(registry, bot_names, params)
+    for entrant in entrants:
+        check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
+        try:  # installed bots are trusted: their constructor checks their params here, as in `arena run`
+            entrant.cls(**entrant.params)
+        except Exception as exc:
+            raise ConfigError(f"bot {entrant.cls.name!r} does not accept params {dict(entrant.params)!r}: "
+                              f"{type(exc).__name__}: {exc}") from None
+    if save is not None and not save.parent.is_dir():
+        raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
+    hosts = None
+    policy = FaultPolicy()
+    if isolation == "sandbox" and (reason := sandbox_unavailable()):
+        click.echo(f"warning: no sandbox can be made here ({reason}); bots run in their own processes", err=True)
+        isolation = "process"
+    if isolation in ("sandbox", "process"):
+        limit = time_per_decision or 1.0
+        limits = Limits(time_per_decision=limit)
+        host_for = SandboxHost.for_bot if isolation == "sandbox" else ProcessHost.for_bot
+        hosts = [host_for(entrant.cls.name, limits) for entrant in entrants]
+        policy = FaultPolicy(on_fault="raise", time_per_decision=limit, time_bank=limits.time_bank)
+    elif time_per_decision is not None:
+        raise ConfigError("--time-per-decision needs --isolation sandbox or process (an inline bot cannot be "
+                          "stopped)")
+    try:
+        result = play_game(ruleset, entrants, deal_seed=seed, options=chosen, hosts=hosts, policy=policy)
+    finally:
+        for host in hosts or ():
+            host.close()
+    record = result.record
+
+    if save is not None:
+        save.write_text(json.dumps(record, indent=1) + "\n")
+    if as_json:
+        print_json(record)
+        return
+    if show_log:
+        for event in result.state.god_log:
+            click.echo(ruleset.describe_event(event))
+        click.echo()
+    outcome = record["outcome"]
+    rows = sorted(((outcome["standing"][s], s, record["seats"][s]["display"], outcome["scores"][s])
+                   for s in range(record["players"])))
+    click.echo(tabulate(rows, headers=["position", "seat", "bot", "score"]))
+    extra = f", rounds {outcome['rounds']}" if "rounds" in outcome else ""
+    click.echo(f"\n{ruleset.id} {ruleset.version}, seed {seed}: {outcome['reason']}{extra}, "
+               f"{len(record['decisions'])} decisions, transcript {record['transcript_hash'][:16]}")
+    if save is not None:
+        click.echo(f"record written to {save}")
 
 
 @click.command()
@@ -64,10 +152,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
 
     Example: arena play flip-7 flip7-threshold random --seat 1 --seed 7
     """
-    import json
-
     from arena.play import QuitGame, play_human, replay_lines
-    from arena.tournament import check_plain_values
 
     registry = load_plugins()
     ruleset = registry.ruleset(ruleset_id).cls

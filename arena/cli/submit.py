@@ -1,12 +1,6 @@
-"""`arena new-bot`, `arena validate` and `arena docs`: writing and submitting bots.
+"""`arena new-bot` and `arena validate`: writing a bot and checking it before a tournament.
 
-Plain click commands, attached to the `arena` group by `arena.cli`:
-
-    from arena.cli_submit import docs, new_bot, validate
-    main.add_command(new_bot)
-    main.add_command(validate)
-    main.add_command(docs)
-"""
+Plain click commands, attached to the `arena` group by `arena.cli`."""
 
 from __future__ import annotations
 
@@ -15,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli_play import SEED_RANGE
-from arena.cli_support import UserError, load_plugins, print_json, user_errors
+from arena.cli.support import SEED_RANGE, UserError, load_plugins, print_json, user_errors
 from arena.seats import LIMIT_BOUNDS
 
 
@@ -119,30 +112,3 @@ def validate(target: str, games: int, seed: int, time_per_decision: float, time_
     else:
         click.echo(format_report(report))
     sys.exit(0 if report["passed"] else 1)
-
-
-@click.command()
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the reference to FILE (e.g. docs/rulesets.md) instead of printing it.")
-@click.option("--check", "check_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Exit with code 1 if FILE differs from what the rulesets generate.")
-@user_errors
-def docs(out: Path | None, check_file: Path | None) -> None:
-    """The observation and action reference of the built-in rulesets (docs/rulesets.md),
-    generated from their classes and docstrings."""
-    from arena.reference import docs_status, rulesets_markdown
-
-    text = rulesets_markdown()
-    if check_file is not None:
-        problem = docs_status(check_file, text)
-        if problem:
-            click.echo(f"{problem}: run `arena docs --out {check_file}`", err=True)
-            sys.exit(1)
-        click.echo(f"{check_file} is up to date")
-        return
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        click.echo(f"wrote {out}")
-        return
-    click.echo(text, nl=False)

@@ -1,5 +1,5 @@
 """Helpers shared by the command modules: one-line user errors, plugin loading,
-``key=value`` parsing and JSON output."""
+``key=value`` parsing, seed ranges and JSON output."""
 
 from __future__ import annotations
 
@@ -12,6 +12,10 @@ import click
 
 from arena.errors import ArenaError, ConfigError, PluginError
 from arena.plugins import Registry, load_registry
+from arena.seeding import SEED_BITS
+
+SEED_RANGE = click.IntRange(0, 2 ** SEED_BITS - 1)
+"""The seeds a command line accepts (as a tournament file does)."""
 
 
 class UserError(click.ClickException):

@@ -12,7 +12,7 @@ installed rulesets, to re-play games for the replay viewer):
   well as from any static host; ``static/``: its CSS and plain JavaScript.
 
 No build step, no external requests. Templates are Jinja2 (``templates/``).
-`arena serve` (arena.cli_web) serves the site and makes any game's replay file
+`arena serve` (arena.site.server) serves the site and makes any game's replay file
 on demand.
 """
 

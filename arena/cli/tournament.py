@@ -1,0 +1,174 @@
+"""Tournaments: `arena run` (play a tournament file, resumably, and publish), `arena rank`
+(standings from a results store), `arena publish` (tables and web page) and `arena faults`.
+
+Plain click commands, attached to the `arena` group by `arena.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+from tabulate import tabulate
+
+from arena.cli.support import load_plugins, print_json, user_errors
+from arena.errors import ConfigError
+from arena.tournament import BOUNDS
+
+
+def replays_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--replays N`` for `arena publish` (the command receives ``replays``: int or None)."""
+    return click.option(
+        "--replays", type=click.IntRange(min=0), default=None, metavar="N",
+        help="How many games get a replay in the web page: default every game of a tournament of at most "
+             "200 games, else a deterministic sample of 100; 0 for none. `arena serve` shows any game.")(command)
+
+
+@click.command("run")
+@click.argument("tournament_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--workers", type=click.IntRange(*BOUNDS["workers"]), default=None,
+              help="Processes playing games (default: the file's `workers`; 0 = every core).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Results folder (default: results/<name>/).")
+@click.option("--restart", is_flag=True,
+              help="Discard a results store made from another file or other bot versions, and start again.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where games are played: local processes, or a Ray cluster (pip install 'flip-arena[ray]').")
+@click.option("--address", default=None, metavar="ADDRESS",
+              help="With --backend ray: the cluster to join (HOST:6379, ray://HOST:10001 or auto; "
+                   "default $RAY_ADDRESS, else a local Ray instance). --workers then counts Ray workers "
+                   "(default: every CPU of the cluster).")
+@click.option("--replays", type=click.IntRange(min=0), default=24, show_default=True, metavar="N",
+              help="Games that get a replay file in the web page (arena publish --replays N for more; "
+                   "arena serve shows any game).")
+@click.option("--wheelhouse", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              metavar="DIR", help="Build submissions from the wheels and sdists in DIR, build backends included "
+                                  "(default: the file's `wheelhouse`; without one, with this environment's "
+                                  "setuptools).")
+@click.option("--allow-network", is_flag=True,
+              help="Let pip reach the network while it builds submissions (their sandboxes have none otherwise).")
+@user_errors
+def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool,
+                backend_name: str, address: str | None, replays: int, wheelhouse: Path | None,
+                allow_network: bool) -> None:
+    """Play a tournament FILE (TOML; see tournaments/README.md), resumably, and publish its standings.
+
+    Running the same command again after an interruption resumes it.
+    """
+    from arena.publish import text_tables
+    from arena.runner import GameFailedError, run_tournament
+    from arena.tournament import load_tournament
+
+    backend = None
+    if backend_name == "ray":
+        from arena.ray_backend import make_ray_backend
+
+        backend = make_ray_backend(workers, address)
+    elif address is not None:
+        raise ConfigError("--address needs --backend ray")
+    from arena.submissions import Builder
+
+    registry = load_plugins()
+    builder = Builder(out, wheelhouse, allow_network, echo=lambda line: click.echo(line, err=True))
+    try:  # submissions are built (in sandboxes) while the file is checked; kept only if it passes
+        tournament = load_tournament(tournament_file, registry, submissions=builder)
+        builder.install()
+    finally:
+        builder.discard()
+    out = out if out is not None else Path("results") / tournament.name
+    try:
+        summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays, backend=backend,
+                                 echo=lambda line: click.echo(line, err=True))
+    except GameFailedError as exc:
+        raise click.ClickException(str(exc)) from None
+    if summary.interrupted:
+        sys.exit(130)
+    if summary.played:
+        click.echo(f"played {summary.played:,} games in {summary.elapsed:.1f} s "
+                   f"({summary.played / max(summary.elapsed, 1e-9):.1f} games/s)", err=True)
+    click.echo(f"published {', '.join(str(p) for p in summary.written)}", err=True)
+    doc = json.loads((out / "standings.json").read_text())
+    click.echo(text_tables(doc, overall_only=True))
+
+
+def _results_store(results_dir: Path) -> Any:
+    from arena.store import Store, store_path
+
+    return Store.open(store_path(results_dir))
+
+
+@click.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the standings.json document instead of tables.")
+@user_errors
+def rank(results_dir: Path, as_json: bool) -> None:
+    """Recompute the standings of RESULTS_DIR from its results store and print them.
+
+    Every stored result is first checked against its game record (replayed with the
+    installed rulesets) and the seed commitment; a store that disagrees is refused."""
+    from arena.publish import document, text_tables
+    from arena.verify import start_verification
+
+    with _results_store(results_dir) as store:
+        checking = start_verification(store)  # in other processes while this one rates
+        with checking:
+            doc = document(store)
+            click.echo(checking.result().summary(), err=True)
+    if as_json:
+        print_json(doc)
+        return
+    p = doc["tournament"]
+    click.echo(f"{p['name']}: {p['games_stored']:,} of {p['games_total']:,} games\n")
+    click.echo(text_tables(doc))
+
+
+@click.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@replays_option
+@user_errors
+def publish(results_dir: Path, replays: int | None) -> None:
+    """Write standings.md, standings.csv, standings.json and the web page (site/) into
+    RESULTS_DIR from its store, once every stored result is checked against its record
+    and the seed commitment (a store that disagrees is refused)."""
+    from arena.publish import publish as write_standings
+    from arena.ratings import rate_store
+    from arena.runner import cpu_count
+    from arena.site import write_site
+    from arena.verify import start_verification
+
+    with _results_store(results_dir) as store:
+        checking = start_verification(store)  # in other processes while this one rates
+        with checking:
+            standings = rate_store(store, cpu_count())
+            click.echo(checking.result().summary(), err=True)  # nothing is written before it passed
+        paths = write_standings(results_dir, store, standings)
+        site = write_site(results_dir, store, replays=replays)
+    click.echo(f"published {', '.join(str(p) for p in paths)}, {site / 'index.html'}")
+
+
+@click.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@user_errors
+def faults(results_dir: Path, as_json: bool) -> None:
+    """List every fault a bot committed in the tournament stored in RESULTS_DIR."""
+    from arena.site.data import faults_rows
+
+    with _results_store(results_dir) as store:
+        rows = faults_rows(store, store.plan())
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        click.echo("no faults")
+        return
+    click.echo(tabulate([[r["game"], r["ruleset"], r["bot"], r["seat"], "-" if r["decision"] is None else r["decision"],
+                          r["kind"], r["detail"][:60]] for r in rows],
+                        headers=["game", "ruleset", "bot", "seat", "decision", "kind", "detail"]))
+    per_bot: dict[str, int] = {}
+    for r in rows:
+        per_bot[r["bot"]] = per_bot.get(r["bot"], 0) + 1
+    click.echo("\n" + ", ".join(f"{bot}: {count}" for bot, count in sorted(per_bot.items())))

@@ -1,0 +1,94 @@
+"""The web server of a results folder, for `arena serve`.
+
+`make_server` serves ``RESULTS_DIR/site/`` (writing it first if there is none)
+with the standard library's http.server; a game without a pre-generated replay
+file is replayed on demand at ``/replays/<game>.js``. The results store itself is
+never served (it holds a secret seed until a tournament is complete); only the
+site and the standings files (``/standings.md``, ``.csv``, ``.json``) are.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from arena.errors import ArenaError
+from arena.site import SITE_DIR, error_script, installed_rulesets, replay_file_text, write_site
+from arena.store import Store, store_path
+
+REPLAY_PATH = re.compile(r"/replays/(\d+)\.js")
+STANDINGS_FILES = ("standings.md", "standings.csv", "standings.json")
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Serves a results folder's site; makes missing replay files on demand."""
+
+    results_dir: Path = Path(".")
+    rulesets: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet unless asked
+        if getattr(self.server, "verbose", False):
+            super().log_message(format, *args)
+
+    def _extra(self) -> tuple[bytes, str] | None:
+        path = unquote(urlsplit(self.path).path)
+        match = REPLAY_PATH.fullmatch(path)
+        if match and not (Path(self.directory) / "replays" / f"{match.group(1)}.js").is_file():
+            index = int(match.group(1))
+            try:
+                with self.lock, Store.open(store_path(self.results_dir)) as store:
+                    text = replay_file_text(store, index, self.rulesets)
+            except ArenaError as exc:  # a corrupt record, or a store gone since: say so in the page
+                text = error_script(index, str(exc))
+            return text.encode("utf-8"), "text/javascript; charset=utf-8"
+        name = path.lstrip("/")
+        if name in STANDINGS_FILES and (self.results_dir / name).is_file():
+            kind = {"md": "text/markdown", "csv": "text/csv", "json": "application/json"}[name.rsplit(".", 1)[1]]
+            return (self.results_dir / name).read_bytes(), kind + "; charset=utf-8"
+        return None
+
+    def _send(self, body: bytes, kind: str, head: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        extra = self._extra()
+        if extra is not None:
+            self._send(*extra, head=False)
+        else:
+            super().do_GET()
+
+    def do_HEAD(self) -> None:
+        extra = self._extra()
+        if extra is not None:
+            self._send(*extra, head=True)
+        else:
+            super().do_HEAD()
+
+
+def make_server(results_dir: str | Path, host: str = "127.0.0.1", port: int = 8000,
+                verbose: bool = False) -> ThreadingHTTPServer:
+    """An HTTP server for RESULTS_DIR's site (written first if missing); port 0 picks a free one."""
+    results_dir = Path(results_dir)
+    with Store.open(store_path(results_dir)) as store:
+        site = results_dir / SITE_DIR
+        if not (site / "index.html").is_file():
+            write_site(results_dir, store)
+        rulesets = installed_rulesets(store.plan())
+    handler = type("BoundSiteHandler", (SiteHandler,), {"results_dir": results_dir, "rulesets": rulesets,
+                                                         "lock": threading.Lock()})
+    server = ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(site)))
+    server.verbose = verbose  # type: ignore[attr-defined]
+    server.daemon_threads = True
+    return server

@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 
 from arena.match import Entrant, play_game
-from arena.rules.color_flush import assign_cards
+from arena.rules.matching import assign_cards
 from arena.rules.flip_hue import DISCARD, DRAW, FLIP, FlipHue, _recall, fit_for_faction
 from arena_bots.random_bot import RandomBot
 

@@ -168,6 +168,19 @@ class GameState(ABC):
         """An independent copy for search. Pending events and the god log are not
         copied: the clone starts with empty ones (see `_reset_events`)."""
 
+    def god_view(self, seat: int) -> dict[str, Any]:
+        """`seat`'s view of a copy of this state in which every seat has seen every face
+        of every card: the whole table, laid out as the ruleset lays out a view (for
+        replays and spectators; never for a bot). The default reveals a `table` that is
+        a `TwoFacedTable`; a ruleset that hides things elsewhere overrides it."""
+        from arena.rules.cards import TwoFacedTable
+
+        twin = self.clone()
+        table = getattr(twin, "table", None)
+        if isinstance(table, TwoFacedTable):
+            table.reveal_all()
+        return twin.view(seat)
+
     # -- events --------------------------------------------------------------
 
     def take_events(self, seat: int) -> list[dict[str, Any]]:

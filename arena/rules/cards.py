@@ -75,6 +75,11 @@ class TwoFacedTable:
         """The side away from the card's holder (or down, on a pile)."""
         return self.faces[card][1 - self.side[card]]
 
+    def reveal_all(self) -> None:
+        """Every seat has now seen every side of every card (a god view's table)."""
+        everything = (1 << (2 * self.players)) - 1
+        self.seen = [everything] * len(self.seen)
+
     def has_seen(self, seat: int, card: int, side: int) -> bool:
         return bool(self.seen[card] >> (2 * seat + side) & 1)
 

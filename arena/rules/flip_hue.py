@@ -164,7 +164,7 @@ from arena.errors import OptionError
 from arena.rules.base import GameState, Option, OwnEventCopies, Ruleset, copy_rng, winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.recall import AnonymousFaces, RecallCache
-from arena.rules.color_flush import assign_cards  # the shared card-matching search
+from arena.rules.matching import assign_cards  # the card-matching search Color Flush shares
 
 COLORS = ("red", "orange", "yellow", "green", "blue", "purple")
 FLIP = "flip"
@@ -718,7 +718,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
       multiset (``options["deck"]``); a half-seen card (another seat's faction
       bottom, another seat's face, an own back not seen, a pile top's down side)
       gets a remaining card with the seen face, its other face becoming the hidden
-      side (`color_flush.assign_cards`, shared: a randomized search weighted by
+      side (`matching.assign_cards`, shared: a randomized search weighted by
       copies left, see there); a faction card must stay fit (two different colors,
       no Flip). The rest of the deck is shuffled into the buried parts of the draw
       and discard piles, each card either way up.

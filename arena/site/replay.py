@@ -32,21 +32,14 @@ from typing import Any, Mapping
 from arena.errors import ReplayMismatchError
 from arena.render import Style, renderer_for
 from arena.rules.base import Ruleset
-from arena.rules.cards import TwoFacedTable
 
 # Kinds of fault after which a host is gone (the match loop stops asking that seat).
 FATAL_KINDS = ("crash", "timeout")
 
 
 def god_view(state: Any, seat: int) -> dict[str, Any]:
-    """`seat`'s view of a copy of `state` in which every seat has seen every side of
-    every card: the whole table, laid out as the ruleset lays out a view."""
-    twin = state.clone()
-    table = getattr(twin, "table", None)
-    if isinstance(table, TwoFacedTable):
-        everything = (1 << (2 * table.players)) - 1
-        table.seen = [everything] * len(table.seen)
-    return twin.view(seat)
+    """`seat`'s view of the whole table (`GameState.god_view`)."""
+    return state.god_view(seat)
 
 
 def _silenced_from(record: Mapping[str, Any]) -> dict[int, int]:

@@ -3,7 +3,7 @@
     arena run FILE --backend ray                         # a local Ray instance (or $RAY_ADDRESS)
     arena run FILE --backend ray --address HOST:6379     # an existing cluster
 
-`RayBackend` plugs into the runner's backend seam (``workers``, ``start(job)``,
+`RayBackend` plugs into the backend seam of arena.backends (``workers``, ``start(job)``,
 ``submit(batch) -> Future``, ``stop(abandon)``): the driver (the ``arena run``
 process) still cuts the schedule into batches, writes each finished batch to the
 store as it arrives and rates the stored games in schedule order, so resume,
@@ -13,7 +13,7 @@ file gives the same standings.json (provenance aside).
 On the cluster, one actor per worker (one CPU each) receives the `Job` once, in
 its constructor (inlined when small, else through the object store; bots and
 rulesets travel by reference: every node loads them from its own installed
-packages, see docs/ray.md) and plays batches with `arena.runner.play_batch`,
+packages, see docs/ray.md) and plays batches with `arena.worker.play_batch`,
 keeping its bot hosts across batches like a local worker process. Each batch's
 result streams back through ``ObjectRef.future()``.
 
@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.runner import BatchResult, GameFailedError, Job, cpu_count, play_batch
+from arena.backends import cpu_count
+from arena.worker import BatchResult, GameFailedError, Job, play_batch
 from arena.tournament import GameSpec
 
 INSTALL_HINT = "the Ray backend needs Ray: pip install 'flip-arena[ray]'"

@@ -1,87 +1,47 @@
 """Running a tournament: play the schedule through a backend into the store.
 
-`run_tournament` opens (or creates) the results store, skips the games already
-stored, sends the rest to a backend in small batches, stores each batch as it
-comes back (one transaction), rates the stored games in schedule order while
-play goes on (`RatingFollowers`: one process per independent rating chain,
-reading the store), and publishes the standings when the schedule
-is complete.
-
-Backends (the seam where a Ray backend plugs in): anything with ``workers``,
-``start(job)``, ``submit(batch) -> concurrent.futures.Future`` (whose result is
-`play_batch`'s), and ``stop(abandon)``. `LocalPoolBackend` is a process pool;
-`InProcessBackend` plays in this process (``--workers 1``). A backend only
-needs `play_batch` and a `Job`, both picklable.
+`run_tournament` holds the results folder's lock, opens (or creates) the results
+store, skips the games already stored, cuts the rest into small batches
+(`Batcher`) for a backend (arena.backends; arena.ray_backend), stores each batch
+as it comes back (one transaction), rates the stored games while play goes on
+(arena.live_ratings), and publishes the standings when the schedule is complete.
+What a worker does with a batch is arena.worker.
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
 import hashlib
-import multiprocessing
-import multiprocessing.util
 import os
 import secrets
-import signal
 import sys
-import threading
 import time
-import traceback
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator
 
 import arena
-from arena.errors import ArenaError, ConfigError
-from arena.match import Entrant, FaultPolicy, play_game
+from arena.backends import Backend, make_backend
+from arena.errors import ConfigError
+from arena.live_ratings import RatingFollowers
+from arena.ratings import Rater
+from arena.seats import Limits, privilege_notice
 from arena.site import write_site
-from arena.seats import BotHost, InlineHost, Limits, ProcessHost, privilege_notice
-from arena.ratings import Rater, assemble, scope_plan
-from arena.rules.base import Ruleset
-from arena.store import Store, StoredGame, StoreError, encode, faults_per_seat, record_result_hash, store_path
+from arena.store import Store, StoreError, store_path
 from arena.tournament import GameSpec, Schedule, Tournament
+from arena.worker import BatchResult, GameFailedError, make_job
+
+# Importable from here as before the backends and the worker side had modules of their own.
+from arena.backends import InProcessBackend, LocalPoolBackend, cpu_count  # noqa: F401
+from arena.store import faults_per_seat  # noqa: F401
+from arena.worker import HostPool, Job, play_batch  # noqa: F401
 
 
 RUN_REPLAYS = 24
 """Replay files the web page gets when `arena run` publishes (`arena publish --replays N`
 writes more; `arena serve` shows any game)."""
-
-
-class GameFailedError(ArenaError):
-    """A game could not be played to its end (a bot or engine error): the run stops."""
-
-
-# -- what workers need -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Job:
-    """Everything needed to play any game of a tournament: picklable, sent once per worker."""
-
-    rulesets: tuple[tuple[type[Ruleset], dict[str, Any]], ...]
-    entrants: tuple[Entrant, ...]
-    isolation: str = "inline"
-    commands: tuple[tuple[str, ...] | None, ...] = ()  # per entrant: its program, or None
-    limits: Limits = Limits()
-    policy: FaultPolicy = FaultPolicy()
-    submissions: tuple[Any, ...] = ()  # per entrant: its arena.submissions.Submission, or None
-    protected: tuple[str, ...] = ()  # paths no sandbox may show: the tournament file, the results folder
-
-
-def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = ()) -> Job:
-    """The job of `tournament`, its bots run under `isolation` (default: the file's),
-    and no sandbox showing any of the `protected` paths."""
-    limits = tournament.limits()
-    policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
-                         time_bank=tournament.time_bank)
-    return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
-               tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
-               isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy,
-               tuple(getattr(b, "submission", None) for b in tournament.bots), protected)
 
 
 def _limits_in_force(isolation: str, limits: Limits) -> dict[str, str]:
@@ -115,282 +75,6 @@ def effective_isolation(tournament: Tournament, echo: Callable[[str], None]) -> 
     note = f"no sandbox can be made here ({reason}); installed bots run with process isolation instead"
     echo(f"warning: {note}")
     return "process", note
-
-
-class HostPool:
-    """The bot hosts of one worker process: one per entrant, made on first use and
-    reused across games (bot instances stay fresh per game)."""
-
-    def __init__(self, job: Job):
-        self.job = job
-        self.hosts: dict[int, BotHost] = {}
-
-    def host(self, entry: int) -> BotHost:
-        if entry not in self.hosts:
-            job = self.job
-            entrant = job.entrants[entry]
-            command = job.commands[entry] if job.commands else None
-            submission = job.submissions[entry] if job.submissions else None
-            if submission is not None:  # only ever in its sandbox, from its own virtualenv
-                from arena.sandbox import SandboxHost
-                from arena.submissions import ensure_built
-
-                ensure_built(submission)
-                self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
-                                                        read_only=submission.read_only())
-            elif command is not None and self.isolation == "process":
-                self.hosts[entry] = ProcessHost(command, job.limits, name=entrant.display_name)
-            elif self.isolation == "sandbox":
-                from arena.sandbox import SandboxHost
-
-                self.hosts[entry] = (
-                    SandboxHost.for_command(command, job.limits, name=entrant.display_name, protected=job.protected)
-                    if command is not None else
-                    SandboxHost.for_bot(entrant.cls.name, job.limits, protected=job.protected))
-            elif self.isolation == "process":
-                self.hosts[entry] = ProcessHost.for_bot(entrant.cls.name, job.limits)
-            else:
-                self.hosts[entry] = InlineHost(entrant.cls)
-        return self.hosts[entry]
-
-    @functools.cached_property
-    def isolation(self) -> str:
-        """How this worker hosts installed bots: the job's isolation, unless this node
-        cannot make sandboxes (submissions never run outside one: they fail instead)."""
-        isolation = self.job.isolation
-        if isolation == "sandbox":
-            from arena.sandbox import sandbox_unavailable
-
-            if reason := sandbox_unavailable():  # this node cannot, although the driver's could (Ray)
-                print(f"warning: no sandbox can be made on this node ({reason}); installed bots run with "
-                      "process isolation here", file=sys.stderr)
-                return "process"
-        return isolation
-
-    def close(self) -> None:
-        for host in self.hosts.values():
-            host.close()
-        self.hosts.clear()
-
-
-_current_pool: HostPool | None = None
-
-
-def _close_current_pool() -> None:
-    if _current_pool is not None:
-        _current_pool.close()
-
-
-def _host_pool(job: Job) -> HostPool:
-    """This process's host pool for `job`; a new job closes the previous job's hosts.
-    The last pool is closed when the process exits."""
-    global _current_pool
-    if _current_pool is None or _current_pool.job is not job:
-        if _current_pool is None:
-            # atexit in a main process; multiprocessing workers skip atexit and run these.
-            atexit.register(_close_current_pool)
-            multiprocessing.util.Finalize(None, _close_current_pool, exitpriority=10)
-        else:
-            _current_pool.close()
-        _current_pool = HostPool(job)
-    return _current_pool
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    games: list[StoredGame]
-    failure: str | None = None  # the message of the game that failed, if one did
-    seconds: float = 0.0  # time spent playing the batch
-
-
-def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
-    """Play `batch` (in order); stop at the first game that fails."""
-    started = time.perf_counter()
-    games = []
-    for spec in batch:
-        ruleset, options = job.rulesets[spec.ruleset]
-        try:
-            pool = _host_pool(job)
-            result = play_game(ruleset, [job.entrants[e] for e in spec.seats], spec.deal_seed, options,
-                               bot_seeds=spec.bot_seeds, hosts=[pool.host(e) for e in spec.seats],
-                               policy=job.policy)
-            record = result.record
-            logs = {str(seat): text for seat, text in enumerate(result.logs) if text}
-            if logs:
-                record["logs"] = logs
-        except Exception as exc:  # reported, with where it happened, by the main process
-            where = (f"game {spec.index} ({ruleset.id}, table {spec.table}, deal {spec.deal}, rotation "
-                     f"{spec.rotation}, deal seed {spec.deal_seed})")
-            detail = str(exc) if isinstance(exc, ArenaError) else \
-                f"{type(exc).__name__}: {exc} [{traceback.format_exc(limit=-1).strip().splitlines()[-3].strip()}]"
-            return BatchResult(games, f"{where} failed: {detail}", time.perf_counter() - started)
-        outcome = record["outcome"]
-        seats = list(spec.seats)
-        faults = faults_per_seat(record, len(seats))
-        result = encode([seats, outcome["standing"], outcome["scores"], faults])
-        games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, result,
-                                record["transcript_hash"], encode(record),
-                                record_result_hash(spec.index, seats, record, faults)))
-    return BatchResult(games, None, time.perf_counter() - started)
-
-
-# -- backends ----------------------------------------------------------------------
-
-
-class Backend(Protocol):
-    workers: int
-
-    def start(self, job: Job) -> None: ...
-
-    def submit(self, batch: list[GameSpec]) -> Future: ...
-
-    def stop(self, abandon: bool = False) -> None: ...
-
-
-class InProcessBackend:
-    """Plays each batch in this process, at submit time."""
-
-    workers = 1
-
-    def start(self, job: Job) -> None:
-        self.job = job
-
-    def submit(self, batch: list[GameSpec]) -> Future:
-        future: Future = Future()
-        future.set_result(play_batch(self.job, batch))
-        return future
-
-    def stop(self, abandon: bool = False) -> None:
-        pass
-
-
-_worker_job: Job | None = None
-
-
-def _init_worker(job: Job, parent: int) -> None:
-    global _worker_job, _current_pool
-    _worker_job = job
-    _current_pool = None  # a forked worker must not own (and close) its parent's bot hosts
-    # Ctrl-C is the main process's to handle: it lets in-flight batches finish.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _watch_parent(parent)
-
-
-def _worker_play(batch: list[GameSpec]) -> BatchResult:
-    assert _worker_job is not None
-    return play_batch(_worker_job, batch)
-
-
-class LocalPoolBackend:
-    """A local process pool (the default: no server needed)."""
-
-    def __init__(self, workers: int):
-        self.workers = workers
-
-    def start(self, job: Job) -> None:
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method),
-                                        initializer=_init_worker, initargs=(job, os.getpid()))
-
-    def submit(self, batch: list[GameSpec]) -> Future:
-        return self.pool.submit(_worker_play, batch)
-
-    def stop(self, abandon: bool = False) -> None:
-        if not hasattr(self, "pool"):
-            return
-        if abandon:
-            for process in list(getattr(self.pool, "_processes", {}).values()):
-                process.terminate()
-        self.pool.shutdown(wait=not abandon, cancel_futures=True)
-
-
-def make_backend(workers: int) -> Backend:
-    return InProcessBackend() if workers == 1 else LocalPoolBackend(workers)
-
-
-def cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-# -- rating while playing -----------------------------------------------------------
-
-
-def _watch_parent(parent: int) -> None:
-    def watch() -> None:  # a killed (kill -9) main process leaves no children behind
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-# Followers run at the workers' priority: at a lower one they would only rate once
-# play is over (all cores busy), and the whole rating would come after the last game.
-FOLLOWER_NICENESS = 0
-
-
-def _follow(path: str, chain: Any, conn: Any, parent: int) -> None:
-    """A rating process: follows the store in schedule order while games are
-    played; on "finish", rates the rest and sends back its part of the standings."""
-    if FOLLOWER_NICENESS:
-        try:
-            os.nice(FOLLOWER_NICENESS)
-        except (AttributeError, OSError):
-            pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _watch_parent(parent)
-    with Store.open(path) as store:
-        rater = Rater(store.plan(), [chain])
-        while True:
-            more = rater.drain(store, budget=0.25, stop_at_gap=True)
-            if conn.poll(0 if more else 0.05):
-                conn.recv()
-                rater.drain(store, stop_at_gap=False)
-                conn.send(rater.parts())
-                return
-
-
-class RatingFollowers:
-    """One process per independent rating chain (overall, each ruleset), rating
-    the stored games while the workers play them: the rating is never what a
-    tournament waits for, except for the last few games (see RunSummary.rating_tail)."""
-
-    def __init__(self, path: Path, plan: dict[str, Any]):
-        self.plan = plan
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
-        context = multiprocessing.get_context(method)
-        self.processes = []
-        for chain in scope_plan(plan):
-            mine, theirs = context.Pipe()
-            process = context.Process(target=_follow, args=(str(path), chain, theirs, os.getpid()), daemon=True,
-                                      name=f"arena-rating-{chain}")
-            process.start()
-            theirs.close()
-            self.processes.append((process, mine))
-
-    def finish(self) -> dict[str, Any]:
-        """Wait for the rating of every stored game; return the standings."""
-        for _, conn in self.processes:
-            conn.send("finish")
-        parts: dict[str, Any] = {}
-        for process, conn in self.processes:
-            try:
-                parts.update(conn.recv())
-            except EOFError:
-                raise ArenaError(f"rating process {process.name} died (exit code {process.exitcode})") from None
-            process.join()
-        return assemble(self.plan, parts)
-
-    def stop(self) -> None:
-        for process, conn in self.processes:
-            if process.is_alive():
-                process.terminate()
-            process.join()
-            conn.close()
 
 
 # -- the store's plan --------------------------------------------------------------

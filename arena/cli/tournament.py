@@ -135,7 +135,7 @@ def publish(results_dir: Path, replays: int | None) -> None:
     and the seed commitment (a store that disagrees is refused)."""
     from arena.publish import publish as write_standings
     from arena.ratings import rate_store
-    from arena.runner import cpu_count
+    from arena.backends import cpu_count
     from arena.site import write_site
     from arena.verify import start_verification
 

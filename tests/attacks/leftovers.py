@@ -19,13 +19,15 @@ import time
 import arena
 
 CHANNEL = __name__.rsplit("_", 1)[-1]
+PATCHED = CHANNEL.startswith("patched")  # also rewrites the zygote's own check to pass
+KIND = CHANNEL.removeprefix("patched")
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.shmat.restype = ctypes.c_void_p
 IPC_CREAT = 0o1000
 _libc.syscall.restype = ctypes.c_long
 NOTES = []
 
-if CHANNEL == "thread":  # a thread that keeps what games send it through a pipe
+if KIND == "thread":  # a thread that keeps what games send it through a pipe
     _READ, _WRITE = os.pipe()
 
     def _keeper():
@@ -33,7 +35,7 @@ if CHANNEL == "thread":  # a thread that keeps what games send it through a pipe
             NOTES.append(os.read(_READ, 100).decode())
 
     threading.Thread(target=_keeper, daemon=True).start()
-elif CHANNEL == "child":  # a child process that keeps notes, reached through a socket pair
+elif KIND == "child":  # a child process that keeps notes, reached through a socket pair
     _MINE, _ITS = socket.socketpair()
     if os.fork() == 0:
         _MINE.close()
@@ -47,17 +49,25 @@ elif CHANNEL == "child":  # a child process that keeps notes, reached through a 
             else:
                 kept += request + b";"
     _ITS.close()
-elif CHANNEL == "fd":  # the zygote's own /tmp, kept open for later games
+elif KIND == "fd":  # the zygote's own /tmp, kept open for later games
     _DIR = os.open("/tmp", os.O_DIRECTORY | os.O_RDONLY)
     os.set_inheritable(_DIR, True)
-elif CHANNEL == "mapping":  # anonymous shared memory: every fork shares it
+elif KIND == "mapping":  # anonymous shared memory: every fork shares it
     _MAP = mmap.mmap(-1, 4096)
-elif CHANNEL == "sysv":  # System V shared memory, made (not attached) at import
+elif KIND == "sysv":  # System V shared memory, made (not attached) at import
     _SHM = _libc.shmget(0, 4096, IPC_CREAT | 0o600)
-elif CHANNEL == "keyring":  # a kernel key of the zygote's uid, writable by that uid
+elif KIND == "keyring":  # a kernel key of the zygote's uid, writable by that uid
     _libc.syscall.restype = ctypes.c_long
     _KEY = _libc.syscall(248, b"user", b"attack-leftover", b"-", 1, -4)  # add_key to the user keyring
     _libc.syscall(250, 5, _KEY, 0x3F3F0000)  # KEYCTL_SETPERM: possessor and user may do anything
+
+
+if PATCHED:  # import-time code owns the zygote's interpreter: its self-check now passes anything
+    import arena.sandbox.zygote as _zygote
+
+    for _module in (_zygote, sys.modules.get("__main__")):  # the zygote runs as __main__ (python -m)
+        if hasattr(_module, "check_fit_to_fork"):
+            _module.check_fit_to_fork = lambda: None
 
 
 def _shm():
@@ -68,49 +78,49 @@ def _shm():
 
 
 def recall():
-    if CHANNEL == "thread":
+    if KIND == "thread":
         time.sleep(0.1)
         return list(NOTES)
-    if CHANNEL == "child":
+    if KIND == "child":
         _MINE.send(b"?")
         got = _MINE.recv(100)
         return [] if got == b"-" else [got.decode()]
-    if CHANNEL == "fd":
+    if KIND == "fd":
         try:
             with open(os.open("memo", os.O_RDONLY, dir_fd=_DIR)) as memo:
                 return [memo.read()]
         except FileNotFoundError:
             return []
-    if CHANNEL == "mapping":
+    if KIND == "mapping":
         text = _MAP[:100].rstrip(b"\0").decode()
         return [text] if text else []
-    if CHANNEL == "sysv":
+    if KIND == "sysv":
         text = _shm().value.decode()
         return [text] if text else []
-    if CHANNEL == "keyring":
+    if KIND == "keyring":
         buffer = ctypes.create_string_buffer(256)
         size = _libc.syscall(250, 11, _KEY, buffer, 256)  # KEYCTL_READ
         if size < 0:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
         text = buffer.raw[:size].decode()
         return [] if text == "-" else [text]
-    raise ValueError(CHANNEL)
+    raise ValueError(KIND)
 
 
 def leave(tag):
-    if CHANNEL == "thread":
+    if KIND == "thread":
         os.write(_WRITE, tag.encode())
-    elif CHANNEL == "child":
+    elif KIND == "child":
         _MINE.send(tag.encode())
-    elif CHANNEL == "fd":
+    elif KIND == "fd":
         memo = os.open("memo", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600, dir_fd=_DIR)
         os.write(memo, tag.encode())
         os.close(memo)
-    elif CHANNEL == "mapping":
+    elif KIND == "mapping":
         _MAP[: len(tag)] = tag.encode()
-    elif CHANNEL == "sysv":
+    elif KIND == "sysv":
         _shm().value = tag.encode()
-    elif CHANNEL == "keyring":
+    elif KIND == "keyring":
         if _libc.syscall(250, 2, _KEY, tag.encode(), len(tag)) < 0:  # KEYCTL_UPDATE
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 

@@ -92,26 +92,42 @@ def test_a_rough_field_completes_with_faults_recorded_and_everyone_elses_games_c
     assert any("junk {not json" in text for logs in chatty_logs for text in logs.values())
 
 
-def test_no_bot_process_outlives_a_tournament(field, tmp_path):
-    before = set(_bot_hosts())
+@pytest.mark.parametrize("isolation", ["process", "sandbox"])
+def test_no_bot_process_outlives_a_tournament(field, tmp_path, isolation):
+    """Counts only this test's bot processes: those whose command line or environment
+    names its temporary folder (the shell bot's path, the plugin folder on PYTHONPATH),
+    so another arena run on the machine cannot make it fail."""
+    if isolation == "sandbox":
+        from arena.sandbox import sandbox_unavailable
+
+        if sandbox_unavailable():
+            pytest.skip(f"no sandbox can be made here: {sandbox_unavailable()}")
+    field.write_text(FIELD.replace('isolation = "process"', f'isolation = "{isolation}"'))
+    mark = str(tmp_path).encode()
+    assert not list(_processes_naming(mark))
     result = CliRunner().invoke(main, ["run", str(field), "--workers", "2", "--out", str(tmp_path / "o2")])
     assert result.exit_code == 0, result.output
     import time
     deadline = time.monotonic() + 10
-    while (left := set(_bot_hosts()) - before) and time.monotonic() < deadline:
+    while (left := list(_processes_naming(mark))) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left
 
 
-def _bot_hosts():
+def _processes_naming(mark: bytes):
+    """Live processes (not this one) whose command line or environment contains `mark`."""
+    import os
+
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state in ("Z", "X"):
+                    continue
+                if mark in (entry / "cmdline").read_bytes() or mark in (entry / "environ").read_bytes():
+                    yield int(entry.name)
+            except (OSError, IndexError):
                 continue
-            if b"arena.host" in cmdline or b"first_legal.sh" in cmdline:
-                yield int(entry.name)
 
 
 def test_forfeit_policy_ranks_the_offender_last_in_its_games(field, tmp_path):

@@ -37,10 +37,10 @@ def test_every_registered_ruleset_conforms(ruleset_id):
 @pytest.mark.parametrize("ruleset_id", sorted(RULESETS))
 def test_every_registered_ruleset_conforms_over_many_games(ruleset_id):
     cls = RULESETS[ruleset_id].cls
-    counts = sorted({cls.min_players, *range(2, min(cls.max_players, 6) + 1), cls.max_players} - {0})
-    report = check_ruleset(cls, seeds=40, players=[c for c in counts if c >= cls.min_players],
-                           points=60, samples=3, stride=1)
-    assert report.counts["hidden information"] > 10_000, report.counts
+    counts = sorted({cls.min_players, *range(2, min(cls.max_players, 6) + 1)} - {0})
+    report = check_ruleset(cls, seeds=12, players=[c for c in counts if c >= cls.min_players],
+                           points=60, samples=3, stride=2)
+    assert report.counts["hidden information"] > 5_000, report.counts
 
 
 # -- the kit has teeth: rulesets with planted bugs fail, with a message that says where --

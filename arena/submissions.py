@@ -405,6 +405,17 @@ def remove_tree(root: Path) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _pip_reason(text: str) -> str:
+    """What went wrong in pip's output: its last lines, or, where pip itself crashed
+    (a traceback), the exception alone, naming pyproject.toml when that is what it read."""
+    if "Traceback (most recent call last)" not in text:
+        return _tail(text)
+    last = _tail(text, 1)
+    if "TOMLDecodeError" in last:
+        return f"its pyproject.toml is not valid TOML: {last.split(': ', 1)[-1]}"
+    return f"pip crashed: {last}"
+
+
 def _tail(text: str, lines: int = 6) -> str:
     kept = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("WARNING: ")]
     return " | ".join(kept[-lines:])[-600:]
@@ -450,7 +461,7 @@ def build(source: Path, staging: Path, wheelhouse: str | None = None, network: b
         raise SubmissionError(f"its build took longer than {BUILD_TIMEOUT:g} s")
     if result.returncode != 0:
         raise SubmissionError(f"pip could not build and install it (exit code {result.returncode}): "
-                              f"{_tail(result.output)}")
+                              f"{_pip_reason(result.output)}")
     echo(f"built {source} in {result.seconds:.1f} s")
     return sha256
 

@@ -114,7 +114,9 @@ def test_kill_9_of_a_running_arena_run_loses_nothing_and_the_rerun_matches_an_un
             if stored_at_kill >= 20:
                 break
             time.sleep(0.02)
-        assert proc.poll() is None, "the run finished before it could be killed"
+        if proc.poll() is not None:
+            out, err = proc.communicate(timeout=10)
+            pytest.fail(f"the run finished (exit code {proc.returncode}) before it could be killed: {err[-2000:]}")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:

@@ -104,7 +104,7 @@ def problem(zygote: int, waiter: int, game: int) -> str | None:
     """Why the game process may not start, or None."""
     try:
         return _problem(zygote, waiter, game)
-    except FileNotFoundError:
+    except OSError:  # ENOENT, or ESRCH from a /proc file of a process that died while read
         return "a process of the sandbox ended while it was being checked"
 
 

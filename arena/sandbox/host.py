@@ -134,7 +134,7 @@ class SandboxHost(ProcessHost):
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file, cwd="/",
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True, close_fds=True,
                 pass_fds=() if filter_fd is None else (filter_fd,), preexec_fn=preexec, bufsize=0)
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:  # the latter: its preexec_fn failed
             self._cleanup()
             raise BotFault("crash", f"could not start its sandbox: {exc}", fatal=True) from exc
         finally:
@@ -259,7 +259,7 @@ class SandboxHost(ProcessHost):
                                     "processes", fatal=True)
         paused = [zygote, waiters[0]]
         for pid in paused:
-            os.kill(pid, signal.SIGSTOP)
+            _signal(pid, signal.SIGSTOP)  # one that is gone fails the check below
         why = None if checks.wait_stopped(paused) else "its zygote could not be stopped"
         why = why or checks.problem(zygote, waiters[0], games[0])
         if why:

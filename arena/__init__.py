@@ -15,6 +15,10 @@ plugin module with a function marked `@hookimpl`::
     @arena.hookimpl
     def register_bots(register):
         register(MyBot)
+
+From Python (a notebook, a script): `arena.play(ruleset, bots, seed=..., options=...)`
+plays one game with bot classes, installed bots' names or plain functions
+(`arena.api`); `arena.rulesets.get(id)` and `arena.bots.get(name)` look things up.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version
@@ -28,4 +32,18 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["Bot", "hookimpl", "ArenaError", "IllegalActionError", "__version__"]
+__all__ = ["Bot", "hookimpl", "ArenaError", "IllegalActionError", "__version__", "play", "PlayResult"]
+
+_LAZY = {"play": "arena.api", "PlayResult": "arena.api"}
+
+
+def __getattr__(name: str):
+    """`arena.play` and the submodules `arena.rulesets`, `arena.bots`, `arena.envs` are
+    imported on first use: a bot's `import arena` stays as light as the Bot class."""
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in ("rulesets", "bots", "envs", "returns"):
+        return importlib.import_module(f"arena.{name}")
+    raise AttributeError(f"module 'arena' has no attribute {name!r}")

@@ -152,7 +152,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
 
     Example: arena play flip-7 flip7-threshold random --seat 1 --seed 7
     """
-    from arena.play import QuitGame, play_human, replay_lines
+    from arena.terminal import QuitGame, play_human, replay_lines
 
     registry = load_plugins()
     ruleset = registry.ruleset(ruleset_id).cls
@@ -216,7 +216,7 @@ def replay(source: Path, game_id: str | None, seat: int | None, color: str) -> N
     """
     from arena.errors import ReplayMismatchError
     from arena.match import replay as replay_record
-    from arena.play import load_record, replay_lines
+    from arena.terminal import load_record, replay_lines
 
     record = load_record(source, game_id)
     ruleset = load_plugins().ruleset(record["ruleset"]["id"]).cls

@@ -336,11 +336,68 @@ def test_serve_command_is_a_click_command_with_a_port_option():
     assert result.exit_code == 0 and "--port" in result.output
 
 
-def test_serve_of_a_folder_without_a_store_is_a_one_line_error(tmp_path):
+def test_serve_of_a_folder_without_a_store_or_standings_is_a_one_line_error(tmp_path):
     from arena.cli.web import serve
 
     result = CliRunner().invoke(serve, [str(tmp_path)])
     assert result.exit_code == 2 and "no results store" in result.output
+
+
+@pytest.fixture
+def standings_only(tmp_path, results):
+    """The published standings of the test tournament without its store (as a fresh clone has them)."""
+    folder = tmp_path / "published"
+    folder.mkdir()
+    for name in ("standings.md", "standings.csv", "standings.json"):
+        shutil.copy(results / name, folder / name)
+    return folder
+
+
+def test_serve_of_published_standings_without_a_store_serves_them_and_says_what_is_missing(standings_only):
+    from arena.site.server import make_server
+
+    running = make_server(standings_only, port=0)
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{running.server_address[1]}"
+        assert "no results store" in running.missing and "replays need the store" in running.missing
+        status, body = _get(base + "/")
+        page = body.decode()
+        assert status == 200 and "Standings: site-test" in page and 'id="missing"' in page
+        doc = json.loads((standings_only / "standings.json").read_text())
+        for row in doc["overall"]:
+            assert f'data-value="{row["bot"]}"' in page
+        assert "No faults" not in page  # it cannot know: fault details are in the store
+        status, body = _get(base + "/replays/3.js")
+        assert status == 200 and "no results store" in _script_data(body.decode())["error"]
+        assert _get(base + "/standings.csv")[0] == 200
+    finally:
+        running.shutdown()
+        running.server_close()
+
+
+def test_serve_command_names_what_is_missing_for_published_standings(standings_only, monkeypatch):
+    from arena.cli.web import serve
+    from arena.site import server
+
+    class Stops:  # make the real server, then stop at once instead of serving forever
+        def __init__(self, real):
+            self.real = real
+            self.missing = real.missing
+            self.server_address = real.server_address
+
+        def serve_forever(self):
+            raise KeyboardInterrupt
+
+        def server_close(self):
+            self.real.server_close()
+
+    real_make = server.make_server
+    monkeypatch.setattr(server, "make_server", lambda *a, **k: Stops(real_make(*a, **k)))
+    result = CliRunner().invoke(serve, [str(standings_only), "--port", "0"])
+    assert result.exit_code == 0, result.output
+    assert "note:" in result.output and "no results store" in result.output and "serving" in result.output
 
 
 # -- in a browser -----------------------------------------------------------------

@@ -19,7 +19,9 @@ def serve(results_dir: Path, port: int, host: str, verbose: bool) -> None:
     """Serve RESULTS_DIR's web page (standings and replays) at http://HOST:PORT/.
 
     Writes RESULTS_DIR/site/ first if it is missing; any stored game can be
-    replayed, not only those with a replay file. Ctrl-C stops it.
+    replayed, not only those with a replay file. A folder without a results
+    store (a fresh clone's results/reference) serves its published standings and
+    says what is missing. Ctrl-C stops it.
     """
     from arena.site.server import make_server
 
@@ -28,6 +30,8 @@ def serve(results_dir: Path, port: int, host: str, verbose: bool) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    if server.missing:
+        click.echo(f"note: {server.missing}")
     click.echo(f"serving {results_dir / 'site'} at http://{shown}:{server.server_address[1]}/ (Ctrl-C to stop)")
     try:
         server.serve_forever()

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 SITE_DIR = "site"
 MAX_FAULT_ROWS = 2000
 
-__all__ = ["write_site", "replay_file_text", "build_context", "SITE_DIR"]
+__all__ = ["write_site", "write_standings_site", "replay_file_text", "build_context", "SITE_DIR"]
 
 
 def _environment() -> Any:
@@ -75,20 +75,50 @@ def replay_file_text(store: Store, index: int, rulesets: Mapping[str, Any] | Non
 def build_context(store: Store, standings: Mapping[str, Any] | None = None,
                   replay_games: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Everything index.html shows (plain data plus SVG markup)."""
-    from markupsafe import Markup
-
-    from arena.publish import provenance, provenance_lines
+    from arena.publish import provenance
 
     plan = store.get("plan")
-    labels = [r["label"] for r in plan["rulesets"]]
     rated, history = rate_with_history(store)
     standings = standings if standings is not None else rated
-    p = provenance(store)
+    faults = faults_rows(store, plan)
+    return {
+        **_page_context(provenance(store), plan, standings, history, shared=scope_plan(plan) == [0]),
+        "faults": faults[:MAX_FAULT_ROWS], "faults_total": len(faults),
+        "faults_cut": len(faults) > MAX_FAULT_ROWS,
+        "replays": list(replay_games), "replay_set": {g["game"] for g in replay_games},
+        "results_name": str(store.path.parent), "missing": None,
+    }
+
+
+def build_standings_context(results_dir: Path, doc: Mapping[str, Any], missing: str) -> dict[str, Any]:
+    """What index.html shows of a results folder that has its published standings
+    (`doc`, standings.json) but no store: the tables and head to head, no charts,
+    fault details or replays; `missing` says so on the page."""
+    p = doc["tournament"]
+    plan = {"entries": [{"bot": bot} for bot in p.get("bots", {})],
+            "rulesets": [{"label": label} for label in p.get("rulesets", {})]}
+    tables = list(doc["rulesets"].values())
+    shared = len(tables) == 1 and {r["bot"] for r in tables[0]} == {e["bot"] for e in plan["entries"]}
+    return {
+        **_page_context(p, plan, doc, None, shared=shared),
+        "faults": [], "faults_total": 0, "faults_cut": False, "replays": [], "replay_set": set(),
+        "results_name": str(results_dir), "missing": missing,
+    }
+
+
+def _page_context(p: Mapping[str, Any], plan: Mapping[str, Any], standings: Mapping[str, Any],
+                  history: Mapping[str, Any] | None, shared: bool) -> dict[str, Any]:
+    """The leaderboards, the rating charts (none without a `history`), head to head and
+    provenance; `shared`: one ruleset that every bot plays (its table is the overall one)."""
+    from markupsafe import Markup
+
+    from arena.publish import provenance_lines
+
+    labels = [r["label"] for r in plan["rulesets"]]
     order = [e["bot"] for e in plan["entries"]]
     colors = {bot: series_style(i)[0] for i, bot in enumerate(order)}
     scopes = []
     tables = [("overall", standings["overall"]), *standings["rulesets"].items()]
-    shared = scope_plan(plan) == [0]  # one ruleset that every bot plays: its table is the overall one
     if shared:
         tables = tables[:1]
     for label, rows in tables:
@@ -101,9 +131,9 @@ def build_context(store: Store, standings: Mapping[str, Any] | None = None,
                               bar=Markup(error_bar_svg(r["mu"], r["sigma"], low, high))))
         bots = [r["bot"] for r in rows]
         # A bot keeps its color (by its place in the plan) in every chart and table.
-        series = history.get(label, {})
-        chart = chart_svg(series, bots, f"rating over the tournament: {label}",
-                          styles={bot: series_style(i) for i, bot in enumerate(order)})
+        chart = "" if history is None else chart_svg(
+            history.get(label, {}), bots, f"rating over the tournament: {label}",
+            styles={bot: series_style(i) for i, bot in enumerate(order)})
         scopes.append({
             "label": label, "slug": _slug(label),
             "title": (f"Overall ({labels[0]}, the only ruleset)" if shared else "Overall") if label == "overall"
@@ -111,14 +141,8 @@ def build_context(store: Store, standings: Mapping[str, Any] | None = None,
             "rows": shown, "chart": Markup(chart),
             "matrix": head_to_head_matrix(rows, standings["head_to_head"].get(label, {})),
         })
-    faults = faults_rows(store, plan)
-    return {
-        "p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
-        "scopes": scopes, "faults": faults[:MAX_FAULT_ROWS], "faults_total": len(faults),
-        "faults_cut": len(faults) > MAX_FAULT_ROWS, "heat": heat_color,
-        "replays": list(replay_games), "replay_set": {g["game"] for g in replay_games},
-        "results_name": str(store.path.parent), "history": history,
-    }
+    return {"p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
+            "scopes": scopes, "heat": heat_color, "history": history or {}}
 
 
 def _slug(label: str) -> str:
@@ -144,7 +168,6 @@ def write_site(results_dir: str | Path, store: Store, replays: int | None = None
     (as `arena.publish.publish` takes them); rated here if None. Replay files are
     rewritten each time (the folder is replaced)."""
     results_dir = Path(results_dir)
-    site = results_dir / SITE_DIR
     plan = store.get("plan")
     labels = [r["label"] for r in plan["rulesets"]]
     rows = list(store.iter_rows())
@@ -152,9 +175,7 @@ def write_site(results_dir: str | Path, store: Store, replays: int | None = None
     groups = {r.index: r.ruleset for r in rows}
     chosen = choose_replays([r.index for r in rows], replays, with_faults, groups)
 
-    tmp = results_dir / (SITE_DIR + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    tmp = _fresh_tmp(results_dir)
     (tmp / "replays").mkdir(parents=True)
     shutil.copytree(HERE / "static", tmp / "static")
     rulesets = installed_rulesets(plan) if chosen else {}
@@ -168,11 +189,40 @@ def write_site(results_dir: str | Path, store: Store, replays: int | None = None
     (tmp / "replays" / "index.js").write_text(
         "window.ARENA_REPLAY_INDEX = " + json.dumps([g["game"] for g in games]) + ";\n", encoding="utf-8")
 
-    context = build_context(store, standings, games)
+    _render_pages(tmp, build_context(store, standings, games))
+    return _swap_in(results_dir, tmp)
+
+
+def write_standings_site(results_dir: str | Path, missing: str) -> Path:
+    """Write ``RESULTS_DIR/site/`` from the published ``standings.json`` alone (a
+    folder without a results store, e.g. a fresh clone's ``results/reference``): the
+    tables and head to head, with `missing` on the page saying what is not there."""
+    results_dir = Path(results_dir)
+    doc = json.loads((results_dir / "standings.json").read_text(encoding="utf-8"))
+    tmp = _fresh_tmp(results_dir)
+    (tmp / "replays").mkdir(parents=True)
+    shutil.copytree(HERE / "static", tmp / "static")
+    (tmp / "replays" / "index.js").write_text("window.ARENA_REPLAY_INDEX = [];\n", encoding="utf-8")
+    _render_pages(tmp, build_standings_context(results_dir, doc, missing))
+    return _swap_in(results_dir, tmp)
+
+
+def _fresh_tmp(results_dir: Path) -> Path:
+    tmp = results_dir / (SITE_DIR + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    return tmp
+
+
+def _render_pages(folder: Path, context: Mapping[str, Any]) -> None:
     env = _environment()
     for name in ("index.html", "replay.html"):
-        (tmp / name).write_text(env.get_template(name).render(**context), encoding="utf-8")
-    # Swap the new site in (a reader sees the old site or the new one, never half of one).
+        (folder / name).write_text(env.get_template(name).render(**context), encoding="utf-8")
+
+
+def _swap_in(results_dir: Path, tmp: Path) -> Path:
+    """Replace ``site/`` by `tmp` (a reader sees the old site or the new one, never half of one)."""
+    site = results_dir / SITE_DIR
     old = results_dir / (SITE_DIR + ".old")
     if old.exists():
         shutil.rmtree(old)

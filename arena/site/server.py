@@ -4,12 +4,16 @@
 with the standard library's http.server; a game without a pre-generated replay
 file is replayed on demand at ``/replays/<game>.js``. The results store itself is
 never served (it holds a secret seed until a tournament is complete); only the
-site and the standings files (``/standings.md``, ``.csv``, ``.json``) are.
+site and the standings files (``/standings.md``, ``.csv``, ``.json``) are. A folder
+without a store but with its published ``standings.json`` (a fresh clone's
+``results/reference``) is served from the standings alone, the page saying what is
+missing (`standings_only_note`).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,8 +21,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from arena.errors import ArenaError
-from arena.site import SITE_DIR, error_script, installed_rulesets, replay_file_text, write_site
+from arena.errors import ArenaError, ConfigError
+from arena.site import (SITE_DIR, error_script, installed_rulesets, replay_file_text, write_site,
+                        write_standings_site)
 from arena.store import Store, store_path
 
 REPLAY_PATH = re.compile(r"/replays/(\d+)\.js")
@@ -30,6 +35,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     results_dir: Path = Path(".")
     rulesets: dict[str, Any] = {}
+    missing: str | None = None
     lock = threading.Lock()
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet unless asked
@@ -41,6 +47,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
         match = REPLAY_PATH.fullmatch(path)
         if match and not (Path(self.directory) / "replays" / f"{match.group(1)}.js").is_file():
             index = int(match.group(1))
+            if self.missing:
+                return error_script(index, self.missing).encode("utf-8"), "text/javascript; charset=utf-8"
             try:
                 with self.lock, Store.open(store_path(self.results_dir)) as store:
                     text = replay_file_text(store, index, self.rulesets)
@@ -79,16 +87,39 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
 def make_server(results_dir: str | Path, host: str = "127.0.0.1", port: int = 8000,
                 verbose: bool = False) -> ThreadingHTTPServer:
-    """An HTTP server for RESULTS_DIR's site (written first if missing); port 0 picks a free one."""
+    """An HTTP server for RESULTS_DIR's site (written first if missing); port 0 picks a free one.
+    Without a store, the site of the published standings; ``server.missing`` then says
+    what is not there (None with a store). ConfigError if there is neither."""
     results_dir = Path(results_dir)
-    with Store.open(store_path(results_dir)) as store:
-        site = results_dir / SITE_DIR
-        if not (site / "index.html").is_file():
-            write_site(results_dir, store)
-        rulesets = installed_rulesets(store.plan())
+    site = results_dir / SITE_DIR
+    missing = None
+    if store_path(results_dir).is_file() or not (results_dir / "standings.json").is_file():
+        with Store.open(store_path(results_dir)) as store:
+            if not (site / "index.html").is_file():
+                write_site(results_dir, store)
+            rulesets = installed_rulesets(store.plan())
+    else:
+        missing = standings_only_note(results_dir)
+        try:
+            write_standings_site(results_dir, missing)
+        except (ValueError, KeyError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+            raise ConfigError(f"{results_dir / 'standings.json'}: not a standings file ({exc})") from None
+        rulesets = {}
     handler = type("BoundSiteHandler", (SiteHandler,), {"results_dir": results_dir, "rulesets": rulesets,
-                                                         "lock": threading.Lock()})
+                                                         "missing": missing, "lock": threading.Lock()})
     server = ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(site)))
     server.verbose = verbose  # type: ignore[attr-defined]
+    server.missing = missing  # type: ignore[attr-defined]
     server.daemon_threads = True
     return server
+
+
+def standings_only_note(results_dir: Path) -> str:
+    """What a results folder without a store lacks, and how to get it."""
+    try:
+        source = json.loads((results_dir / "standings.json").read_text(encoding="utf-8"))["tournament"]["file"]
+    except (OSError, ValueError, KeyError, TypeError):
+        source = None
+    again = f"`arena run {source}` makes it" if source else "`arena run` on its tournament file makes it"
+    return (f"{results_dir} has no results store ({store_path(results_dir).name}): showing the published standings "
+            f"only; the rating charts, fault details and replays need the store ({again}).")

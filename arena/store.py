@@ -37,6 +37,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 import msgspec
 
 from arena.errors import ConfigError
+from arena.records import record_problem
 
 SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -81,7 +82,9 @@ class StoreError(ConfigError):
 
 
 class GameRow(NamedTuple):
-    """What ratings need from one stored game."""
+    """What ratings need from one stored game. `table` and `deal` name the game's deal
+    (with its ruleset: all rotations of one deal share them); None where unknown, and
+    then the game counts as a deal of its own."""
 
     index: int
     ruleset: int
@@ -89,6 +92,8 @@ class GameRow(NamedTuple):
     standing: list[int]
     scores: list[float]
     faults: list[int]
+    table: int | None = None
+    deal: int | None = None
 
 
 class StoredGame(NamedTuple):
@@ -314,10 +319,10 @@ class Store:
             where, args = where + " AND game_index < ?", args + [end]
         if ruleset is not None:
             where, args = where + " AND ruleset = ?", args + [ruleset]
-        query = (f"SELECT game_index, ruleset, result FROM games WHERE {where} ORDER BY game_index LIMIT ?",
-                 (*args, limit))
-        for index, ruleset, result in self._read(*query):
-            out.append(self._game_row(index, ruleset, result))
+        query = (f"SELECT game_index, ruleset, result, table_index, deal FROM games WHERE {where} "
+                 "ORDER BY game_index LIMIT ?", (*args, limit))
+        for index, ruleset, result, table, deal in self._read(*query):
+            out.append(self._game_row(index, ruleset, result)._replace(table=table, deal=deal))
         return out
 
     def _game_row(self, index: int, ruleset: Any, result: Any) -> GameRow:
@@ -368,8 +373,9 @@ class Store:
                 f"SELECT game_index, ruleset, table_index, deal, rotation, result, transcript_hash, {column}, record "
                 f"FROM games WHERE {where} ORDER BY game_index LIMIT ?", (*args, chunk))
             for index, ruleset, table, deal, rotation, result, transcript, hashed, blob in batch:
-                yield StoredRow(index, ruleset, table, deal, rotation, self._game_row(index, ruleset, result),
-                                transcript, hashed, self._record(index, blob))
+                game = self._game_row(index, ruleset, result)._replace(table=table, deal=deal)
+                yield StoredRow(index, ruleset, table, deal, rotation, game, transcript, hashed,
+                                self._record(index, blob))
             if len(batch) < chunk:
                 return
             start = batch[-1][0] + 1
@@ -378,7 +384,7 @@ class Store:
         """Every recorded fault, in schedule order: the record's fault with the game
         index, the ruleset label index and the entry (bot) of the faulty seat."""
         for index, ruleset, result in self._read("SELECT game_index, ruleset, result FROM games ORDER BY game_index"):
-            seats, _, _, counts = self._game_row(index, ruleset, result)[2:]
+            seats, _, _, counts = self._game_row(index, ruleset, result)[2:6]
             if any(counts):  # only then is the (larger) record worth reading
                 for fault in self.record(index).get("faults") or []:
                     if type(fault) is dict:  # (old records may hold bare per-seat counts instead)
@@ -413,34 +419,6 @@ def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
 
 
 # -- shapes --------------------------------------------------------------------------
-
-_RECORD_KEYS = (("ruleset", dict), ("players", int), ("deal_seed", int), ("seats", list), ("decisions", list),
-                ("outcome", dict), ("transcript_hash", str))
-
-
-def record_problem(record: Any) -> str | None:
-    """What makes `record` not a stored game record (a missing or mistyped key), or None."""
-    if type(record) is not dict:
-        return f"a {type(record).__name__}, not an object"
-    for key, kind in _RECORD_KEYS:
-        if type(record.get(key)) is not kind:
-            return f"{key!r} is missing or not a {kind.__name__}"
-    for key in ("id", "version"):
-        if type(record["ruleset"].get(key)) is not str:
-            return f"'ruleset.{key}' is missing or not a string"
-    for key in ("standing", "scores"):
-        if type(record["outcome"].get(key)) is not list:
-            return f"'outcome.{key}' is missing or not a list"
-    players = record["players"]
-    faults, forfeited = record.get("faults", []), record.get("forfeited", [])
-    if type(faults) is not list or not (
-            all(type(f) is dict and type(f.get("seat")) is int and 0 <= f["seat"] < players for f in faults) or
-            (len(faults) == players and all(type(f) is int for f in faults))):  # per-seat counts (old records)
-        return "'faults' is not a list of faults with a seat of the game"
-    if type(forfeited) is not list or not all(type(s) is int and 0 <= s < players for s in forfeited):
-        return "'forfeited' is not a list of seats of the game"
-    return None
-
 
 _PLAN_ENTRY_KEYS = (("bot", str), ("uses", str), ("package", str), ("version", str))
 _PLAN_RULESET_KEYS = (("label", str), ("id", str), ("version", str), ("players", int), ("entries", list),

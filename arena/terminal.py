@@ -101,8 +101,10 @@ class HumanHost(BotHost):
 
 def play_human(ruleset: type[Ruleset], bots: Sequence[Entrant], seat: int, seed: int,
                options: Mapping[str, Any] | None, read_line: Callable[[], str],
-               write: Callable[..., None], style: Style) -> GameResult:
-    """Play one game with a person in `seat` and `bots` in the other seats, in order.
+               write: Callable[..., None], style: Style,
+               hosts: Sequence[BotHost] | None = None) -> GameResult:
+    """Play one game with a person in `seat` and `bots` in the other seats, in order,
+    run by `hosts` (one per bot, in the same order; default: in this process).
 
     Prints the person's frames, then what happened after their last decision, the
     final view and the standing. Raises QuitGame if the person leaves.
@@ -115,8 +117,9 @@ def play_human(ruleset: type[Ruleset], bots: Sequence[Entrant], seat: int, seed:
     entrants.insert(seat, Entrant(HumanBot, {}, "human", "arena", arena.__version__))
     names = seat_names([e.display_name for e in entrants], seat)
     human = HumanHost(read_line, write, style, names)
-    hosts: list[BotHost] = [human if i == seat else InlineHost(e.cls) for i, e in enumerate(entrants)]
-    result = play_game(ruleset, entrants, deal_seed=seed, options=options, hosts=hosts,
+    bot_hosts = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in bots]
+    seated: list[BotHost] = bot_hosts[:seat] + [human] + bot_hosts[seat:]
+    result = play_game(ruleset, entrants, deal_seed=seed, options=options, hosts=seated,
                        policy=FaultPolicy("raise"))
     renderer = renderer_for(ruleset.id, style, names, seat, players)
     state = result.state

@@ -88,13 +88,13 @@ class Settings:
 
 
 class MeasuredHost(BotHost):
-    """A `ProcessHost` whose every `act` is timed and whose process's memory
-    high-water mark is sampled after each game and before it closes."""
+    """A host (a `ProcessHost`, or an `InlineHost` for a local file) whose every `act` is
+    timed and whose process's memory high-water mark is sampled after each game and
+    before it closes (not for an inline bot: it shares this process)."""
 
-    hands_over_objects = False  # it only passes observations to a ProcessHost
-
-    def __init__(self, inner: ProcessHost):
+    def __init__(self, inner: BotHost):
         self.inner = inner
+        self.hands_over_objects = inner.hands_over_objects
         self.times: list[float] = []
         self.peak_kb: int | None = None
 
@@ -116,7 +116,7 @@ class MeasuredHost(BotHost):
         return self.inner.take_log()
 
     def sample_memory(self) -> None:
-        proc = self.inner._proc
+        proc = getattr(self.inner, "_proc", None)
         if proc is None or proc.poll() is not None:
             return
         group = getattr(self.inner, "_cgroup", None)  # a sandbox: every process of the bot
@@ -256,9 +256,10 @@ def bot_host(entry: BotEntry, settings: Settings, isolation: str = "sandbox", en
 
 def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Settings(),
                  env: dict[str, str] | None = None, echo: Echo = _quiet, isolation: str = "sandbox",
-                 submission: Any = None) -> dict[str, Any]:
-    """Check one bot (installed, or of a built `submission`); its report (plain data, see
-    `format_report`)."""
+                 submission: Any = None, make_host: Callable[[], BotHost] | None = None) -> dict[str, Any]:
+    """Check one bot (installed, or of a built `submission`, or run by the hosts
+    `make_host` makes: a local file's or a protocol program's); its report (plain data,
+    see `format_report`)."""
     cls = entry.cls
     time_dependent = getattr(cls, "time_dependent", False) is True
     checks: list[Check] = []
@@ -283,8 +284,11 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
     runs: list[RulesetRun] = []
     plans: dict[str, list[PlannedGame]] = {}
     first_records: dict[str, list[list[Any]]] = {}
-    host = MeasuredHost(bot_host(entry, settings, isolation, env, submission))
-    second = MeasuredHost(bot_host(entry, settings, isolation, env, submission))
+    if make_host is None:
+        def make_host() -> BotHost:
+            return bot_host(entry, settings, isolation, env, submission)
+    host = MeasuredHost(make_host())
+    second = MeasuredHost(make_host())
     try:
         for ruleset_id in playable:
             ruleset = registry.ruleset(ruleset_id).cls
@@ -309,8 +313,9 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
             if run.faults:
                 continue
             ruleset = registry.ruleset(run.id).cls
-            echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh "
-                 f"{'process' if isolation == 'process' and submission is None else 'sandbox'}")
+            fresh = ("instance" if isolation == "inline"
+                     else "process" if isolation == "process" and submission is None else "sandbox")
+            echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh {fresh}")
             run.deterministic = True
             before = len(second.times)
             for index, item in enumerate(plans[run.id][: run.games]):
@@ -340,7 +345,7 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
     checks.append(_timing_check(timing, len(all_times), settings))
     peaks = [kb for kb in (host.peak_kb, second.peak_kb) if kb is not None]
     peak_mb = round(max(peaks) / 1024, 1) if peaks else None
-    checks.append(_memory_check(peak_mb, settings))
+    checks.append(_memory_check(peak_mb, settings, inline=isinstance(host.inner, InlineHost)))
     passed = all(c.status != "fail" for c in checks)
     return {
         "name": entry.name, "package": entry.origin.package, "version": entry.origin.version,
@@ -419,9 +424,10 @@ def _timing_check(timing: dict[str, float | None], decisions: int, settings: Set
     return Check("time per decision", None, "pass", text)
 
 
-def _memory_check(peak_mb: float | None, settings: Settings) -> Check:
+def _memory_check(peak_mb: float | None, settings: Settings, inline: bool = False) -> Check:
     if peak_mb is None:
-        why = ("the bot process never lived to the end of a game" if sys.platform.startswith("linux")
+        why = ("the bot runs in this process (a local file)" if inline
+               else "the bot process never lived to the end of a game" if sys.platform.startswith("linux")
                else "needs Linux /proc")
         return Check("peak memory", None, "skip", f"not measured: {why}")
     text = f"{peak_mb:g} MB resident at most (limit {settings.memory_mb} MB of address space)"
@@ -455,6 +461,42 @@ def validate_installed(names: Sequence[str] | None = None, settings: Settings = 
                           "`arena` whose module registers a bot with @arena.hookimpl register_bots")
     bots = [validate_bot(entry, registry, settings, env, echo, isolation) for entry in entries]
     return _report(", ".join(names) if names else "installed bots", bots, errors, settings)
+
+
+def validate_local(spec: str, settings: Settings = Settings(), registry: Registry | None = None,
+                   echo: Echo = _quiet) -> dict[str, Any]:
+    """Validate the bot in a local file, ``PATH.py:ClassName`` (`arena.api.bot_from_file`),
+    run in this process: it is the caller's own code. The same games and checks as an
+    installed bot's, but for memory (not measured inline) and limits (not enforced inline)."""
+    from arena.api import bot_from_file
+
+    cls = bot_from_file(spec)
+    entry = BotEntry(cls, Origin(f"local:{spec}", "local", "-"))
+    registry = registry if registry is not None else load_registry()
+    report = validate_bot(entry, registry, settings, None, echo, "inline", make_host=lambda: InlineHost(cls))
+    return _report(spec, [report], [], settings)
+
+
+def validate_command(argv: Sequence[str], settings: Settings = Settings(), registry: Registry | None = None,
+                     echo: Echo = _quiet, isolation: str = "sandbox", name: str = "command") -> dict[str, Any]:
+    """Validate a program speaking the bot protocol (docs/protocol.md), run by `argv` in
+    its own sandbox (or process) with the tournament limits. It declares no rulesets:
+    it is checked on every installed ruleset, or on `settings.rulesets`."""
+    from arena.bot import Bot
+
+    stand_in = type("CommandBot", (Bot,), {"name": name, "rulesets": "*"})
+    entry = BotEntry(stand_in, Origin(f"command:{' '.join(argv)}", "command", "-"))
+    registry = registry if registry is not None else load_registry()
+
+    def make_host() -> BotHost:
+        if isolation == "sandbox":
+            from arena.sandbox import SandboxHost
+
+            return SandboxHost.for_command(list(argv), settings.limits(), name)
+        return ProcessHost(list(argv), settings.limits(), name=name)
+
+    report = validate_bot(entry, registry, settings, None, echo, isolation, make_host=make_host)
+    return _report(" ".join(argv), [report], [], settings)
 
 
 def _report(target: str, bots: list[dict[str, Any]], errors: list[str], settings: Settings,

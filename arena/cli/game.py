@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import click
 from tabulate import tabulate
 
+from arena.bot import Bot
 from arena.cli.support import SEED_RANGE, load_plugins, parse_assignment, print_json, seat_entrants, user_errors
 from arena.errors import ConfigError, PlayerCountError
 from arena.seats import LIMIT_BOUNDS
@@ -42,9 +45,58 @@ def _echo(style: Any):
     return write
 
 
+@dataclass
+class Seated:
+    """The bots of a `match` or `play`, in seat order: their entrants and how each is run."""
+
+    entrants: list[Any]
+    kinds: list[str]  # "installed", "local" or "command", by seat
+    commands: dict[int, list[str]]  # seat -> argv of a --command bot
+
+
+def seat_bots(registry: Any, ruleset: Any, bot_names: Sequence[str], commands: Sequence[str],
+              params: Sequence[str]) -> Seated:
+    """Installed bots and local files (`BOT...`), then `--command` programs, one per seat;
+    --param applies to installed bots. Each bot must play `ruleset`."""
+    from arena.api import bot_from_file, bot_name, is_local_bot
+    from arena.match import Entrant
+
+    installed = [name for name in bot_names if not is_local_bot(name)]
+    by_name = iter(seat_entrants(registry, installed, params))
+    entrants: list[Any] = []
+    kinds: list[str] = []
+    argvs: dict[int, list[str]] = {}
+    for name in bot_names:
+        if is_local_bot(name):
+            entrants.append(Entrant(bot_from_file(name), {}, "", "local", "-"))
+            kinds.append("local")
+        else:
+            entrants.append(next(by_name))
+            kinds.append("installed")
+    for command in commands:
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ConfigError(f"--command {command!r}: {exc}") from None
+        if not argv:
+            raise ConfigError("--command must not be empty")
+        label = bot_name(Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name)
+        stand_in = type("CommandBot", (Bot,), {"name": label, "rulesets": "*"})
+        argvs[len(entrants)] = argv
+        entrants.append(Entrant(stand_in, {}, label, "command", "-"))
+        kinds.append("command")
+    for seat, entrant in enumerate(entrants):
+        if not entrant.cls.plays(ruleset.id):
+            raise PlayerCountError(f"bot {entrant.display_name!r} (seat {seat}) does not play {ruleset.id}")
+    return Seated(entrants, kinds, argvs)
+
+
 @click.command()
 @click.argument("ruleset_id", metavar="RULESET")
-@click.argument("bot_names", metavar="BOT...", nargs=-1, required=True)
+@click.argument("bot_names", metavar="BOT...", nargs=-1)
+@click.option("--command", "commands", multiple=True, metavar="CMD",
+              help="A bot program speaking the bot protocol, e.g. \"node bot.js\"; it takes the next seat after "
+                   "the BOTs. Repeatable.")
 @click.option("--seed", type=SEED_RANGE, default=0, show_default=True,
               help="Deal seed (0 to 2**63 - 1): the same seed deals the same game.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
@@ -62,23 +114,35 @@ def _echo(style: Any):
               help="With --isolation sandbox or process: seconds per decision before the bot is stopped "
                    "(default: 1.0).")
 @user_errors
-def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple[str, ...],
-          params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None, isolation: str,
-          time_per_decision: float | None) -> None:
+def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...], seed: int,
+          options: tuple[str, ...], params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None,
+          isolation: str, time_per_decision: float | None) -> None:
     """Play one seeded game of RULESET between BOTs (one per seat, in seat order).
 
-    Example: arena match flip-7 flip7-threshold random --seed 7 --log
+    A BOT is an installed bot's name or a bot in a local file, PATH.py:ClassName (run in
+    this process: it is your code). --command CMD adds a program in any language speaking
+    the bot protocol (docs/protocol.md); it takes the next seat after the BOTs and runs
+    in its own sandbox (or process, with --isolation process or inline).
+
+    Examples: arena match flip-7 flip7-threshold random --seed 7 --log;
+    arena match flip-7 ./bot.py:MyBot random --command "node bot.js"
     """
     from arena.match import FaultPolicy, play_game
     from arena.sandbox import SandboxHost, sandbox_unavailable
-    from arena.seats import Limits, ProcessHost
+    from arena.seats import InlineHost, Limits, ProcessHost
 
+    if not bot_names and not commands:
+        raise ConfigError("name at least one BOT or give a --command")
     registry = load_plugins()
-    ruleset = registry.check_seating(ruleset_id, bot_names)
+    ruleset = registry.ruleset(ruleset_id).cls
+    ruleset.check_players(len(bot_names) + len(commands))
     chosen = dict(parse_assignment(o, "--option") for o in options)
     check_plain_values(chosen, "--option")
-    entrants = seat_entrants(registry, bot_names, params)
-    for entrant in entrants:
+    seated = seat_bots(registry, ruleset, bot_names, commands, params)
+    entrants = seated.entrants
+    for entrant, kind in zip(entrants, seated.kinds):
+        if kind == "command":
+            continue
         check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
         try:  # installed bots are trusted: their constructor checks their params here, as in `arena run`
             entrant.cls(**entrant.params)
@@ -87,20 +151,28 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
                               f"{type(exc).__name__}: {exc}") from None
     if save is not None and not save.parent.is_dir():
         raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
-    hosts = None
-    policy = FaultPolicy()
+    if isolation == "inline" and time_per_decision is not None and not commands:
+        raise ConfigError("--time-per-decision needs --isolation sandbox or process (an inline bot cannot be "
+                          "stopped)")
     if isolation == "sandbox" and (reason := sandbox_unavailable()):
         click.echo(f"warning: no sandbox can be made here ({reason}); bots run in their own processes", err=True)
         isolation = "process"
-    if isolation in ("sandbox", "process"):
-        limit = time_per_decision or 1.0
-        limits = Limits(time_per_decision=limit)
-        host_for = SandboxHost.for_bot if isolation == "sandbox" else ProcessHost.for_bot
-        hosts = [host_for(entrant.cls.name, limits) for entrant in entrants]
+    limit = time_per_decision or 1.0
+    limits = Limits(time_per_decision=limit)
+    hosts: list[Any] = []
+    for seat, (entrant, kind) in enumerate(zip(entrants, seated.kinds)):
+        if kind == "command":
+            argv = seated.commands[seat]
+            hosts.append(SandboxHost.for_command(argv, limits, entrant.display_name) if isolation == "sandbox"
+                         else ProcessHost(argv, limits, name=entrant.display_name))
+        elif kind == "local" or isolation == "inline":
+            hosts.append(InlineHost(entrant.cls))
+        else:
+            host_for = SandboxHost.for_bot if isolation == "sandbox" else ProcessHost.for_bot
+            hosts.append(host_for(entrant.cls.name, limits))
+    policy = FaultPolicy()
+    if isolation != "inline" or commands:
         policy = FaultPolicy(on_fault="raise", time_per_decision=limit, time_bank=limits.time_bank)
-    elif time_per_decision is not None:
-        raise ConfigError("--time-per-decision needs --isolation sandbox or process (an inline bot cannot be "
-                          "stopped)")
     try:
         result = play_game(ruleset, entrants, deal_seed=seed, options=chosen, hosts=hosts, policy=policy)
     finally:
@@ -131,6 +203,9 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
 @click.command()
 @click.argument("ruleset_id", metavar="RULESET")
 @click.argument("bot_names", metavar="[BOT]...", nargs=-1)
+@click.option("--command", "commands", multiple=True, metavar="CMD",
+              help="A bot program speaking the bot protocol, e.g. \"node bot.js\" (in its own process); it takes "
+                   "the next seat after the BOTs. Repeatable.")
 @click.option("--seat", type=int, default=0, show_default=True,
               help="Your seat (0 plays first); the bots fill the other seats in order.")
 @click.option("--seed", type=SEED_RANGE, default=None,
@@ -143,32 +218,36 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], seed: int, options: tuple
               help="Color the cards: auto = only on a terminal and when NO_COLOR is not set.")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), help="Write the game record to FILE as JSON.")
 @user_errors
-def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | None, options: tuple[str, ...],
-         params: tuple[str, ...], color: str, save: Path | None) -> None:
+def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...], seat: int, seed: int | None,
+         options: tuple[str, ...], params: tuple[str, ...], color: str, save: Path | None) -> None:
     """Play RULESET yourself against BOTs in the terminal.
 
     You see exactly what your seat sees; type the number of an action, or q to quit.
-    With no BOT you play alone (where the ruleset allows it, e.g. solo Flip 7).
+    With no BOT you play alone (where the ruleset allows it, e.g. solo Flip 7). A BOT
+    is an installed bot's name or PATH.py:ClassName (a local file); --command CMD adds
+    a protocol program, seated after the BOTs.
 
     Example: arena play flip-7 flip7-threshold random --seat 1 --seed 7
     """
+    from arena.seats import InlineHost, ProcessHost
     from arena.terminal import QuitGame, play_human, replay_lines
 
     registry = load_plugins()
     ruleset = registry.ruleset(ruleset_id).cls
-    players = len(bot_names) + 1
+    bots = len(bot_names) + len(commands)
+    players = bots + 1
     ruleset.check_players(players)
     if not 0 <= seat < players:
-        raise ConfigError(f"--seat must be 0 to {players - 1} with {len(bot_names)} bots, not {seat}")
-    for name in bot_names:
-        if not registry.bot(name).cls.plays(ruleset_id):
-            raise PlayerCountError(f"bot {name!r} does not play {ruleset_id}")
+        raise ConfigError(f"--seat must be 0 to {players - 1} with {bots} bots, not {seat}")
     chosen = dict(parse_assignment(o, "--option") for o in options)
     check_plain_values(chosen, "--option")
     ruleset.resolve_options(chosen)  # a bad option is an error before the game starts
-    entrants = seat_entrants(registry, bot_names, params)
+    seated = seat_bots(registry, ruleset, bot_names, commands, params)
+    entrants = seated.entrants
     for entrant in entrants:
         check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
+    hosts = [ProcessHost(seated.commands[i], name=e.display_name) if kind == "command" else InlineHost(e.cls)
+             for i, (e, kind) in enumerate(zip(entrants, seated.kinds))]
     if save is not None and not save.parent.is_dir():
         raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
     if seed is None:
@@ -182,11 +261,14 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], seat: int, seed: int | Non
         return sys.stdin.readline()
 
     try:
-        result = play_human(ruleset, entrants, seat, seed, chosen, read_line, write, style)
+        result = play_human(ruleset, entrants, seat, seed, chosen, read_line, write, style, hosts)
     except (QuitGame, KeyboardInterrupt):
         write("")
         write(f"You left the game. (Play it again with --seed {seed}.)")
         return
+    finally:
+        for host in hosts:
+            host.close()
     if save is not None:
         save.write_text(json.dumps(result.record, indent=1) + "\n")
         write(f"record written to {save}")

@@ -45,7 +45,10 @@ next:
 
 
 @click.command()
-@click.argument("target", metavar="NAME_OR_PATH")
+@click.argument("target", metavar="NAME_OR_PATH", required=False)
+@click.option("--command", "command", metavar="CMD", default=None,
+              help="Validate a program speaking the bot protocol instead, e.g. \"node bot.js\" (docs/protocol.md), "
+                   "in its own sandbox or process, on every ruleset (or each --ruleset).")
 @click.option("--games", type=click.IntRange(1, 100_000), default=10, show_default=True,
               help="Games per ruleset (each played twice, to check determinism).")
 @click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Seed the validation games derive from.")
@@ -67,7 +70,7 @@ next:
 @click.option("--keep", is_flag=True, help="Keep the throwaway virtualenv (for a path) and print where it is.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @user_errors
-def validate(target: str, games: int, seed: int, time_per_decision: float, time_bank: float, memory_mb: int,
+def validate(target: str | None, command: str | None, games: int, seed: int, time_per_decision: float, time_bank: float, memory_mb: int,
              rulesets: tuple[str, ...], isolation: str, wheelhouse: Path | None, allow_network: bool, keep: bool,
              as_json: bool) -> None:
     """Check a bot before a tournament: exit code 0 when it passes, 1 when it does not.
@@ -80,14 +83,49 @@ def validate(target: str, games: int, seed: int, time_per_decision: float, time_
     illegal actions, time per decision (p50/p99/max), peak memory, and whether the same
     seeds give the same decisions in a fresh sandbox.
 
-    Examples: arena validate my-bot; arena validate ./my-bot; arena validate dist/my_bot-0.1.0-py3-none-any.whl
+    NAME_OR_PATH may also be a bot in a local file, PATH.py:ClassName: it plays the same
+    games in this process (it is your code; limits and memory are not enforced there).
+    With --command CMD instead, a program in any language speaking the bot protocol is
+    checked in its own sandbox (or process).
+
+    Examples: arena validate my-bot; arena validate ./my-bot; arena validate dist/my_bot-0.1.0-py3-none-any.whl;
+    arena validate ./bot.py:MyBot; arena validate --command "node bot.js" --ruleset flip-7
     """
-    from arena.validate import Settings, format_report, is_submission_path, validate_installed, validate_path
+    from arena.api import is_local_bot
+    from arena.validate import (Settings, format_report, is_submission_path, validate_command, validate_installed,
+                                validate_local, validate_path)
 
     settings = Settings(games, seed, time_per_decision, time_bank, memory_mb, tuple(rulesets))
 
     def progress(line: str) -> None:
         click.echo(line, err=True)
+
+    if (target is None) == (command is None):
+        raise UserError("give either NAME_OR_PATH or --command CMD")
+    if command is not None or is_local_bot(target):
+        registry = load_plugins()
+        for ruleset_id in rulesets:
+            registry.ruleset(ruleset_id)  # an unknown --ruleset is an error, not a skip
+        if command is not None:
+            argv = _command_argv(command)
+            if isolation == "sandbox":
+                from arena.sandbox import sandbox_unavailable
+
+                if reason := sandbox_unavailable():
+                    click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own "
+                               "process", err=True)
+                    isolation = "process"
+            from arena.api import bot_name
+
+            report = validate_command(argv, settings, registry, progress, isolation,
+                                      bot_name(Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name))
+        else:
+            report = validate_local(target, settings, registry, progress)
+        if as_json:
+            print_json(report)
+        else:
+            click.echo(format_report(report))
+        sys.exit(0 if report["passed"] else 1)
 
     registry = None
     if not is_submission_path(target):
@@ -112,3 +150,15 @@ def validate(target: str, games: int, seed: int, time_per_decision: float, time_
     else:
         click.echo(format_report(report))
     sys.exit(0 if report["passed"] else 1)
+
+
+def _command_argv(command: str) -> list[str]:
+    import shlex
+
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UserError(f"--command {command!r}: {exc}") from None
+    if not argv:
+        raise UserError("--command must not be empty")
+    return argv

@@ -6,7 +6,8 @@ options) plus `new_game`, which deals a `GameState` from a seeded RNG. A
 receives is built fresh by `GameState.view` and `GameState.take_events`.
 
 Rules modules import nothing from the rest of arena but `arena.errors`, do no
-I/O and never touch the global RNG: chance comes from the RNG passed in.
+I/O and never touch the global RNG: every random draw of an engine goes through
+its state's `chance` (`rules/chance.py`), seeded from the RNG passed in.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import copy
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import msgspec
 
 from arena.errors import IllegalActionError, OptionError, PlayerCountError
+from arena.rules.chance import Chance, draw_distribution
 
 JSONScalar = (str, int, float, bool, type(None))
 
@@ -132,7 +134,7 @@ class GameState(ABC):
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
         self.players = players
         self.options = dict(options)
-        self.rng = rng
+        self.chance = Chance(rng)
         self.god_log: list[dict[str, Any]] = []
         self._pending: list[list[dict[str, Any]]] = [[] for _ in range(players)]
 
@@ -180,6 +182,54 @@ class GameState(ABC):
         if isinstance(table, TwoFacedTable):
             table.reveal_all()
         return twin.view(seat)
+
+    # -- chance (see rules/chance.py) ----------------------------------------
+
+    @property
+    def rng(self) -> random.Random:
+        """The `random.Random` behind `chance`; setting it gives the state a new `Chance`."""
+        return self.chance.rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self.chance = Chance(rng)
+
+    def chance_pile(self) -> tuple[list[Any], Callable[[Any], str]] | None:
+        """The draw pile the next draw takes its card from (the engine's own list, top
+        last) and the name of a card on it; None for a game without one. A ruleset
+        with a draw pile overrides it; `draw_outcomes` and `lay_on_top` use it."""
+        return None
+
+    def draw_outcomes(self, depth: int = 0) -> list[tuple[str, float]]:
+        """The chance of the card `depth` cards below the draw pile's top (0: the next
+        card drawn), the cards above it set aside: ``[(name, probability), ...]``,
+        sorted by name ([] without a draw pile, or when it holds no card that deep)."""
+        found = self.chance_pile()
+        if found is None:
+            return []
+        pile, name = found
+        return draw_distribution([name(card) for card in pile[:max(len(pile) - depth, 0)]])
+
+    def lay_on_top(self, name: str, depth: int = 0) -> None:
+        """Choose a draw's outcome: put a card named `name` (from `draw_outcomes(depth)`)
+        `depth` cards below the draw pile's top, swapping it with the card there.
+        ValueError if no such card lies that deep."""
+        found = self.chance_pile()
+        if found is None:
+            raise ValueError(f"lay_on_top: {self.ruleset.id} has no draw pile")
+        pile, card_name = found
+        place = len(pile) - 1 - depth
+        for i in range(place, -1, -1):
+            if card_name(pile[i]) == name:
+                pile[i], pile[place] = pile[place], pile[i]
+                if depth == 0:
+                    self._draw_top_changed()
+                return
+        raise ValueError(f"lay_on_top: no {name!r} in the draw pile at depth {depth} or below")
+
+    def _draw_top_changed(self) -> None:
+        """Hook after `lay_on_top` changed the draw pile's top card: a game whose pile
+        shows its top card marks it seen."""
 
     # -- events --------------------------------------------------------------
 

@@ -22,8 +22,9 @@ view: a card is described only by the faces the viewer has seen and its position
 from __future__ import annotations
 
 import functools
-import random
 from typing import Sequence
+
+from arena.rules.chance import Chance
 
 
 # Per card, per side toward its holder, per bitmask of sides seen: a card view (see `_views_for`).
@@ -74,6 +75,13 @@ class TwoFacedTable:
     def back(self, card: int) -> str:
         """The side away from the card's holder (or down, on a pile)."""
         return self.faces[card][1 - self.side[card]]
+
+    def card_name(self, card: int) -> str:
+        """`card` named by its sides as it lies: "face/back" (or "up/down" on a pile),
+        e.g. a draw's chance outcome (`GameState.chance_pile`)."""
+        side = self.side[card]
+        pair = self.faces[card]
+        return f"{pair[side]}/{pair[1 - side]}"
 
     def reveal_all(self) -> None:
         """Every seat has now seen every side of every card (a god view's table)."""
@@ -279,12 +287,12 @@ class TwoFacedTable:
             self.side[card] ^= 1
         self._show_top(pile)
 
-    def shuffle(self, pile: str, rng: random.Random, up_sides: Sequence[int] | None = None) -> None:
-        """Shuffle `pile` with `rng`; the cards' history is forgotten. Orientation
+    def shuffle(self, pile: str, chance: Chance, up_sides: Sequence[int] | None = None) -> None:
+        """Shuffle `pile` by `chance` (one chance point); the cards' history is forgotten. Orientation
         is kept unless `up_sides` (per card id, e.g. a list over all cards) says
         which side of each card goes up."""
         cards = self.piles[pile]
-        rng.shuffle(cards)
+        chance.shuffle(cards)
         for card in cards:
             self.seen[card] = 0
             if up_sides is not None:

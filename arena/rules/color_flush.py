@@ -146,7 +146,7 @@ import re
 from typing import Any, Mapping
 
 from arena.errors import OptionError
-from arena.rules.base import Option, OwnEventCopies, Ruleset, copy_rng, winner_standing
+from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.matching import assign_cards
 from arena.rules.recall import AnonymousFaces, RecallCache
@@ -349,6 +349,12 @@ class ColorFlushState(OwnEventCopies):
         self.reason: str | None = None
         self._legal: list[str] | None = None
 
+    def chance_pile(self) -> tuple[list[int], Any]:
+        return self.table.piles[PILE], self.table.card_name
+
+    def _draw_top_changed(self) -> None:
+        self.table.show_top(PILE)
+
     # -- setting up --------------------------------------------------------------
 
     def _recode(self) -> None:
@@ -373,9 +379,9 @@ class ColorFlushState(OwnEventCopies):
             elif second == BLACK:
                 ups.append(0)
             else:
-                ups.append(self.rng.getrandbits(1))
+                ups.append(self.chance.bit())
         table.new_pile(PILE, range(len(table.faces)), up_sides=ups)
-        table.shuffle(PILE, self.rng)
+        table.shuffle(PILE, self.chance)
         for _ in range(DEAL_SIZE):
             for seat in range(self.players):
                 table.deal(PILE, seat, toward="up")
@@ -644,7 +650,7 @@ class ColorFlushState(OwnEventCopies):
         twin = ColorFlushState.__new__(ColorFlushState)
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        twin.rng = copy_rng(self.rng)
+        twin.chance = self.chance.copy()
         twin.table = self.table.clone()
         twin._legal = None if self._legal is None else self._legal[:]
         twin._reset_events()

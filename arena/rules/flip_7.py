@@ -159,7 +159,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping
 
 from arena.errors import OptionError
-from arena.rules.base import GameState, Option, Ruleset, copy_rng, standing_from_scores
+from arena.rules.base import GameState, Option, Ruleset, standing_from_scores
 
 # -- constants ---------------------------------------------------------------------
 
@@ -326,7 +326,7 @@ class Flip7State(GameState):
         self.target_score: int = self.options["target_score"]
         self.max_rounds: int = self.options["max_rounds"]
         self.deck: list[str] = deck_for(players)
-        rng.shuffle(self.deck)
+        self.chance.shuffle(self.deck)
         self.set_aside: list[str] = []
         self.totals: list[int] = [0] * players
         self.dealer = 0
@@ -351,6 +351,9 @@ class Flip7State(GameState):
         self._after_hit = False
         self._round_end: str | None = None   # set when the round must end: its reason
         self._legal: list[str] | None = None
+
+    def chance_pile(self) -> tuple[list[str], Any]:
+        return self.deck, str
 
     # -- setting up (also the test hooks) ------------------------------------------
 
@@ -513,7 +516,7 @@ class Flip7State(GameState):
             deck.extend(self.set_aside)
             self.set_aside.clear()
             self._unseen_counts = self._set_aside_counts = None
-            self.rng.shuffle(deck)
+            self.chance.shuffle(deck)
             self.emit({"type": "reshuffle", "cards": len(deck)})
         card = deck.pop()
         unseen = self._unseen_counts
@@ -735,7 +738,7 @@ class Flip7State(GameState):
         twin = Flip7State.__new__(Flip7State)
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        twin.rng = copy_rng(self.rng)
+        twin.chance = self.chance.copy()
         twin.deck = self.deck.copy()
         twin.set_aside = self.set_aside.copy()
         twin._unseen_counts = _copy_counts(self._unseen_counts)

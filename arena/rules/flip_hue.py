@@ -161,7 +161,7 @@ import random
 from typing import Any, Mapping, Sequence
 
 from arena.errors import OptionError
-from arena.rules.base import GameState, Option, OwnEventCopies, Ruleset, copy_rng, winner_standing
+from arena.rules.base import GameState, Option, OwnEventCopies, Ruleset, winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.recall import AnonymousFaces, RecallCache
 from arena.rules.matching import assign_cards  # the card-matching search Color Flush shares
@@ -335,11 +335,11 @@ class FlipHueState(OwnEventCopies):
     # -- setup -----------------------------------------------------------------
 
     def _deal(self) -> None:
-        table, rng = self.table, self.rng
+        table, chance = self.table, self.chance
         count = len(table.faces)
         order = list(range(count))
-        rng.shuffle(order)
-        ups = [rng.getrandbits(1) for _ in range(count)]
+        chance.shuffle(order)
+        ups = [chance.bit() for _ in range(count)]
         table.new_pile(DRAW, order, ups)
         table.new_pile(DISCARD, [])
         everyone = range(self.players)
@@ -628,9 +628,15 @@ class FlipHueState(OwnEventCopies):
         if table.piles[DRAW] or not table.piles[DISCARD]:
             return
         table.move_pile(DISCARD, DRAW)
-        table.shuffle(DRAW, self.rng)
+        table.shuffle(DRAW, self.chance)
         top = table.piles[DRAW][-1]
         self.emit({"type": "reshuffle", "size": len(table.piles[DRAW]), "top": table.face(top)})
+
+    def chance_pile(self) -> tuple[list[int], Any]:
+        return self.table.piles[DRAW], self.table.card_name
+
+    def _draw_top_changed(self) -> None:
+        self._show_top(DRAW)
 
     # -- views and events ------------------------------------------------------------
 
@@ -685,7 +691,7 @@ class FlipHueState(OwnEventCopies):
         twin = FlipHueState.__new__(FlipHueState)
         twin.players = self.players
         twin.options = dict(self.options)
-        twin.rng = copy_rng(self.rng)
+        twin.chance = self.chance.copy()
         twin.max_turns = self.max_turns
         twin.table = self.table.clone()
         twin.faction = self.faction.copy()

@@ -178,7 +178,7 @@ from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from arena.errors import ArenaError, OptionError
-from arena.rules.base import (GameState, Option, Ruleset, copy_rng, standing_from_scores)
+from arena.rules.base import (GameState, Option, Ruleset, standing_from_scores)
 from arena.rules.cards import TwoFacedTable
 
 # -- constants -------------------------------------------------------------------
@@ -597,7 +597,7 @@ class UnoFlipState(GameState):
         twin = UnoFlipState.__new__(UnoFlipState)
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        twin.rng = copy_rng(self.rng)
+        twin.chance = self.chance.copy()
         twin.table = self.table.clone()
         twin.scores = list(self.scores)
         twin.round_turns = list(self.round_turns)
@@ -605,6 +605,12 @@ class UnoFlipState(GameState):
         twin._legal = None
         twin._reset_events()
         return twin
+
+    def chance_pile(self) -> tuple[list[int], Any]:
+        return self.table.piles["draw"], self.table.card_name
+
+    def _draw_top_changed(self) -> None:
+        self.table.show_top("draw")
 
     # -- rounds ----------------------------------------------------------------
 
@@ -623,7 +629,7 @@ class UnoFlipState(GameState):
         table = self.table = TwoFacedTable(deck.faces, self.players)
         table.new_pile("draw", deck.canonical, up_sides=[DARK] * len(deck.canonical))
         table.new_pile("discard", [])
-        table.shuffle("draw", self.rng)
+        table.shuffle("draw", self.chance)
         for _ in range(HAND_SIZE):
             for k in range(1, self.players + 1):
                 table.deal("draw", (self.dealer + k) % self.players, toward="down")
@@ -873,7 +879,7 @@ class UnoFlipState(GameState):
         top = discard.pop()
         table.piles["draw"] = discard
         table.piles["discard"] = [top]
-        table.shuffle("draw", self.rng, up_sides=self.deck.up_sides[self.active])
+        table.shuffle("draw", self.chance, up_sides=self.deck.up_sides[self.active])
         self.emit({"type": "reshuffle", "cards": len(discard)})
 
     def _flip(self, seat: int | None) -> None:
@@ -910,7 +916,7 @@ class UnoFlipState(GameState):
         table.side[card] ^= 1
         table.seen[card] = 0
         draw = table.piles["draw"]
-        draw.insert(self.rng.randrange(len(draw) + 1), card)
+        draw.insert(self.chance.below(len(draw) + 1), card)
         table.see(draw[-1], table.side[draw[-1]], self.everyone)
 
     # -- decisions -------------------------------------------------------------

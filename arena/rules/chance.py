@@ -1,0 +1,116 @@
+"""The one source of an engine's randomness: `Chance`, and what a game reports at a chance point.
+
+Every random draw a game engine makes is one call of a `Chance` method, made at a
+*chance point* of the game. There are three kinds, each a chance node in OpenSpiel's
+sense, and each method calls the wrapped, seeded `random.Random` exactly as the engines
+always did (so every transcript is unchanged):
+
+- ``shuffle(items)``: a pile (or an order of cards) is shuffled in place. One chance
+  node whose outcome is the permutation, every order equally likely.
+- ``bit()``: a fair coin (e.g. which side of a card lies up at the deal): 0 or 1, 1/2 each.
+- ``below(n)``: a uniform choice of 0..n-1 (e.g. where a card goes back into a pile), 1/n each.
+
+An engine shuffles its draw pile when it deals (and again when the pile runs out) and
+then takes cards off its top, so each later *draw* is a chance event too, seen from
+outside: the next card off the pile is uniform over the pile's cards. A game state
+reports that distribution and lets a caller choose it (`GameState.draw_outcomes`,
+`GameState.lay_on_top`, in `rules/base.py`).
+
+How a caller with explicit chance nodes (an OpenSpiel adapter) uses it:
+
+- *Before* an action that draws, the state is at a draw chance point:
+  ``state.draw_outcomes()`` is ``[(name, probability), ...]`` (the pile's distinct
+  cards, probability count/len, sorted by name); to apply outcome ``name``, call
+  ``state.lay_on_top(name)`` and then apply the action, which draws that card. For an
+  action drawing several cards, lay them in order with ``depth`` (``lay_on_top(name,
+  depth=k)`` puts it k cards below the top; ``draw_outcomes(depth=k)`` is the
+  distribution there, excluding the k cards above). Where the pile's top card shows a
+  side to everyone (UNO Flip, Flip Hue), that top card is known: the chance is at
+  ``depth=1``.
+- A shuffle, coin or choice met while applying an action is a chance point of its
+  own: ``chance.points`` counts the draws made so far (compare before and after an
+  action), and ``chance.force(outcome, ...)`` makes the next calls return the given
+  outcomes instead of drawing: for ``shuffle`` a permutation (``items`` becomes
+  ``[items[i] for i in outcome]``), for ``bit`` 0 or 1, for ``below`` an int. A forced
+  call consumes nothing of the random stream.
+
+`Chance` is for engines; samplers and bots draw from the `random.Random` they are given.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, MutableSequence
+
+
+class Chance:
+    """A game's seeded chance: `shuffle`, `bit` and `below`, each one chance point.
+
+    `rng` is the wrapped `random.Random` (the game's stream, from the deal seed);
+    `points` counts the chance points met so far.
+    """
+
+    __slots__ = ("rng", "points", "_forced")
+
+    def __init__(self, rng: random.Random):
+        if not isinstance(rng, random.Random):
+            raise TypeError(f"Chance wraps a random.Random, not {type(rng).__name__}")
+        self.rng = rng
+        self.points = 0
+        self._forced: list[Any] = []
+
+    def shuffle(self, items: MutableSequence[Any]) -> None:
+        """Shuffle `items` in place (outcome: a permutation, all equally likely)."""
+        self.points += 1
+        if self._forced:
+            order = self._forced.pop(0)
+            if sorted(order) != list(range(len(items))):
+                raise ValueError(f"forced shuffle outcome {order!r} is not a permutation of "
+                                 f"{len(items)} items")
+            items[:] = [items[i] for i in order]
+            return
+        self.rng.shuffle(items)
+
+    def bit(self) -> int:
+        """A fair coin: 0 or 1."""
+        self.points += 1
+        if self._forced:
+            value = self._forced.pop(0)
+            if value not in (0, 1):
+                raise ValueError(f"forced coin outcome must be 0 or 1, not {value!r}")
+            return value
+        return self.rng.getrandbits(1)
+
+    def below(self, n: int) -> int:
+        """A uniform choice of 0..n-1."""
+        self.points += 1
+        if self._forced:
+            value = self._forced.pop(0)
+            if not (isinstance(value, int) and 0 <= value < n):
+                raise ValueError(f"forced choice must be an int in 0..{n - 1}, not {value!r}")
+            return value
+        return self.rng.randrange(n)
+
+    def force(self, *outcomes: Any) -> None:
+        """Make the next ``len(outcomes)`` chance points return these outcomes, in order."""
+        self._forced.extend(outcomes)
+
+    def copy(self) -> Chance:
+        """An independent Chance in the same state (stream, count and forced outcomes)."""
+        twin = Chance.__new__(Chance)
+        twin.rng = random.Random()
+        twin.rng.setstate(self.rng.getstate())
+        twin.points = self.points
+        twin._forced = list(self._forced)
+        return twin
+
+
+def draw_distribution(names: list[str]) -> list[tuple[str, float]]:
+    """``[(name, count / len(names)), ...]`` over the distinct names, sorted by name."""
+    if not names:
+        return []
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    total = len(names)
+    return [(name, counts[name] / total) for name in sorted(counts)]

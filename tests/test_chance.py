@@ -1,0 +1,108 @@
+"""The one chance source (arena/rules/chance.py) and the draw chance points every ruleset reports."""
+
+import random
+from collections import Counter
+
+import pytest
+
+from arena.plugins import load_registry
+from arena.rules.chance import Chance, draw_distribution
+from arena.rules.flip_7 import Flip7
+
+RULESETS = sorted((rid, entry.cls) for rid, entry in load_registry().rulesets.items())
+
+
+def test_chance_draws_the_random_stream_as_the_engines_did():
+    chance, rng = Chance(random.Random(5)), random.Random(5)
+    items, expected = list(range(20)), list(range(20))
+    chance.shuffle(items)
+    rng.shuffle(expected)
+    assert items == expected
+    assert [chance.bit() for _ in range(8)] == [rng.getrandbits(1) for _ in range(8)]
+    assert [chance.below(7) for _ in range(8)] == [rng.randrange(7) for _ in range(8)]
+    assert chance.points == 17
+
+
+def test_forced_outcomes_are_used_in_order_and_consume_no_randomness():
+    chance = Chance(random.Random(3))
+    before = chance.rng.getstate()
+    chance.force([2, 0, 1], 1, 4)
+    items = ["a", "b", "c"]
+    chance.shuffle(items)
+    assert items == ["c", "a", "b"]
+    assert chance.bit() == 1 and chance.below(5) == 4
+    assert chance.rng.getstate() == before and chance.points == 3
+    chance.force([0, 0, 1])
+    with pytest.raises(ValueError, match="not a permutation"):
+        chance.shuffle(items)
+    chance.force(5)
+    with pytest.raises(ValueError, match="0..4"):
+        chance.below(5)
+
+
+def test_a_chance_copy_is_independent():
+    chance = Chance(random.Random(9))
+    chance.force(1)
+    twin = chance.copy()
+    assert twin.bit() == 1 and chance.bit() == 1
+    assert [twin.below(100) for _ in range(5)] == [chance.below(100) for _ in range(5)]
+    twin.below(100)
+    assert twin.points == chance.points + 1
+
+
+def test_draw_distribution_counts_each_name_over_the_total():
+    assert draw_distribution(["b", "a", "b", "b"]) == [("a", 0.25), ("b", 0.75)]
+    assert draw_distribution([]) == []
+
+
+def _midgame(ruleset, seed):
+    state = ruleset.new_game(3, ruleset.resolve_options(), random.Random(seed))
+    rng = random.Random(seed)
+    for _ in range(rng.randrange(0, 12)):
+        if state.is_terminal():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("ruleset_id, ruleset", RULESETS)
+def test_draw_outcomes_describe_the_pile_and_lay_on_top_chooses_one(ruleset_id, ruleset):
+    for seed in range(4):
+        state = _midgame(ruleset, seed)
+        pile, name = state.chance_pile()
+        for depth in (0, 1):
+            outcomes = state.draw_outcomes(depth)
+            cards = [name(card) for card in pile[:len(pile) - depth]]
+            assert outcomes == sorted((n, c / len(cards)) for n, c in Counter(cards).items())
+            if not outcomes:
+                continue
+            assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
+            before = Counter(name(card) for card in pile)
+            above = [name(card) for card in pile[len(pile) - depth:]]
+            chosen = outcomes[-1][0]
+            state.lay_on_top(chosen, depth)
+            assert name(pile[len(pile) - 1 - depth]) == chosen
+            assert Counter(name(card) for card in pile) == before
+            assert [name(card) for card in pile[len(pile) - depth:]] == above
+
+
+def test_lay_on_top_decides_the_next_flip_7_draw():
+    state = Flip7.new_game(3, Flip7.resolve_options(), random.Random(11))
+    assert "hit" in state.legal_actions()
+    wanted = next(name for name, _ in state.draw_outcomes() if name != state.deck[-1])
+    state.lay_on_top(wanted)
+    state.take_events(0)
+    state.apply("hit")
+    drawn = [event for event in state.god_log if event.get("card") == wanted]
+    assert drawn, state.god_log[-3:]
+    with pytest.raises(ValueError, match="no 'no-such-card'"):
+        state.lay_on_top("no-such-card")
+
+
+def test_a_clone_has_its_own_chance():
+    state = _midgame(Flip7, 2)
+    twin = state.clone()
+    assert twin.chance is not state.chance
+    assert twin.rng.getstate() == state.rng.getstate()
+    twin.chance.below(10)
+    assert twin.chance.points == state.chance.points + 1

@@ -6,11 +6,11 @@ and records it. It returns a game record (plain JSON data, `RECORD_FORMAT`);
 `replay(record)` plays a record again and checks its transcript hash.
 
 Faults (a bot that raises, hangs, dies, answers garbage or an illegal action) are
-handled by a `FaultPolicy`: "raise" (the default, for `arena match` and tests)
-stops with an error; "random" records the fault and plays a replacement action
-drawn from an RNG derived from the deal seed and the decision number, so the
-record replays exactly; "forfeit" does the same for the rest of the game and
-ranks the seat last. A seat whose host died (crash, timeout) is not asked again
+handled by a `FaultPolicy` (`arena.records.OnFault`): "raise" (the default, for
+`arena match` and tests) stops with an error; "random" records the fault and plays a
+replacement action drawn from an RNG derived from the deal seed and the decision
+number, so the record replays exactly; "forfeit" does the same for the rest of the
+game and ranks the seat last. A seat whose host died (crash, timeout) is not asked again
 in that game: its remaining decisions are replacement actions.
 """
 
@@ -21,17 +21,20 @@ import json
 import random
 import time
 
+import msgspec
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
+from arena.records import RECORD_FORMAT, Fault, FaultKind, OnFault, check_outcome, on_fault_problem, record_problem
 from arena.rules.base import GameState, Ruleset, forfeit_standing, fresh_copy, plain_copy
 from arena.seats import BotFault, BotHost, InlineHost
 from arena.seeding import bot_seed, derive_seed
 
-RECORD_FORMAT = 1
-ON_FAULT = ("raise", "random", "forfeit")
+__all__ = ["Entrant", "FaultPolicy", "GameResult", "play_game", "replay", "replacement_action", "transcript_hash",
+           "record_problem", "RECORD_FORMAT"]
 
 
 @dataclass(frozen=True)
@@ -57,15 +60,16 @@ class Entrant:
 class FaultPolicy:
     """What the match does when a bot misbehaves, and its time limits."""
 
-    on_fault: str = "raise"
+    on_fault: OnFault = OnFault.RAISE
     time_per_decision: float | None = None
     """Seconds per decision (None: no limit); enforced by process hosts."""
     time_bank: float = 0.0
     """Extra seconds per game that slow decisions draw on."""
 
     def __post_init__(self) -> None:
-        if self.on_fault not in ON_FAULT:
-            raise ConfigError(f"on_fault must be one of {', '.join(ON_FAULT)}, not {self.on_fault!r}")
+        if problem := on_fault_problem(self.on_fault):
+            raise ConfigError(f"on_fault {problem}")
+        object.__setattr__(self, "on_fault", OnFault(self.on_fault))
 
 
 @dataclass
@@ -95,7 +99,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     seeds = list(bot_seeds) if bot_seeds is not None else [bot_seed(deal_seed, s) for s in range(players)]
     names = [e.display_name for e in entrants]
     hosts = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in entrants]
-    faults: list[dict[str, Any]] = []
+    faults: list[Fault] = []
     silenced = [False] * players  # seats not asked again this game
     forfeited: list[int] = []
     bank = [policy.time_bank] * players
@@ -103,16 +107,16 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     def fault(seat: int, decision: int | None, error: BotFault, game_over: bool = False) -> None:
         """Apply the policy to a fault; once the game is over (in `end`) it is only recorded,
         since the outcome is already settled."""
-        if policy.on_fault == "raise":
-            if error.kind == "illegal":
+        if policy.on_fault is OnFault.RAISE:
+            if error.kind is FaultKind.ILLEGAL:
                 raise IllegalActionError(f"bot {names[seat]!r} (seat {seat}) {error}") from None
             raise type(error)(error.kind, f"bot {names[seat]!r} (seat {seat}) {error}", error.fatal) from error
-        faults.append({"seat": seat, "decision": decision, "kind": error.kind, "detail": str(error)[:500]})
+        faults.append(Fault(seat, decision, error.kind, str(error)[:500]))
         if game_over:
             return
-        if error.fatal or policy.on_fault == "forfeit":
+        if error.fatal or policy.on_fault is OnFault.FORFEIT:
             silenced[seat] = True
-        if policy.on_fault == "forfeit" and seat not in forfeited:
+        if policy.on_fault is OnFault.FORFEIT and seat not in forfeited:
             forfeited.append(seat)
 
     for seat, host in enumerate(hosts):
@@ -154,6 +158,10 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         decisions.append([seat, action])
 
     outcome = state.outcome()
+    try:
+        check_outcome(outcome, players)
+    except ValueError as exc:
+        raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed {exc}") from None
     if forfeited:
         outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
     logs = []
@@ -174,7 +182,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         "seats": [e.record() for e in entrants],
         "decisions": decisions,
         "outcome": plain_copy(outcome),
-        "faults": faults,
+        "faults": msgspec.to_builtins(faults),
         "forfeited": forfeited,
     }
     record["transcript_hash"] = transcript_hash(record)
@@ -195,7 +203,7 @@ def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: F
     except BotFault as error:
         return error
     if not isinstance(action, str) or action not in legal:
-        return BotFault("illegal", f"answered {action!r} at decision {decision}, "
+        return BotFault(FaultKind.ILLEGAL, f"answered {action!r} at decision {decision}, "
                                    f"which is not among its {len(legal)} legal actions")
     return action
 
@@ -215,58 +223,6 @@ def transcript_hash(record: Mapping[str, Any]) -> str:
     essence["ruleset"] = record["ruleset"]
     text = json.dumps(essence, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def record_problem(record: Any) -> str | None:
-    """What makes `record` not a game record ("decisions: missing", ...), or None: the
-    shape `replay` and the replay printers rely on (RECORD_FORMAT), checked before use."""
-    if not isinstance(record, dict):
-        return f"a record is a JSON object, not {type(record).__name__}"
-
-    def want(container: Any, key: str, kinds: Any, what: str, path: str) -> str | None:
-        if key not in container:
-            return f"{path}: missing"
-        value = container[key]
-        if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)) \
-                or not isinstance(value, kinds):
-            return f"{path}: must be {what}, not {_short(value)}"
-        return None
-
-    checks = [("ruleset", dict, "an object"), ("players", int, "an integer"), ("deal_seed", int, "an integer"),
-              ("decisions", list, "a list"), ("outcome", dict, "an object"), ("transcript_hash", str, "a string")]
-    for key, kinds, what in checks:
-        if problem := want(record, key, kinds, what, key):
-            return problem
-    meta = record["ruleset"]
-    for key, kinds, what in [("id", str, "a string"), ("version", str, "a string"), ("options", dict, "an object")]:
-        if problem := want(meta, key, kinds, what, f"ruleset.{key}"):
-            return problem
-    players = record["players"]
-    if not 1 <= players <= 1000:
-        return f"players: must be from 1 to 1000, not {players}"
-    for index, decision in enumerate(record["decisions"]):
-        if not (isinstance(decision, list) and len(decision) == 2 and type(decision[0]) is int
-                and 0 <= decision[0] < players and isinstance(decision[1], str)):
-            return f"decisions[{index}]: must be [seat, action] with a seat below {players}, not {_short(decision)}"
-    outcome = record["outcome"]
-    for key in ("standing", "scores"):
-        if problem := want(outcome, key, list, "a list", f"outcome.{key}"):
-            return problem
-        if len(outcome[key]) != players:
-            return f"outcome.{key}: must have one entry per player ({players}), not {len(outcome[key])}"
-    for key, kinds in (("forfeited", list), ("seats", list), ("faults", list)):
-        if key in record and not isinstance(record[key], kinds):
-            return f"{key}: must be a list, not {_short(record[key])}"
-    if not all(type(s) is int and 0 <= s < players for s in record.get("forfeited", [])):
-        return f"forfeited: must list seats below {players}"
-    if not all(isinstance(s, dict) for s in record.get("seats", [])):
-        return "seats: must be a list of objects"
-    return None
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:60] + "..."
 
 
 def replay(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:

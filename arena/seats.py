@@ -33,6 +33,7 @@ from typing import Any, Sequence
 from arena.bot import Bot
 from arena.errors import BotError, ConfigError
 from arena.protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION, ProtocolError, decode_reply, encode
+from arena.records import FaultKind
 
 PR_SET_PDEATHSIG = 1  # Linux prctl option
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -40,18 +41,16 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 (another thread may hold the import lock at the fork)."""
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
-FAULT_KINDS = ("crash", "timeout", "garbage", "illegal", "memory", "error")
-"""crash: the process died or exited; timeout: no answer in time; garbage: not the
-protocol; illegal: an answer that is not a legal action; memory: out of memory;
-error: the bot raised."""
+FAULT_KINDS = tuple(kind.value for kind in FaultKind)  # (the old name of the kinds, as strings)
 
 
 class BotFault(BotError):
-    """A bot misbehaved; `kind` is one of FAULT_KINDS; `fatal` means its host is gone."""
+    """A bot misbehaved; `kind` says how (ValueError for a kind that is not a `FaultKind`);
+    `fatal` means its host is gone."""
 
-    def __init__(self, kind: str, message: str, fatal: bool = False):
+    def __init__(self, kind: FaultKind | str, message: str, fatal: bool = False):
         super().__init__(message)
-        self.kind = kind
+        self.kind = FaultKind(kind)
         self.fatal = fatal
 
 
@@ -152,7 +151,7 @@ class InlineHost(BotHost):
         except TypeError as exc:
             raise ConfigError(f"bot {self.cls.name!r} does not accept params {params!r}: {exc}") from exc
         except Exception as exc:
-            raise BotFault("error", f"could not be created: {type(exc).__name__}: {exc}", fatal=True) from exc
+            raise BotFault(FaultKind.ERROR, f"could not be created: {type(exc).__name__}: {exc}", fatal=True) from exc
         self.bot.rng = random.Random(seed)
         self._call("start", info)
 
@@ -167,11 +166,11 @@ class InlineHost(BotHost):
         try:
             return getattr(self.bot, method)(argument)
         except SystemExit as exc:  # a bot may not end the harness's process
-            raise BotFault("crash", f"called exit() in {method}()", fatal=True) from exc
+            raise BotFault(FaultKind.CRASH, f"called exit() in {method}()", fatal=True) from exc
         except MemoryError as exc:
-            raise BotFault("memory", f"ran out of memory in {method}()") from exc
+            raise BotFault(FaultKind.MEMORY, f"ran out of memory in {method}()") from exc
         except Exception as exc:
-            raise BotFault("error", f"raised in {method}(): {type(exc).__name__}: {exc}") from exc
+            raise BotFault(FaultKind.ERROR, f"raised in {method}(): {type(exc).__name__}: {exc}") from exc
 
 
 class ProcessHost(BotHost):
@@ -244,12 +243,12 @@ class ProcessHost(BotHost):
                 user=user, bufsize=0)
         except OSError as exc:
             self._cleanup()
-            raise BotFault("crash", f"could not start {self.argv[0]!r}: {exc}", fatal=True) from exc
+            raise BotFault(FaultKind.CRASH, f"could not start {self.argv[0]!r}: {exc}", fatal=True) from exc
         self._buffer = b""
         reply = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds)
         if reply.get("type") != "hello" or reply.get("protocol") != PROTOCOL_VERSION:
             self.close()
-            raise BotFault("garbage", f"bad handshake: {reply!r}", fatal=True)
+            raise BotFault(FaultKind.GARBAGE, f"bad handshake: {reply!r}", fatal=True)
         self.bot_name = str(reply.get("bot", "?"))
 
     def close(self) -> None:
@@ -335,9 +334,9 @@ class ProcessHost(BotHost):
     def _raise_for(self, reply: dict[str, Any], what: str) -> None:
         if reply.get("type") == "error":
             message = _clip(str(reply.get("message", "")), 400)
-            kind = "memory" if message.startswith("MemoryError") else "error"
+            kind = FaultKind.MEMORY if message.startswith("MemoryError") else FaultKind.ERROR
             raise BotFault(kind, f"raised in {what}(): {message}")
-        raise BotFault("garbage", f"answered {what} with {_clip(repr(reply), 200)}")
+        raise BotFault(FaultKind.GARBAGE, f"answered {what} with {_clip(repr(reply), 200)}")
 
     def _request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         """Send `message` and read the one-line reply, both within `timeout` seconds
@@ -347,7 +346,7 @@ class ProcessHost(BotHost):
         `arena.protocol.decode_reply` ("garbage"); all of them end the process."""
         proc = self._proc
         if proc is None:
-            raise BotFault("crash", "is not running", fatal=True)
+            raise BotFault(FaultKind.CRASH, "is not running", fatal=True)
         deadline = None if timeout is None else time.monotonic() + timeout
         self._write(proc, encode(message), timeout, deadline)
         if b"\n" not in self._buffer:
@@ -357,15 +356,15 @@ class ProcessHost(BotHost):
         # answer out of step with its request, so either ends this process.
         if self._buffer:
             self._kill_group()
-            raise BotFault("garbage", f"wrote more than one line in reply to {message['type']!r}", fatal=True)
+            raise BotFault(FaultKind.GARBAGE, f"wrote more than one line in reply to {message['type']!r}", fatal=True)
         try:
             return decode_reply(line)
         except ProtocolError as exc:
             self._kill_group()
-            raise BotFault("garbage", str(exc), fatal=True) from None
+            raise BotFault(FaultKind.GARBAGE, str(exc), fatal=True) from None
         except Exception as exc:  # noqa: BLE001 - whatever a reply provokes is the bot's fault
             self._kill_group()
-            raise BotFault("garbage", f"undecodable reply ({type(exc).__name__})", fatal=True) from None
+            raise BotFault(FaultKind.GARBAGE, f"undecodable reply ({type(exc).__name__})", fatal=True) from None
 
     def _write(self, proc: subprocess.Popen[bytes], data: bytes, timeout: float | None,
                deadline: float | None) -> None:
@@ -397,7 +396,7 @@ class ProcessHost(BotHost):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     self._kill_group()
-                    raise BotFault("timeout", f"did not read its input within {timeout:.3g} s", fatal=True)
+                    raise BotFault(FaultKind.TIMEOUT, f"did not read its input within {timeout:.3g} s", fatal=True)
                 events = poll(max(1, math.ceil(remaining * 1000)))
             if not events:
                 continue
@@ -431,7 +430,7 @@ class ProcessHost(BotHost):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     self._kill_group()
-                    raise BotFault("timeout", f"gave no answer within {timeout:.3g} s", fatal=True)
+                    raise BotFault(FaultKind.TIMEOUT, f"gave no answer within {timeout:.3g} s", fatal=True)
                 ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
             if not ready:
                 continue
@@ -448,7 +447,7 @@ class ProcessHost(BotHost):
                 return
             if len(self._buffer) > MAX_REPLY_BYTES:
                 self._kill_group()
-                raise BotFault("garbage", f"sent more than {MAX_REPLY_BYTES >> 20} MiB without a newline",
+                raise BotFault(FaultKind.GARBAGE, f"sent more than {MAX_REPLY_BYTES >> 20} MiB without a newline",
                                fatal=True)
 
     def _died(self) -> BotFault:
@@ -462,9 +461,9 @@ class ProcessHost(BotHost):
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            kind = "timeout" if -code == signal.SIGXCPU else "crash"  # SIGXCPU: the CPU-time limit
+            kind = FaultKind.TIMEOUT if -code == signal.SIGXCPU else FaultKind.CRASH  # SIGXCPU: the CPU-time limit
             return BotFault(kind, f"was killed by {name}", fatal=True)
-        return BotFault("crash", f"exited with code {code}", fatal=True)
+        return BotFault(FaultKind.CRASH, f"exited with code {code}", fatal=True)
 
 
 def _clip(text: str, limit: int) -> str:

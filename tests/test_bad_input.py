@@ -185,7 +185,7 @@ def _set(path, value):
     (_set("decisions", [["x"]]), "decisions[0]: must be [seat, action]"),
     (_set("players", "two"), "players: must be an integer"),
     (_set("players", 10 ** 12), "players: must be from 1 to 1000"),
-    (_set("outcome", {"standing": [1]}), "outcome.standing: must have one entry per player"),
+    (_set("outcome", {"standing": [1], "scores": [0]}), "outcome.standing: must have one entry per player"),
     (_set("ruleset", "flip-7"), "ruleset: must be an object"),
     (_set("forfeited", [5]), "forfeited: must list seats below 2"),
 ])

@@ -299,3 +299,60 @@ def test_queues_of_own_copies_give_each_seat_its_own_split_event():
     assert taken[0] == taken[2] == [{"type": "peek", "cards": [None]}]
     assert taken[0][0] is not taken[2][0] and taken[0][0]["cards"] is not taken[2][0]["cards"]
     assert state.god_log[-1] == {"type": "peek", "cards": ["red"]} and state.god_log[-1] is not taken[1][0]
+
+
+# -- the record's typed contract (arena.records) ----------------------------------------
+
+
+def test_a_written_record_follows_the_record_schema_key_for_key(ruleset):
+    """What play_game writes is a GameRecord, its keys in the schema's order: the schema
+    cannot drift from the records (logs are added by a tournament's worker)."""
+    import msgspec
+
+    from arena.records import RECORD_FORMAT, GameRecord, check_record
+
+    record = play(ruleset).record
+    assert list(record) == [key for key in GameRecord.__struct_fields__ if key != "logs"]
+    typed = check_record(record)
+    assert typed.format == RECORD_FORMAT
+    assert msgspec.json.decode(msgspec.json.encode(record), type=GameRecord) == typed
+
+
+def test_every_built_in_ruleset_ends_for_an_end_reason(ruleset):
+    """The engines write end reasons as strings; for the built-in rulesets each is an EndReason
+    (a new reason in an engine fails here until the enum names it)."""
+    from arena.records import EndReason
+
+    for seed in range(4):
+        reason = play(ruleset, seed=seed).record["outcome"]["reason"]
+        assert EndReason(reason) == reason
+
+
+def test_a_fault_is_recorded_with_its_kind_as_plain_text_and_an_unknown_kind_is_refused():
+    from arena.match import FaultPolicy
+    from arena.records import FaultKind
+    from arena.seats import BotFault
+
+    class Crash(arena.Bot):
+        name = "crash"
+
+        def act(self, observation):
+            raise KeyError("oops")
+
+    ruleset = RULESETS["flip-7"].cls
+    record = play(ruleset, Crash, policy=FaultPolicy(on_fault="random")).record
+    assert record["faults"] and all(type(f["kind"]) is str and f["kind"] == FaultKind.ERROR for f in record["faults"])
+    assert list(record["faults"][0]) == ["seat", "decision", "kind", "detail"]
+    with pytest.raises(ValueError, match="'hiccup' is not a valid FaultKind"):
+        BotFault("hiccup", "did something new")
+
+
+def test_on_fault_has_one_definition_and_its_error_names_the_choices():
+    from arena.errors import ConfigError
+    from arena.match import FaultPolicy
+    from arena.records import TOURNAMENT_ON_FAULT, OnFault
+
+    assert FaultPolicy().on_fault is OnFault.RAISE and FaultPolicy(on_fault="forfeit").on_fault is OnFault.FORFEIT
+    assert OnFault.RAISE not in TOURNAMENT_ON_FAULT and all(policy.help for policy in OnFault)
+    with pytest.raises(ConfigError, match=r"""on_fault must be "raise", "random" or "forfeit", not 'retry'"""):
+        FaultPolicy(on_fault="retry")

@@ -57,6 +57,38 @@ def _minimal_record(action):
             "decisions": [[0, action]], "outcome": {"standing": [1], "scores": [0]}, "transcript_hash": "h"}
 
 
+OLDEST_RECORD = {  # format 1 before it said so: no format, bot seeds, forfeits or reason; faults as counts
+    "ruleset": {"id": "x", "version": "1", "options": {}}, "players": 2, "deal_seed": 0, "seats": [{}, {}],
+    "decisions": [[0, "a"], [1, "b"]], "outcome": {"standing": [1, 2], "scores": [1, 0]}, "faults": [1, 0],
+    "transcript_hash": "h"}
+
+
+def test_a_record_of_the_oldest_schema_still_reads_unchanged(tmp_path):
+    from arena.records import check_record
+
+    typed = check_record(OLDEST_RECORD)
+    assert (typed.format, typed.faults, typed.outcome.reason, typed.forfeited) == (1, [1, 0], "", [])
+    store = Store.create(tmp_path / "games.sqlite", {"plan": {"entries": []}})
+    store.add([StoredGame(0, 0, 0, 0, 0, b"[[0,1],[1,2],[1,0],[1,0]]", "h", encode(OLDEST_RECORD))], run=1)
+    assert store.record(0) == OLDEST_RECORD and list(store.record(0)) == list(OLDEST_RECORD)
+
+
+@pytest.mark.parametrize("change, problem", [
+    ({"faults": [{"seat": 0, "decision": 1, "kind": "hiccup", "detail": ""}]},
+     "faults[0].kind: must be one of crash, timeout, garbage, illegal, memory, error, not 'hiccup'"),
+    ({"faults": [{"seat": 0, "decision": 1, "detail": ""}]}, "faults[0].kind: missing"),
+    ({"faults": [{"seat": 5, "decision": 1, "kind": "crash", "detail": ""}]}, "faults: must list faults with a seat"),
+    ({"format": 2}, "format: 2 is a newer record format; this arena reads format 1"),
+    ({"outcome": {"standing": [1, 2], "scores": [1, "lots"]}}, "outcome.scores[1]: must be a number, not 'lots'"),
+])
+def test_a_stored_record_with_an_unknown_fault_kind_or_a_newer_format_is_a_store_error(tmp_path, change, problem):
+    store = Store.create(tmp_path / "games.sqlite", {"plan": {"entries": []}})
+    store.add([StoredGame(0, 0, 0, 0, 0, b"[[0,1],[1,2],[1,0],[1,0]]", "h", encode(dict(OLDEST_RECORD, **change)))],
+              run=1)
+    with pytest.raises(StoreError, match=re.escape(f"game 0: its record is malformed: {problem}")):
+        store.record(0)
+
+
 def test_a_version_1_store_is_still_read_and_extended(tmp_path):
     from arena.store import _SCHEMA_V1
 
@@ -128,7 +160,7 @@ def test_a_record_that_is_not_a_game_record_is_a_store_error(tmp_path):
     store.db.execute("UPDATE games SET record = ? WHERE game_index = 4", (pack_record(b'{"decisions": []}',
                                                                                      store._zdict),))
     store.db.commit()
-    with pytest.raises(StoreError, match=r"game 4: its record is malformed: 'ruleset' is missing"):
+    with pytest.raises(StoreError, match=r"game 4: its record is malformed: ruleset: missing"):
         store.record(4)
 
 

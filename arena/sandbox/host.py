@@ -34,6 +34,7 @@ import time
 from typing import Any, Sequence
 
 from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode_reply, encode
+from arena.records import FaultKind
 from arena.sandbox import cgroups, checks, seccomp
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
@@ -136,7 +137,7 @@ class SandboxHost(ProcessHost):
                 pass_fds=() if filter_fd is None else (filter_fd,), preexec_fn=preexec, bufsize=0)
         except (OSError, subprocess.SubprocessError) as exc:  # the latter: its preexec_fn failed
             self._cleanup()
-            raise BotFault("crash", f"could not start its sandbox: {exc}", fatal=True) from exc
+            raise BotFault(FaultKind.CRASH, f"could not start its sandbox: {exc}", fatal=True) from exc
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
@@ -149,10 +150,10 @@ class SandboxHost(ProcessHost):
         reply = self._receive(deadline, self.limits.startup_seconds)
         if reply.get("type") == "error":
             self._kill_group()
-            raise BotFault("error", f"could not be loaded: {str(reply.get('message'))[:400]}", fatal=True)
+            raise BotFault(FaultKind.ERROR, f"could not be loaded: {str(reply.get('message'))[:400]}", fatal=True)
         if reply.get("type") != "hello" or reply.get("protocol") != PROTOCOL_VERSION:
             self._kill_group()
-            raise BotFault("garbage", f"bad handshake: {str(reply)[:200]}", fatal=True)
+            raise BotFault(FaultKind.GARBAGE, f"bad handshake: {str(reply)[:200]}", fatal=True)
         self.bot_name = str(reply.get("bot", "?"))
         self._base = self._sandbox_processes() if self.zygote else frozenset()
         self._keep = self._base
@@ -255,8 +256,8 @@ class SandboxHost(ProcessHost):
         games = [pid for pid, parent in parents.items() if parent in waiters]
         if len(waiters) != 1 or len(games) != 1 or len(parents) != 2:
             self._kill_group()
-            raise BotFault("crash", f"sandbox check failed: expected one game process, found {len(parents)} "
-                                    "processes", fatal=True)
+            raise BotFault(FaultKind.CRASH, f"sandbox check failed: expected one game process, found {len(parents)} "
+                                            "processes", fatal=True)
         paused = [zygote, waiters[0]]
         for pid in paused:
             _signal(pid, signal.SIGSTOP)  # one that is gone fails the check below
@@ -264,7 +265,7 @@ class SandboxHost(ProcessHost):
         why = why or checks.problem(zygote, waiters[0], games[0])
         if why:
             self._kill_group()
-            raise BotFault("crash", f"sandbox check failed: {why}", fatal=True)
+            raise BotFault(FaultKind.CRASH, f"sandbox check failed: {why}", fatal=True)
         self._paused = paused
         self._keep = self._base | {waiters[0]}
         try:
@@ -292,7 +293,7 @@ class SandboxHost(ProcessHost):
         try:
             proc = self._proc
             if proc is None:
-                raise BotFault("crash", "is not running", fatal=True)
+                raise BotFault(FaultKind.CRASH, "is not running", fatal=True)
             deadline = time.monotonic() + self.limits.time_for_end
             self._write(proc, encode({"type": "end", "outcome": outcome}), self.limits.time_for_end, deadline)
             reply = self._receive(deadline)
@@ -331,7 +332,7 @@ class SandboxHost(ProcessHost):
         in a timeout fault's message)."""
         proc = self._proc
         if proc is None:
-            raise BotFault("crash", "is not running", fatal=True)
+            raise BotFault(FaultKind.CRASH, "is not running", fatal=True)
         if b"\n" not in self._buffer:
             self._read_line(proc, timeout or self.limits.time_for_end, deadline)
         line, self._buffer = self._buffer.split(b"\n", 1)
@@ -339,31 +340,32 @@ class SandboxHost(ProcessHost):
             return decode_reply(line)
         except (ProtocolError, Exception) as exc:  # noqa: BLE001 - any bad reply is the bot's
             self._kill_group()
-            raise BotFault("garbage", f"bad reply: {type(exc).__name__}", fatal=True) from None
+            raise BotFault(FaultKind.GARBAGE, f"bad reply: {type(exc).__name__}", fatal=True) from None
 
     def _raise_for(self, reply: dict[str, Any], what: str) -> None:
         if reply.get("type") == "exit":  # the zygote says the game process is gone
             code = reply.get("code")
             self._kill_group()
             if self._cgroup is not None and self._cgroup.ran_out_of_memory():
-                raise BotFault("memory", f"ran out of memory in {what}()", fatal=True)
+                raise BotFault(FaultKind.MEMORY, f"ran out of memory in {what}()", fatal=True)
             if isinstance(code, int) and code < 0:
                 try:
                     name = signal.Signals(-code).name
                 except ValueError:
                     name = f"signal {-code}"
-                kind = "timeout" if -code == signal.SIGXCPU else "crash"
+                kind = FaultKind.TIMEOUT if -code == signal.SIGXCPU else FaultKind.CRASH
                 raise BotFault(kind, f"was killed by {name} in {what}()", fatal=True)
-            raise BotFault("crash", f"exited with code {code} in {what}()", fatal=True)
+            raise BotFault(FaultKind.CRASH, f"exited with code {code} in {what}()", fatal=True)
         super()._raise_for(reply, what)
 
     def _died(self) -> BotFault:
         game_ended = self._watch_fd is not None and _readable(self._watch_fd)
         fault = super()._died()  # kills the sandbox
         if self._cgroup is not None and self._cgroup.ran_out_of_memory():
-            return BotFault("memory", "ran out of memory (its processes were over the limit together)", fatal=True)
+            return BotFault(FaultKind.MEMORY, "ran out of memory (its processes were over the limit together)",
+                            fatal=True)
         if game_ended:
-            return BotFault("crash", "its game process ended", fatal=True)
+            return BotFault(FaultKind.CRASH, "its game process ended", fatal=True)
         return fault
 
     def _charge_cpu(self, wall: float) -> None:
@@ -377,8 +379,8 @@ class SandboxHost(ProcessHost):
         self._cpu_bound = used
         if used > self.limits.cpu_per_game:
             self._kill_group()
-            raise BotFault("timeout", f"used {used:.1f} CPU seconds in this game (limit "
-                                      f"{self.limits.cpu_per_game:g})", fatal=True)
+            raise BotFault(FaultKind.TIMEOUT, f"used {used:.1f} CPU seconds in this game (limit "
+                                              f"{self.limits.cpu_per_game:g})", fatal=True)
 
 
 def _holds_any(folder: str, paths: Sequence[str]) -> bool:

@@ -45,6 +45,7 @@ class Job:
     policy: FaultPolicy = FaultPolicy()
     submissions: tuple[Any, ...] = ()  # per entrant: its arena.submissions.Submission, or None
     protected: tuple[str, ...] = ()  # paths no sandbox may show: the tournament file, the results folder
+    local: tuple[bool, ...] = ()  # per entrant: a class only this process can load (a local file): run inline
 
 
 def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = ()) -> Job:
@@ -60,8 +61,10 @@ def make_job(tournament: Tournament, isolation: str | None = None, protected: tu
 
 
 class HostPool:
-    """The bot hosts of one worker process: one per entrant, made on first use and
-    reused across games (bot instances stay fresh per game)."""
+    """The bot hosts of one worker process (or of `arena match`): one per entrant, made
+    on first use and reused across games (bot instances stay fresh per game). A
+    submission runs in its sandbox, a local class inline, a command in a sandbox
+    (isolation "sandbox") or else its own process, an installed bot as the isolation says."""
 
     def __init__(self, job: Job):
         self.job = job
@@ -80,7 +83,9 @@ class HostPool:
                 ensure_built(submission)
                 self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
                                                         read_only=submission.read_only())
-            elif command is not None and self.isolation == "process":
+            elif job.local and job.local[entry]:
+                self.hosts[entry] = InlineHost(entrant.cls)
+            elif command is not None and self.isolation != "sandbox":  # (a program cannot run inline)
                 self.hosts[entry] = ProcessHost(command, job.limits, name=entrant.display_name)
             elif self.isolation == "sandbox":
                 from arena.sandbox import SandboxHost

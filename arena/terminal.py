@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import arena
 from arena.bot import Bot
+from arena.decisions import decision_notes
 from arena.errors import ConfigError
 from arena.match import Entrant, FaultPolicy, GameResult, play_game, record_problem
 from arena.render import Renderer, Style, fit, frame, renderer_for, seat_names
@@ -182,13 +183,16 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
     With `seat`: a frame for each of that seat's decisions (what it saw: its events
     since its previous decision, its view, its legal actions, the one it took), then
     its final events and view. Without: the god view, every event of the god log and
-    every action. Both end with the standing. The record is assumed to have been
-    checked (`arena.match.replay`).
+    every action. Both end with the standing. Decisions are numbered from 1; a fault
+    and a replacement action get a line starting with ``!``
+    (`arena.decisions.decision_notes`). The record is assumed to have been checked
+    (`arena.match.replay`).
     """
     players = record["players"]
     if seat is not None and not 0 <= seat < players:
         raise ConfigError(f"--seat must be 0 to {players - 1} for this {players}-player game, not {seat}")
     displays = [s.get("display", s.get("bot", "?")) for s in record.get("seats", [])] or ["?"] * players
+    faulted = {f.get("decision") for f in record.get("faults") or [] if isinstance(f, dict)}
     names = [f"seat {i} ({name})" for i, name in enumerate(displays)]
     renderer = renderer_for(ruleset.id, style, names, seat, players)
     renderer.you = False
@@ -199,20 +203,25 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
     yield from fit([style.bold(f"== {ruleset.id} {ruleset.version} · seed {record['deal_seed']} · {seen} · "
                                + ", ".join(names) + " ==")] + (renderer.legend() if seat is not None else []))
     logged = 0
+    notes = decision_notes(record)
     for number, (acting, action) in enumerate(record["decisions"], 1):
+        note = notes.get(number - 1) if len(state.legal_actions()) > 1 or number - 1 in faulted else None
+        mark = [style.bold(f"   ! {note}")] if note else []
         if seat is None:
             lines = [ruleset.describe_event(e) for e in state.god_log[logged:]]
             logged = len(state.god_log)
             actor.seat = acting
             lines.append(style.bold(f"{number}. {names[acting]}: ")
                          + f"{actor.safe_action(action, state.view(acting))}  {style.dim('(' + action + ')')}")
-            yield from fit(lines)
+            yield from fit(lines + mark)
         elif acting == seat:
             observation = {"ruleset": ruleset.id, "seat": seat, "view": state.view(seat),
                            "events": state.take_events(seat), "legal_actions": state.legal_actions()}
             yield ""
             yield from frame(renderer, observation, number, chosen=action)
-            yield from fit([f"→ {names[seat]} chose: {renderer.safe_action(action, observation['view'])}  ({action})"])
+            played = "played" if note else "chose"
+            yield from fit([f"→ {names[seat]} {played}: {renderer.safe_action(action, observation['view'])}  ({action})"]
+                           + mark)
         state.apply(action)
     lines: list[str] = []
     if seat is None:

@@ -544,7 +544,7 @@ def test_browser_seat_view_shows_its_observation_and_not_a_face_hidden_from_it(b
     label = face.replace("-", " ")
     page = (results / SITE_DIR / "replay.html").as_uri()
     browser.get("about:blank")  # a new document: a change of the #hash alone would not reload the page
-    browser.get(f"{page}?game=4#view=god&d={decision}")
+    browser.get(f"{page}?game=4#view=god&d={decision + 1}")  # the address numbers decisions from 1
     _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith(f"decision {decision + 1} of"))
     god_text = browser.find_element(By.ID, "stage").text
     assert label in god_text  # the god view shows it: the check below can fail

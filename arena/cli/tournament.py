@@ -152,23 +152,61 @@ def publish(results_dir: Path, replays: int | None) -> None:
 @click.command()
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--logs", "with_logs", is_flag=True,
+              help="Also print what each faulting bot wrote to stderr in that game (the first 8 KiB a game).")
 @user_errors
-def faults(results_dir: Path, as_json: bool) -> None:
-    """List every fault a bot committed in the tournament stored in RESULTS_DIR."""
+def faults(results_dir: Path, as_json: bool, with_logs: bool) -> None:
+    """List every fault a bot committed in the tournament stored in RESULTS_DIR.
+
+    Decisions are numbered from 1, as `arena replay` and the web viewer show them."""
     from arena.site.data import faults_rows
 
     with _results_store(results_dir) as store:
         rows = faults_rows(store, store.plan())
+        logs = fault_logs(store, rows) if with_logs else {}
     if as_json:
+        if with_logs:
+            rows = [dict(r, log=logs.get((r["game"], r["seat"]))) for r in rows]
         print_json(rows)
         return
     if not rows:
         click.echo("no faults")
         return
-    click.echo(tabulate([[r["game"], r["ruleset"], r["bot"], r["seat"], "-" if r["decision"] is None else r["decision"],
-                          r["kind"], r["detail"][:60]] for r in rows],
-                        headers=["game", "ruleset", "bot", "seat", "decision", "kind", "detail"]))
+    click.echo(tabulate([[r["game"], r["ruleset"], r["bot"], r["seat"],
+                          "-" if r["decision_number"] is None else r["decision_number"], r["kind"], r["detail"]]
+                         for r in rows],
+                        headers=["game", "ruleset", "bot", "seat", "decision", "kind", "detail"],
+                        maxcolwidths=[None] * 6 + [70]))
     per_bot: dict[str, int] = {}
     for r in rows:
         per_bot[r["bot"]] = per_bot.get(r["bot"], 0) + 1
     click.echo("\n" + ", ".join(f"{bot}: {count}" for bot, count in sorted(per_bot.items())))
+    if with_logs:
+        click.echo("\n" + fault_logs_text(rows, logs))
+
+
+def fault_logs(store: Any, rows: list[dict[str, Any]]) -> dict[tuple[int, int], str | None]:
+    """``(game, seat) -> `` the faulting seat's stderr in that game (None: it wrote nothing)."""
+    from arena.decisions import seat_logs
+
+    seats: dict[int, list[int]] = {}
+    for r in rows:
+        seats.setdefault(r["game"], []).append(r["seat"])
+    out: dict[tuple[int, int], str | None] = {}
+    for game in sorted(seats):
+        logs = dict(seat_logs(store.record(game) or {}))
+        for seat in sorted(set(seats[game])):
+            out[game, seat] = logs.get(seat)
+    return out
+
+
+def fault_logs_text(rows: list[dict[str, Any]], logs: dict[tuple[int, int], str | None]) -> str:
+    from arena.decisions import LOG_NOTE
+
+    lines = [LOG_NOTE + "; per game and seat, not per decision"]
+    bots = {(r["game"], r["seat"]): r["bot"] for r in rows}
+    for (game, seat), text in logs.items():
+        bot = bots[game, seat]
+        lines.append(f"\n--- game {game}, seat {seat} ({bot}): stderr ---")
+        lines.append(text.rstrip("\n") if text else "(nothing written)")
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ import html
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
+from arena.decisions import shown_number
 from arena.ratings import OVERALL, Rater
 from arena.store import Store, StoreError
 
@@ -92,7 +93,9 @@ def head_to_head_matrix(rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, M
 
 def faults_rows(store: Store, plan: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every recorded fault with its ruleset label and bot name (`arena faults`, the
-    site); StoreError naming the game if its row names no ruleset or entry of the plan."""
+    site): ``decision`` is the record's index, ``decision_number`` the 1-based number
+    shown to people (None for a fault outside a decision); StoreError naming the game if
+    its row names no ruleset or entry of the plan."""
     labels = [r["label"] for r in plan["rulesets"]]
     entries = plan["entries"]
     rows = []
@@ -101,7 +104,8 @@ def faults_rows(store: Store, plan: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise StoreError(f"{store.path}: game {f['game']}: its result row names a ruleset or bot entry "
                              "that is not in the plan")
         rows.append({"game": f["game"], "ruleset": labels[f["ruleset"]], "bot": entries[f["entry"]]["bot"],
-                     "seat": f["seat"], "decision": f.get("decision"), "kind": f.get("kind"),
+                     "seat": f["seat"], "decision": f.get("decision"),
+                     "decision_number": shown_number(f.get("decision")), "kind": f.get("kind"),
                      "detail": str(f.get("detail", ""))})
     return rows
 

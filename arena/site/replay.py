@@ -14,7 +14,11 @@ ruleset engine and applies the recorded decisions one by one (as
   seat silenced by a fault), in which case its events stay pending, as in play,
   and reach it with its next observation;
 - ``action`` (and its readable phrase), ``legal`` (the actor's legal actions),
-  and the ``fault`` recorded at this decision, if any.
+  the ``fault`` recorded at this decision, if any, and a ``note`` for people (the
+  fault, or a replacement action: `arena.decisions.decision_notes`).
+
+Frames are numbered by record index (``n``); the viewer shows ``n + 1``. The data
+also carries the bots' ``logs`` (stderr per seat, as the record keeps them).
 
 A frame's ``obs`` is built from the seat's own view and events only: nothing from
 the god view is copied into it. Seat frames thus show no more than the seat saw.
@@ -29,43 +33,15 @@ import json
 import random
 from typing import Any, Mapping
 
+from arena.decisions import LOG_NOTE, decision_notes, seat_logs, silenced_from
 from arena.errors import ReplayMismatchError
 from arena.render import Style, renderer_for
 from arena.rules.base import Ruleset
-
-# Kinds of fault after which a host is gone (the match loop stops asking that seat).
-FATAL_KINDS = ("crash", "timeout")
 
 
 def god_view(state: Any, seat: int) -> dict[str, Any]:
     """`seat`'s view of the whole table (`GameState.god_view`)."""
     return state.god_view(seat)
-
-
-def _silenced_from(record: Mapping[str, Any]) -> dict[int, int]:
-    """Best effort: the decision number after which each seat was not asked again
-    (a fatal fault, or a forfeit). A fault before the first decision (start_game)
-    silences from the start; the record does not say whether a fault without a
-    decision number was at the start or the end, so one counts as a start fault only
-    when it comes before every numbered fault in the list."""
-    out: dict[int, int] = {}
-    forfeited = set(record.get("forfeited") or [])
-    seen_numbered = False
-    for fault in record.get("faults") or []:
-        if not isinstance(fault, dict):
-            continue
-        seat, decision = fault.get("seat"), fault.get("decision")
-        if decision is None:
-            if seen_numbered:
-                continue
-            decision = -1
-            if not any(isinstance(f, dict) and f.get("decision") is not None for f in record["faults"]):
-                continue  # no way to tell start from end: assume the end
-        else:
-            seen_numbered = True
-        if fault.get("kind") in FATAL_KINDS or seat in forfeited:
-            out.setdefault(seat, decision)
-    return out
 
 
 def _text(function: Any, *args: Any) -> str:
@@ -95,7 +71,7 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
     actor = renderer_for(ruleset.id, style, names, None, players)
     faults = {f["decision"]: f for f in record.get("faults") or []
               if isinstance(f, dict) and f.get("decision") is not None}
-    silenced = _silenced_from(record)
+    silenced = silenced_from(record)
 
     state = ruleset.new_game(players, meta["options"], random.Random(record["deal_seed"]))
     frames: list[dict[str, Any]] = []
@@ -112,7 +88,7 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         if len(legal) == 1:
             asked, why = False, "forced: the only legal action"
         elif seat in silenced and number > silenced[seat]:
-            asked, why = False, "not asked: the seat was silenced by a fault; a replacement action"
+            asked, why = False, "not asked: a replacement action"
         else:
             asked, why = True, None
         obs = None
@@ -132,6 +108,9 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         state.apply(action)
     if not state.is_terminal():
         raise ReplayMismatchError("the record ends before the game does")
+    notes = decision_notes(record, forced={f["n"] for f in frames if len(f["legal"]) == 1})
+    for f in frames:
+        f["note"] = notes.get(f["n"])
     final_seats = []
     for seat in range(players):
         events = state.take_events(seat)
@@ -148,6 +127,7 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         "outcome": record["outcome"], "faults": record.get("faults") or [],
         "forfeited": record.get("forfeited") or [],
         "frames": frames, "final": final,
+        "logs": [{"seat": seat, "text": text} for seat, text in seat_logs(record)], "log_note": LOG_NOTE,
     }
 
 

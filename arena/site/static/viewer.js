@@ -2,7 +2,9 @@
    then steps through the game decision by decision, from the god view or from one
    seat. A seat's steps are its own decisions; each shows exactly the observation
    its bot received (view, events, legal actions) and the action it chose, and
-   draws nothing but that observation. */
+   draws nothing but that observation. Decisions are numbered from 1 for people (the
+   page and its address: #view=god&d=8 is decision 8); frames keep the record's
+   0-based index. */
 (function () {
   "use strict";
   var C = window.ArenaCards, el = C.el;
@@ -41,7 +43,8 @@
 
   function readHash() {
     var h = new URLSearchParams(location.hash.replace(/^#/, ""));
-    return { view: h.get("view"), d: h.get("d") };
+    var d = h.get("d");
+    return { view: h.get("view"), d: d === null || d === "end" ? d : Math.max(0, Number(d) - 1) };
   }
 
   function start(d) {
@@ -60,6 +63,7 @@
     $("next").onclick = function () { go(pos + 1); };
     $("last").onclick = function () { go(steps.length - 1); };
     document.addEventListener("keydown", onKey);
+    faultLinks();
     var h = readHash();
     setMode(h.view && (h.view === "god" || Number(h.view) < d.players) ? h.view : "god", h.d === null ? 0 : Number(h.d));
   }
@@ -97,13 +101,14 @@
     document.querySelectorAll(".view-button").forEach(function (b) {
       b.setAttribute("aria-pressed", b.getAttribute("data-view") === mode ? "true" : "false");
     });
+    logs();
     go(target);
   }
 
   function go(i) {
     pos = Math.max(0, Math.min(steps.length - 1, i));
     render();
-    history.replaceState(null, "", "#view=" + mode + "&d=" + steps[pos]);
+    history.replaceState(null, "", "#view=" + mode + "&d=" + (steps[pos] === "end" ? "end" : steps[pos] + 1));
   }
 
   function list(id, items, chosen) {
@@ -175,11 +180,42 @@
       d.appendChild(el("div", "action-text", f.action_text && (seat === null || seat === f.seat) ? f.action_text : f.action));
       d.appendChild(el("code", "", f.action));
       if (!f.asked && seat === null) d.appendChild(el("div", "muted", "(" + f.why + ")"));
-      if (f.fault) d.appendChild(el("div", "fault", "fault: " + f.fault.kind + " — " + f.fault.detail));
+      if (f.note) d.appendChild(el("div", f.fault ? "fault" : "replacement", f.note));
       decision.appendChild(d);
+      $("position").className = "position" + (f.fault ? " at-fault" : f.note ? " at-replacement" : "");
     }
+    if (step === "end") $("position").className = "position";
     $("raw-title").textContent = seat === null ? "raw data (god view)" : "raw observation (exactly as the bot received it)";
     $("raw").textContent = JSON.stringify(raw, null, 1);
+  }
+
+  /* Buttons that jump to each decision with a fault (in the current view). */
+  function faultLinks() {
+    var box = $("fault-links");
+    box.textContent = "";
+    var faulted = data.frames.filter(function (f) { return f.fault; });
+    if (!faulted.length) { box.hidden = true; return; }
+    box.hidden = false;
+    box.appendChild(el("span", "muted", "faults at: "));
+    faulted.forEach(function (f) {
+      var b = el("button", "fault-link", "decision " + (f.n + 1) + " · seat " + f.seat + " " + f.fault.kind);
+      b.onclick = function () { setMode(mode === "god" || Number(mode) === f.seat ? mode : "god", f.n); };
+      box.appendChild(b);
+    });
+  }
+
+  /* The bots' stderr, per seat (the record keeps it per game, not per decision). */
+  function logs() {
+    var box = $("logs"), seat = mode === "god" ? null : Number(mode);
+    box.textContent = "";
+    var shown = (data.logs || []).filter(function (l) { return seat === null || l.seat === seat; });
+    $("logs-title").textContent = "bot logs (" + (shown.length ? shown.map(function (l) { return "seat " + l.seat; }).join(", ") : "none") + ")";
+    shown.forEach(function (l) {
+      box.appendChild(el("h4", "", "seat " + l.seat + " · " + data.names[l.seat]));
+      box.appendChild(el("pre", "log", l.text));
+    });
+    if (!shown.length) box.appendChild(el("p", "muted", seat === null ? "No bot wrote to stderr in this game." : "This seat's bot wrote nothing to stderr."));
+    box.appendChild(el("p", "muted", data.log_note || ""));
   }
 
   function outcome() {

@@ -476,10 +476,12 @@ def _venv_purelib(venv: Path) -> Path:
 
 def probe(venv: Path, use: str | None, params: dict[str, Any]) -> dict[str, Any]:
     """Run the probe in a sandbox over the (sealed) virtualenv `venv`; its checked report."""
+    from arena.seats import Limits
+
     python = str(venv / "bin" / "python")
     request = json.dumps({"use": use, "params": params}).encode()
     result, data = _run_sandboxed([python, "-m", "arena.submissions"], harness_mounts() + [str(venv)], [],
-                                  dict(PYTHON_ENV), False, PROBE_TIMEOUT, 64, stdin=request,
+                                  dict(PYTHON_ENV), False, PROBE_TIMEOUT, Limits.tmp_mb, stdin=request,
                                   file_limit=PROBE_BYTES * 4)
     if result.timed_out:
         raise SubmissionError(f"loading its plugins took longer than {PROBE_TIMEOUT:g} s")

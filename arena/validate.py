@@ -45,7 +45,8 @@ from typing import Any, Callable, Sequence
 
 from arena.match import Entrant, FaultPolicy, play_game
 from arena.plugins import BotEntry, Origin, Registry, load_registry
-from arena.seats import BotHost, InlineHost, Limits, ProcessHost
+from arena.records import FaultKind, OnFault
+from arena.seats import BotHost, InlineHost, Limits, ProcessHost, limit_problem
 from arena.seeding import bot_seed, derive_seed
 
 ARENA_DISTRIBUTION = "flip-arena"
@@ -64,9 +65,9 @@ class Settings:
 
     games: int = 10
     seed: int = 0
-    time_per_decision: float = 1.0
-    time_bank: float = 10.0
-    memory_mb: int = 1024
+    time_per_decision: float = Limits.time_per_decision
+    time_bank: float = Limits.time_bank
+    memory_mb: int = Limits.memory_mb
     rulesets: tuple[str, ...] = ()
     """Only these of the bot's rulesets (default: all it declares)."""
 
@@ -75,7 +76,7 @@ class Settings:
                       memory_mb=self.memory_mb)
 
     def policy(self) -> FaultPolicy:
-        return FaultPolicy(on_fault="random", time_per_decision=self.time_per_decision,
+        return FaultPolicy(on_fault=OnFault.RANDOM, time_per_decision=self.time_per_decision,
                            time_bank=self.time_bank)
 
     def argv(self) -> list[str]:
@@ -362,7 +363,7 @@ def _note_faults(run: RulesetRun, result: Any, index: int, item: PlannedGame, ag
     faults = [f for f in result.record["faults"] if f["seat"] == seat]
     for fault in faults:
         run.faults.append(dict(fault, game=index, deal_seed=deal_seed, players=players, rerun=again))
-        run.illegal += fault["kind"] == "illegal"
+        run.illegal += fault["kind"] == FaultKind.ILLEGAL
     if faults and run.log is None:
         lines = [line for line in (result.logs[seat] or "").splitlines() if line.strip()]
         run.log = "\n".join(lines[-8:]) or None
@@ -630,6 +631,18 @@ def _ms(value: float | None) -> str:
 # -- `python -m arena.validate`: the validator inside a throwaway virtualenv -----
 
 
+def _limit(name: str, kind: type) -> Callable[[str], Any]:
+    """An argparse type: a `kind` value within limit `name`'s bounds (`arena.seats.LIMIT_BOUNDS`)."""
+
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if problem := limit_problem(name, value):
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    return parse
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arena.validate",
                                      description="Validate installed bots (what `arena validate PATH` runs "
@@ -637,9 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="bot names (default: every bot not from --exclude-package)")
     parser.add_argument("--games", type=int, default=Settings.games)
     parser.add_argument("--seed", type=int, default=Settings.seed)
-    parser.add_argument("--time-per-decision", type=float, default=Settings.time_per_decision)
-    parser.add_argument("--time-bank", type=float, default=Settings.time_bank)
-    parser.add_argument("--memory-mb", type=int, default=Settings.memory_mb)
+    parser.add_argument("--time-per-decision", type=_limit("time_per_decision", float),
+                        default=Settings.time_per_decision)
+    parser.add_argument("--time-bank", type=_limit("time_bank", float), default=Settings.time_bank)
+    parser.add_argument("--memory-mb", type=_limit("memory_mb", int), default=Settings.memory_mb)
     parser.add_argument("--ruleset", action="append", default=[], help="only this ruleset (repeatable)")
     parser.add_argument("--exclude-package", default=None)
     parser.add_argument("--json-out", type=Path, default=None, help="write the report here as JSON")

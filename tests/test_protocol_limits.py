@@ -252,3 +252,35 @@ def test_a_bot_whose_answer_cannot_be_sent_is_an_error_fault_and_its_host_lives_
         assert host._proc is not None and host._proc.poll() is None  # not a crash: the same process
     finally:
         host.close()
+
+
+def test_every_limit_default_and_bound_is_the_one_in_limits_and_limit_bounds():
+    """Limits and LIMIT_BOUNDS are the one source: validate's settings, its command-line
+    options (arena validate, python -m arena.validate), the tournament file's defaults and
+    arena match's take their defaults and bounds from there."""
+    import argparse
+    from dataclasses import MISSING, fields
+
+    import click
+
+    from arena.cli.game import match
+    from arena.cli.submit import validate
+    from arena.seats import LIMIT_BOUNDS
+    from arena.tournament import Tournament
+    from arena.validate import Settings, _limit
+
+    defaults = {f.name: f.default for f in fields(Limits)}
+    for cls in (Settings, Tournament):
+        for f in fields(cls):
+            if f.name in defaults and f.default is not MISSING:
+                assert f.default == defaults[f.name], (cls.__name__, f.name)
+    for command in (validate, match):
+        for option in command.params:
+            if option.name in LIMIT_BOUNDS:
+                assert isinstance(option.type, (click.FloatRange, click.IntRange)), option.name
+                assert (option.type.min, option.type.max) == LIMIT_BOUNDS[option.name], option.name
+                assert option.default in (None, defaults[option.name]), option.name
+    for name, (low, high) in LIMIT_BOUNDS.items():
+        with pytest.raises(argparse.ArgumentTypeError, match="must be from"):
+            _limit(name, float)(str(high * 2 + 1))
+        assert _limit(name, float)(str(low)) == low

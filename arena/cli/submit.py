@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from arena.cli.support import SEED_RANGE, UserError, load_plugins, print_json, user_errors
-from arena.seats import LIMIT_BOUNDS
+from arena.seats import LIMIT_BOUNDS, Limits
 
 
 @click.command("new-bot")
@@ -52,11 +52,13 @@ next:
 @click.option("--games", type=click.IntRange(1, 100_000), default=10, show_default=True,
               help="Games per ruleset (each played twice, to check determinism).")
 @click.option("--seed", type=SEED_RANGE, default=0, show_default=True, help="Seed the validation games derive from.")
-@click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]), default=1.0,
+@click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]),
+              default=Limits.time_per_decision,
               show_default=True, help="Seconds per decision, as in a tournament.")
-@click.option("--time-bank", type=click.FloatRange(*LIMIT_BOUNDS["time_bank"]), default=10.0, show_default=True,
+@click.option("--time-bank", type=click.FloatRange(*LIMIT_BOUNDS["time_bank"]), default=Limits.time_bank,
+              show_default=True,
               help="Extra seconds per game that slow decisions draw on.")
-@click.option("--memory-mb", type=click.IntRange(*map(int, LIMIT_BOUNDS["memory_mb"])), default=1024,
+@click.option("--memory-mb", type=click.IntRange(*map(int, LIMIT_BOUNDS["memory_mb"])), default=Limits.memory_mb,
               show_default=True, help="Memory limit of the bot process (MiB).")
 @click.option("--ruleset", "rulesets", multiple=True, metavar="ID",
               help="Check only this ruleset of the bot's (repeatable; default: every ruleset it declares).")

@@ -1,0 +1,106 @@
+"""arena.envs.pettingzoo: PettingZoo's own api_test and seed_test for every ruleset, and what the env promises."""
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+import arena.rulesets  # noqa: E402
+from arena.envs.encoding import HAND_CAP, encoding_for  # noqa: E402
+from arena.envs.pettingzoo import env  # noqa: E402
+from arena.returns import returns  # noqa: E402
+
+RULESETS = ["color-flush", "flip-7", "flip-hue", "uno-flip"]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_pettingzoo_api_test_and_seed_test_pass(ruleset):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice to prefer a Box over a Dict with an action mask
+        api_test(env(ruleset, players=3), num_cycles=200)
+        seed_test(lambda: env(ruleset, players=3), num_cycles=200)
+
+
+def play_out(game, seed):
+    """Play a whole game with uniform legal actions drawn from `seed`; the actions taken, as strings."""
+    game.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    taken = []
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, info = game.last()
+        if termination or truncation:
+            game.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        taken.append(game.unwrapped.action_string(action))
+        assert taken[-1] in info["legal_actions"]
+        game.step(action)
+    return taken
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_whole_game_replays_on_the_engine_and_rewards_are_the_returns(ruleset):
+    game = env(ruleset, players=3)
+    rewards = {agent: 0.0 for agent in game.possible_agents}
+    game.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, info = game.last()
+        rewards[agent] += reward
+        game.step(None if termination or truncation
+                  else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    raw = game.unwrapped
+    assert list(rewards.values()) == returns(raw.state.outcome()["standing"])
+    assert abs(sum(rewards.values())) < 1e-9
+    taken = play_out(env(ruleset, players=3), seed=4)
+    state = arena.rulesets.get(ruleset).new_game(3, raw.game_options, random.Random(raw.deal_seed))
+    for action in taken:
+        state.apply(action)
+    assert state.is_terminal()
+
+
+def test_the_raw_observation_in_infos_is_what_a_bot_gets_and_the_mask_marks_exactly_its_legal_actions():
+    game = env("uno-flip", players=2)
+    game.reset(seed=2)
+    observation, _, _, _, info = game.last()
+    raw = info["observation"]
+    assert set(raw) == {"ruleset", "version", "options", "seat", "players", "view", "events", "legal_actions"}
+    index = game.unwrapped.encoding.index
+    assert sorted(np.flatnonzero(observation["action_mask"])) == sorted(index[a] for a in raw["legal_actions"])
+    assert observation["action_mask"].dtype == np.int8 and observation["observation"].dtype == np.float32
+    other = next(a for a in game.possible_agents if a != game.agent_selection)
+    assert not game.observe(other)["action_mask"].any()
+
+
+def test_an_illegal_index_is_refused_with_its_action_named():
+    game = env("flip-7", players=2)
+    game.reset(seed=1)
+    mask = game.last()[0]["action_mask"]
+    with pytest.raises(ValueError, match="is not legal"):
+        game.step(int(np.flatnonzero(mask == 0)[0]))
+
+
+def test_render_ansi_shows_the_acting_seats_frame():
+    game = env("flip-7", players=2, render_mode="ansi")
+    game.reset(seed=3)
+    text = game.render()
+    assert f"seat {game.unwrapped.state.current_seat()} (player_" in text and "hit" in text
+
+
+@pytest.mark.parametrize("ruleset", ["color-flush", "flip-hue"])
+def test_every_legal_action_of_random_games_is_in_the_index(ruleset):
+    """Color Flush's hand limit and Flip Hue's cleanup keep hands within HAND_CAP: nothing is masked out."""
+    cls = arena.rulesets.get(ruleset)
+    for players in (2, 4):
+        options = cls.resolve_options({})
+        encoding = encoding_for(ruleset, players, options)
+        for seed in range(3):
+            state, rng = cls.new_game(players, options, random.Random(seed)), random.Random(seed)
+            while (seat := state.current_seat()) is not None:
+                assert all(action in encoding.index for action in state.legal_actions())
+                assert max(len(hand) for hand in state.view(seat)["hands"]) <= HAND_CAP[ruleset]
+                state.apply(rng.choice(state.legal_actions()))

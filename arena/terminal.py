@@ -3,8 +3,10 @@ step-by-step printer behind `arena replay`.
 
 The person's seat is a `HumanHost`: a `BotHost` that prints the seat's observation
 (through `arena.render`, which sees nothing but the observation) and reads a
-choice: a number, or ``q`` to quit (which raises `QuitGame` out of `play_game`).
-Bad input asks again; the end of input quits.
+choice: a number, or ``q`` to quit (which raises `QuitGame` out of `play_game`); ``?``
+prints the ruleset's rules (`rules_summary`) and the decision again; more than
+`MAX_LISTED` choices are shown by kind (Color Flush's first turn has 44), a kind's
+choices listed when asked. Bad input asks again; the end of input quits.
 
 `replay_lines` re-creates a recorded game from its deal seed with the ruleset
 engine and applies its decisions one by one, printing either what one seat saw at
@@ -27,6 +29,63 @@ from arena.match import Entrant, FaultPolicy, GameResult, play_game, record_prob
 from arena.render import Renderer, Style, fit, frame, renderer_for, seat_names
 from arena.rules.base import Ruleset
 from arena.seats import BotHost, InlineHost
+
+
+MAX_LISTED = 20
+"""More legal actions than this are shown by kind, and a kind's list page by page."""
+
+
+def choice_groups(legal: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The legal actions by kind (the grammar's first word, before ``:``), kinds in
+    order of first appearance, actions in their order within a kind. Grouped choices
+    are numbered in this order (place 1-7, give 8-21, ...)."""
+    groups: dict[str, list[str]] = {}
+    for action in legal:
+        groups.setdefault(action.split(":", 1)[0].lower(), []).append(action)
+    return list(groups.items())
+
+
+def decision_frame(renderer: Renderer, observation: Mapping[str, Any], number: int) -> list[str]:
+    """What a person is shown at a decision: `arena.render.frame`, with more than
+    `MAX_LISTED` choices shown by kind (numbered in `choice_groups` order)."""
+    legal = observation["legal_actions"]
+    if len(legal) <= MAX_LISTED:
+        return frame(renderer, observation, number)
+    lines = [f"  {len(legal)} choices, by kind: type a kind to list its choices, or a number to choose"]
+    first = 1
+    for kind, actions in choice_groups(legal):
+        last = first + len(actions) - 1
+        span = f"{first}-{last}" if last > first else str(first)
+        lines.append(f"    {kind}: {len(actions)} choice{'s' if last > first else ''} ({span})")
+        first = last + 1
+    return frame(renderer, dict(observation, legal_actions=[]), number) + fit(lines)
+
+
+FOR_AUTHORS = ("action grammar", "view fields", "event types", "decisions and action", "decisions where", "options",
+               "version", "who sees", "what is where")
+"""How the rules pages' sections for bot authors begin (lowercased)."""
+
+
+def rules_summary(ruleset_id: str) -> list[str]:
+    """The rules of `ruleset_id` for a person at the table: its rules page's opening
+    and its sections about play (those for bot authors, the action grammar, the view
+    and event fields, options, rulings and versions, left out: `arena docs` has them)."""
+    from arena.plugins import load_registry
+    from arena.reference import docstring_sections, ruleset_doc
+
+    entry = load_registry().rulesets.get(ruleset_id)
+    if entry is None:
+        return [f"(no rules page: ruleset {ruleset_id!r} is not installed)"]
+    intro, sections = docstring_sections(ruleset_doc(entry.cls))
+    lines = ["", f"== rules of {ruleset_id} (the whole page, with every detail: arena docs) ==",
+             " ".join(intro.split("\n\n")[0].split())]
+    for section in sections:
+        if section.heading.lower().startswith(FOR_AUTHORS):
+            continue
+        lines += ["", section.heading, *section.body.strip("\n").split("\n")]
+    return lines + ["== end of the rules =="]
+
+
 
 
 class QuitGame(Exception):
@@ -58,12 +117,14 @@ class HumanHost(BotHost):
         self.style = style
         self.names = list(names)
         self.renderer: Renderer | None = None
+        self.ruleset = ""
         self.decisions = 0
 
     def start_game(self, seed: int, params: dict[str, Any], info: dict[str, Any]) -> None:
         seat, players = info["seat"], info["players"]
         names = self.names or seat_names(info.get("bots", [f"bot {i}" for i in range(players)]), seat)
         self.renderer = renderer_for(info["ruleset"], self.style, names, seat, players)
+        self.ruleset = info["ruleset"]
         self.decisions = 0
         for line in fit(self.renderer.legend()):
             self.write(line)
@@ -71,15 +132,38 @@ class HumanHost(BotHost):
     def act(self, observation: dict[str, Any], timeout: float | None) -> str:
         assert self.renderer is not None, "start_game first"
         self.decisions += 1
-        self.write("")
-        for line in frame(self.renderer, observation, self.decisions):
-            self.write(line)
-        return self.choose(observation["legal_actions"])
+        self.show(observation)
+        return self.choose(observation["legal_actions"], observation)
 
-    def choose(self, legal: Sequence[str]) -> str:
-        """Read a choice until it is a number of `legal` (or q)."""
+    def show(self, observation: Mapping[str, Any]) -> None:
+        """The frame of a decision; more than `MAX_LISTED` choices are shown by kind
+        (`choice_groups`), so that the table stays on screen."""
+        assert self.renderer is not None, "start_game first"
+        self.write("")
+        for line in decision_frame(self.renderer, observation, self.decisions):
+            self.write(line)
+
+    def list_lines(self, numbered: Sequence[tuple[int, str]], width: int, view: Mapping[str, Any]) -> list[str]:
+        assert self.renderer is not None
+        return [f"  {n:>{width}}. {self.renderer.safe_action(action, view)}  {self.style.dim('(' + action + ')')}"
+                for n, action in numbered]
+
+    def choose(self, legal: Sequence[str], observation: Mapping[str, Any] | None = None) -> str:
+        """Read a choice until it is a number of `legal` (or the action itself); q quits,
+        ? shows the rules summary (then the decision again), and where the choices are
+        grouped, a kind lists its choices (``+`` the next page of a long kind)."""
+        grouped = choice_groups(legal) if len(legal) > MAX_LISTED else []
+        shown = [action for _, actions in grouped for action in actions] or list(legal)  # numbered as shown
+        groups: dict[str, list[tuple[int, str]]] = {}
+        for kind, actions in grouped:
+            groups[kind] = [(shown.index(action) + 1, action) for action in actions]
+        view = (observation or {}).get("view", {})
+        width = len(str(len(legal)))
+        pending: list[tuple[int, str]] = []  # the rest of a kind being listed, page by page
         while True:
-            self.write_prompt(f"Choose 1-{len(legal)} (q to quit): ")
+            extra = ", a kind to list it" if groups else ""
+            more = ", + for more" if pending else ""
+            self.write_prompt(f"Choose 1-{len(legal)}{extra}{more} (? rules, q to quit): ")
             line = self.read_line()
             if line == "":
                 self.write("")
@@ -87,11 +171,26 @@ class HumanHost(BotHost):
             answer = line.strip().lower()
             if answer in ("q", "quit", "exit"):
                 raise QuitGame("quit")
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
-                return legal[int(answer) - 1]
-            if answer in legal:  # the action string itself is fine too
+            if answer.isdigit() and 1 <= int(answer) <= len(shown):
+                return shown[int(answer) - 1]
+            if answer in legal and answer not in groups:  # the action string itself is fine too
                 return answer
-            self.write(f"Please type a number from 1 to {len(legal)}, or q to quit.")
+            if answer in ("?", "help", "rules"):
+                for text in fit(rules_summary(self.ruleset)):
+                    self.write(text)
+                if observation is not None:
+                    self.show(observation)
+                continue
+            if answer in groups or (answer == "+" and pending):
+                numbers = list(groups[answer]) if answer in groups else pending
+                pending = numbers[MAX_LISTED:]
+                for text in fit(self.list_lines(numbers[:MAX_LISTED], width, view)):
+                    self.write(text)
+                if pending:
+                    self.write(f"  ... {len(pending)} more: type + to list them")
+                continue
+            kinds = f", a kind ({', '.join(groups)})" if groups else ""
+            self.write(f"Please type a number from 1 to {len(legal)}{kinds}, ? for the rules, or q to quit.")
 
     def write_prompt(self, text: str) -> None:
         self.write(text, nl=False)

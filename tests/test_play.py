@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from arena.cli_play import play, replay
 from arena.match import replay as replay_record
 from arena.plugins import load_registry
+from arena.terminal import MAX_LISTED, choice_groups, decision_frame
 from arena.render import (WIDTH, Renderer, Style, color_enabled, fit, frame, renderer_for, seat_names,
                           strip_ansi, visible_len, wrap)
 
@@ -215,7 +216,7 @@ def test_every_frame_is_exactly_the_rendering_of_the_seats_observation(ruleset_i
             continue
         observation = {"ruleset": ruleset_id, "seat": seat, "view": state.view(seat), "events": events,
                        "legal_actions": state.legal_actions()}
-        expected = "\n".join(frame(renderer, observation, number))
+        expected = "\n".join(decision_frame(renderer, observation, number))
         assert shown[number].split("\nChoose ")[0] == expected
         checked += 1
     assert checked == len(shown) - 1 > 0
@@ -545,3 +546,64 @@ def test_replay_reads_a_game_from_a_results_folder(tmp_path):
     assert missing.exit_code == 2 and "no game 8" in missing.output
     no_id = CliRunner().invoke(replay, [str(folder)])
     assert no_id.exit_code == 2 and "GAME_ID" in no_id.output
+
+
+# -- rules and long choice lists at the table (issue 21 item 8) -------------------
+
+
+def test_a_question_mark_shows_the_rules_then_the_decision_again_and_play_goes_on():
+    ruleset_or_skip("flip-7")
+    result = CliRunner().invoke(play, ["flip-7", "random", "--seed", "2", "--color", "never"], input="?\n1\nq\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    rules = out.index("== rules of flip-7")
+    assert "Action cards" in out[rules:] and "View fields" not in out[rules:]  # play rules, not the bot reference
+    after = out[out.index("== end of the rules =="):]
+    assert after.count("== flip-7 · decision 1 ·") == 1  # the same decision shown again
+    assert "== flip-7 · decision 2 ·" in after or "You left the game" in after
+    assert "? rules" in out
+
+
+def test_color_flush_first_turn_is_shown_by_kind_and_stays_short():
+    ruleset = ruleset_or_skip("color-flush")
+    state = ruleset.new_game(3, ruleset.resolve_options({}), random.Random(1))
+    legal = state.legal_actions()
+    assert len(legal) > MAX_LISTED
+    names = seat_names(["you", "random", "random"], 0)
+    observation = {"ruleset": "color-flush", "seat": 0, "view": state.view(0), "events": state.take_events(0),
+                   "legal_actions": legal}
+    full = frame(renderer_for("color-flush", Style(False), names, 0, 3), observation, 1)
+    shown = decision_frame(renderer_for("color-flush", Style(False), names, 0, 3), observation, 1)
+    assert len(shown) <= len(full) - len(legal) + 8
+    assert [line.split(":")[0].strip() for line in shown[-4:]] == ["place", "give", "take", "flip"]
+
+
+def test_grouped_choices_are_listed_by_kind_and_numbered_as_shown(tmp_path):
+    ruleset_or_skip("color-flush")
+    save = tmp_path / "game.json"
+    result = CliRunner().invoke(play, ["color-flush", "random", "random", "--seed", "1", "--color", "never",
+                                       "--save", str(save), "--option", "max_turns=1"],
+                                input="flip\nnope\n40\n" + "1\n" * 50 + "n\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert [int(n) for n in re.findall(r"(\d+)\. flip card", out)] == list(range(37, 44))  # listed once, asked for
+    assert "Please type a number from 1 to 43, a kind (place, give, take, flip)" in out
+    ruleset = ruleset_or_skip("color-flush")
+    state = ruleset.new_game(3, ruleset.resolve_options({"max_turns": 1}), random.Random(1))
+    grouped = [a for _, actions in choice_groups(state.legal_actions()) for a in actions]
+    assert json.loads(save.read_text())["decisions"][0] == [0, grouped[39]]
+
+
+def test_a_long_kind_is_listed_page_by_page():
+    from arena.terminal import HumanHost
+
+    typed = iter(["give\n", "+\n", "25\n"])
+    written: list[str] = []
+    host = HumanHost(lambda: next(typed), lambda text="", nl=True: written.append(text), Style(False))
+    host.start_game(0, {}, {"ruleset": "color-flush", "seat": 0, "players": 3, "bots": ["a", "b", "c"]})
+    legal = [f"give:{i}:1" for i in range(30)] + ["flip:0"]
+    assert host.choose(legal, {"view": {}, "legal_actions": legal}) == "give:24:1"
+    text = "\n".join(written)
+    assert "... 10 more: type + to list them" in text
+    numbers = [int(line.split(".")[0]) for line in written if re.match(r"^\s+\d+\. ", line)]
+    assert numbers == list(range(1, 31))  # 20, then the 10 more

@@ -147,6 +147,13 @@ class GameRecord(msgspec.Struct, kw_only=True):
     logs: dict[str, str] = {}
 
 
+class _RecordShape(GameRecord, kw_only=True):
+    """A GameRecord whose decisions `record_problem` checks by hand: converting each pair
+    to a tuple would cost more than the rest of the record together."""
+
+    decisions: list[Any]
+
+
 MAX_PLAYERS = 1000
 """More seats than any record may have (a bound on what a record file can make the replay allocate)."""
 
@@ -161,13 +168,14 @@ def check_record(record: Any) -> GameRecord:
     return msgspec.convert(record, GameRecord)
 
 
-def record_problem(record: Any) -> str | None:
+def record_problem(record: Any, decisions: bool = True) -> str | None:
     """What makes `record` not a game record ("decisions: missing", "players: must be an
-    integer, not 'two'", ...), or None."""
+    integer, not 'two'", ...), or None. `decisions=False` leaves its decisions to the
+    caller (a store that built them from a checked table of pairs)."""
     if type(record) is not dict:
         return f"a record is a JSON object, not {type(record).__name__}"
     try:
-        typed = msgspec.convert(record, GameRecord)
+        typed = msgspec.convert(record, _RecordShape)
     except msgspec.ValidationError as exc:
         return _schema_problem(str(exc), record)
     players = typed.players
@@ -176,9 +184,11 @@ def record_problem(record: Any) -> str | None:
                 f"{', '.join(map(str, READABLE_FORMATS))}")
     if not 1 <= players <= MAX_PLAYERS:
         return f"players: must be from 1 to {MAX_PLAYERS}, not {players}"
-    for index, (seat, _) in enumerate(typed.decisions):
-        if not 0 <= seat < players:
-            return _decision_problem(index, record["decisions"][index], players)
+    if decisions:
+        for index, decision in enumerate(typed.decisions):
+            if not (type(decision) is list and len(decision) == 2 and type(decision[0]) is int
+                    and 0 <= decision[0] < players and type(decision[1]) is str):
+                return _decision_problem(index, decision, players)
     outcome = typed.outcome
     for key, values in (("standing", outcome.standing), ("scores", outcome.scores)):
         if len(values) != players:

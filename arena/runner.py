@@ -26,11 +26,12 @@ import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
 from arena.live_ratings import RatingFollowers
-from arena.ratings import Rater
+from arena.ratings import Rater, rate_store
 from arena.seats import Limits, privilege_notice
 from arena.site import write_site
-from arena.store import Store, StoreError, store_path
-from arena.tournament import GameSpec, Schedule, Tournament
+from arena.stopping import Feed, Looks
+from arena.store import Store, StoreError, add_after_stop, store_path
+from arena.tournament import SEED_DERIVATION, GameSpec, Schedule, Tournament
 from arena.worker import BatchResult, GameFailedError, make_job
 
 # Importable from here as before the backends and the worker side had modules of their own.
@@ -85,9 +86,16 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
     counts = tournament.schedule(seed).counts
     total = sum(counts)
     memo: dict[Any, str | None] = {}
+    stop = tournament.stop
     return {
         "name": tournament.name,
         "format": tournament.format,
+        "seed_derivation": SEED_DERIVATION,
+        "challengers": list(tournament.challengers),
+        "stop": None if stop is None else {"kind": stop.kind, "confidence": stop.confidence, "margin": stop.margin,
+                                           "bot": stop.bot, "baseline": stop.baseline, "alpha": stop.alpha,
+                                           "beta": stop.beta},
+        "look_every": tournament.look_every if stop is not None else None,
         "deals": tournament.deals,
         "max_games": tournament.max_games,
         "total_games": total,
@@ -291,16 +299,19 @@ class Batcher:
 def run_tournament(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
                    progress: bool | None = None, echo: Callable[[str], None] = print,
                    backend: Backend | None = None, batch_size: int | None = None,
-                   replays: int | None = RUN_REPLAYS) -> RunSummary:
+                   replays: int | None = RUN_REPLAYS, report_every: int | None = None) -> RunSummary:
     """Play every game of `tournament` not yet in the store at `out`; publish when complete
-    (standings and the web page, with `replays` replay files: see `arena.site.write_site`)."""
+    (standings and the web page, with `replays` replay files: see `arena.site.write_site`).
+    Every `report_every` games (default: on a terminal never, the bar shows progress;
+    otherwise every twentieth of the schedule), a line with the leaders (`ProgressReport`).
+    With a `stop`, each ruleset ends where its looks say (arena.stopping)."""
     from arena import publish
     from tqdm import tqdm
 
     out = Path(out)
     lock = _lock(out)
     try:
-        return _run(tournament, out, workers, restart, progress, echo, backend, batch_size, replays)
+        return _run(tournament, out, workers, restart, progress, echo, backend, batch_size, replays, report_every)
     finally:
         lock.close()  # releases the lock; the file stays (see _lock)
 
@@ -337,9 +348,65 @@ def _lock(out: Path) -> Any:
     return handle
 
 
+class ProgressReport:
+    """Every `every` games stored (None: never), one line: games stored of the total and
+    each ruleset's leaders so far, by their share of table-mates finished ahead of (ties
+    a half) over the stored games. On a terminal it is written above the progress bar."""
+
+    LEADERS = 3
+
+    def __init__(self, tournament: Tournament, total: int, every: int | None, echo: Callable[[str], None]):
+        self.labels = [r.label for r in tournament.rulesets]
+        self.names = [b.display for b in tournament.bots]
+        self.total = total
+        self.every = every
+        self.echo = echo
+        self.halves: list[dict[int, list[int]]] = [{} for _ in self.labels]  # entry -> [half-points, meetings]
+        self.stored = 0
+        self.next_at = every or 0
+
+    def add_rows(self, rows: Any) -> None:
+        """Count games already stored (a resumed run), without a line."""
+        for row in rows:
+            self._count(row.ruleset, row.seats, row.standing)
+            self.stored += 1
+        if self.every:
+            self.next_at = (self.stored // self.every + 1) * self.every
+
+    def add(self, games: Any) -> None:
+        from arena.store import decode
+
+        for game in games:
+            seats, standing = decode(game.result)[:2]
+            self._count(game.ruleset, seats, standing)
+        self.stored += len(games)
+        if self.every and self.stored >= self.next_at:
+            self.echo(self.line())
+            while self.next_at <= self.stored:
+                self.next_at += self.every
+
+    def _count(self, ruleset: int, seats: list[int], standing: list[int]) -> None:
+        tally = self.halves[ruleset]
+        for i, entry in enumerate(seats):
+            cell = tally.setdefault(entry, [0, 0])
+            for j in range(len(seats)):
+                if j != i:
+                    cell[0] += 2 if standing[i] < standing[j] else 1 if standing[i] == standing[j] else 0
+                    cell[1] += 2
+
+    def line(self) -> str:
+        parts = []
+        for label, tally in zip(self.labels, self.halves):
+            if not tally:
+                continue
+            best = sorted(tally, key=lambda e: (-tally[e][0] / tally[e][1], e))[:self.LEADERS]
+            parts.append(f"{label}: " + ", ".join(f"{self.names[e]} {tally[e][0] / tally[e][1]:.2f}" for e in best))
+        return f"[{self.stored:,}/{self.total:,} games] " + " | ".join(parts)
+
+
 def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, progress: bool | None,
          echo: Callable[[str], None], backend: Backend | None, batch_size: int | None,
-         replays: int | None) -> RunSummary:
+         replays: int | None, report_every: int | None = None) -> RunSummary:
     from arena import publish
     from tqdm import tqdm
 
@@ -351,7 +418,9 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         total = schedule.total
         done = store.done_mask(total)
         stored_before = sum(bin(byte).count("1") for byte in done)
-        remaining = total - stored_before
+        looks = Looks(tournament, schedule, store)
+        looks.look(echo)  # a resumed run first takes the looks its stored games allow
+        remaining = (looks.counted_total() if looks.all_stopped() else total) - stored_before
         workers = workers if workers is not None else tournament.workers
         workers = workers or cpu_count()
         workers = max(1, min(workers, remaining or 1))
@@ -361,6 +430,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
              f"{'secret' if store.get('seed_secret') else seed})")
         for line in schedule.describe():
             echo(f"  {line}")
+        if tournament.stop is not None:
+            echo(f"  {tournament.stop.describe(tournament.bots)}, looking every {tournament.look_every} deals")
         if store.get("seed_secret"):
             echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
                  "(revealed in the provenance when the tournament is complete)")
@@ -370,7 +441,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
         if remaining:
             shown = backend.workers if backend is not None else workers
-            echo(f"playing {remaining:,} games with {shown} worker{'s' if shown > 1 else ''}, "
+            most = "up to " if tournament.stop is not None and not looks.all_stopped() else ""
+            echo(f"playing {most}{remaining:,} games with {shown} worker{'s' if shown > 1 else ''}, "
                  f"results in {out}")
             isolation, fallback = effective_isolation(tournament, echo)
             if isolation == "process" and (notice := privilege_notice()):
@@ -379,36 +451,53 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                                     "limits": _limits_in_force(isolation, tournament.limits())})
 
         run_number = store.max_run() + 1
-        pending = (spec for spec in schedule if not done[spec.index >> 3] >> (spec.index & 7) & 1)
-        batches = Batcher(pending, batch_size)
         backend = backend or make_backend(workers)
+        feed = Feed(schedule, done, looks, Batcher(iter(()), batch_size), ahead=1 if backend.workers == 1 else 2)
         in_flight: dict[Future, int] = {}  # batch -> its ruleset
         max_in_flight = 1 if backend.workers == 1 else backend.workers * 2
-        exhausted = remaining == 0
+        exhausted = remaining == 0 or feed.finished()
         stopping = False
         failure: str | None = None
-        followers = RatingFollowers(store.path, store.plan())  # before the pool: fork without threads
-        if remaining:
+        # Live rating follows the store in schedule order; a stopping run moves games out of
+        # it when a ruleset stops, so it rates once play is over instead.
+        followers = RatingFollowers(store.path, store.plan()) if tournament.stop is None else None
+        if not exhausted:
             try:
                 source = Path(tournament.path)
                 protected = tuple(str(p.resolve()) for p in (source, out) if p.exists())
                 backend.start(make_job(tournament, isolation, protected))
             except BaseException:
-                followers.stop()
+                if followers is not None:
+                    followers.stop()
                 raise
         play_started = time.perf_counter()
-        bar = tqdm(total=total, initial=stored_before, unit="game", disable=(not remaining) or (
-            None if progress is None else not progress), dynamic_ncols=True, smoothing=0.05, file=sys.stderr)
+        terminal = sys.stderr.isatty() if progress is None else progress
+        bar = tqdm(total=total, initial=stored_before, unit="game", disable=exhausted or not terminal,
+                   dynamic_ncols=True, smoothing=0.05, file=sys.stderr)
+
+        def bar_echo(line: str) -> None:
+            if bar.disable:
+                echo(line)
+            else:
+                bar.write(line, file=sys.stderr)
+
+        every = report_every if report_every is not None else (None if terminal else max(1, total // 20))
+        progress_report = ProgressReport(tournament, total, every, bar_echo)
+        if every and stored_before:
+            progress_report.add_rows(store.iter_rows())
         try:
             while True:
                 try:
                     while not (stopping or exhausted) and len(in_flight) < max_in_flight:
-                        batch = next(batches, None)
+                        batch = feed.next_batch()
                         if batch is None:
-                            exhausted = True
+                            exhausted = feed.finished()
                             break
                         in_flight[backend.submit(batch)] = batch[0].ruleset
                     if not in_flight:
+                        if not (stopping or exhausted):  # cannot happen: every look due was taken
+                            raise RuntimeError("no game may be played and none is in flight, but the schedule "
+                                               "is not finished")
                         break
                     finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
                     for future in finished:
@@ -421,11 +510,19 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                                            "memory); the games it was playing are not stored")
                             stopping = True
                             continue
-                        batches.learn(ruleset, len(result.games), result.seconds)
+                        feed.sizer.learn(ruleset, len(result.games), result.seconds)
                         if result.games:
-                            store.add(result.games, run_number)
-                            summary.played += len(result.games)
-                            bar.update(len(result.games))
+                            cut = looks.cut[ruleset]
+                            if cut is not None and result.games[0].deal >= cut:
+                                add_after_stop(store, result.games, run_number)  # in flight at the stop
+                            else:
+                                store.add(result.games, run_number)
+                                summary.played += len(result.games)
+                                bar.update(len(result.games))
+                                progress_report.add(result.games)
+                            if looks.look(bar_echo):
+                                bar.total = looks.counted_total()
+                                bar.refresh()
                         if result.failure and failure is None:
                             failure = result.failure
                             stopping = True
@@ -444,19 +541,22 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                     echo(f"stopping: finishing the {len(in_flight)} batches in flight "
                          "(Ctrl-C again to abandon them)")
         except BaseException:
-            followers.stop()
+            if followers is not None:
+                followers.stop()
             raise
         finally:
             summary.play_seconds = time.perf_counter() - play_started
             bar.close()
             backend.stop(abandon=bool(in_flight))
         stored = store.count()
-        if failure is not None or stored != total:
+        total = summary.total = looks.counted_total() if tournament.stop is not None else total
+        finished_all = tournament.stop is None or looks.all_stopped()
+        if (failure is not None or stored != total or not finished_all) and followers is not None:
             followers.stop()
         if failure is not None:
             raise GameFailedError(f"{failure}; {stored:,} of {total:,} games are stored "
                                   f"(rerun the same command to resume)")
-        summary.complete = stored == total
+        summary.complete = stored == total and finished_all
         summary.interrupted = not summary.complete
         if summary.interrupted:
             summary.elapsed = time.perf_counter() - started
@@ -465,10 +565,13 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         if store.get("finished_at") is None:
             store.set("finished_at", _now())
         tail_started = time.perf_counter()
-        try:
-            summary.standings = followers.finish()
-        finally:
-            followers.stop()
+        if followers is None:
+            summary.standings = rate_store(store)
+        else:
+            try:
+                summary.standings = followers.finish()
+            finally:
+                followers.stop()
         summary.rating_tail = time.perf_counter() - tail_started
         summary.written = publish.publish(out, store, summary.standings)
         summary.written.append(write_site(out, store, replays=replays, standings=summary.standings) / "index.html")

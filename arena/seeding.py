@@ -19,6 +19,14 @@ def derive_seed(seed: int, *coordinates: int | str) -> int:
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
+def table_deal_seed(seed: int, ruleset: str, names: "list[str] | tuple[str, ...]", deal: int) -> int:
+    """The seed of deal number `deal` at a table of `ruleset` (its label) holding the
+    entries named `names` (display names, in the table's order): keyed by content, not
+    by position in the tournament file (seed derivation 2), so that a game keeps its
+    cards when entries, rulesets or deals are added around it."""
+    return derive_seed(seed, "table-deal", ruleset, len(names), *names, deal)
+
+
 def bot_seed(deal_seed: int, seat: int, game: int | str = 0) -> int:
     """The seed of the `random.Random` given to the bot in `seat` for one game.
 

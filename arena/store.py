@@ -405,6 +405,104 @@ class Store:
                           f"its schema version {self.version}")
 
 
+# -- looks of a stopping run (arena.stopping) -------------------------------------------
+#
+# A run with a `stop` looks at each ruleset's results at batch boundaries and records each
+# look here, so that a resumed run stops where the first one did. Games of a ruleset that
+# were played past the deal where it stopped (in flight when it stopped) are kept in
+# ``games_after_stop``: stored, but out of the standings and the schedule's count.
+
+_LOOKS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS looks (
+    ruleset INTEGER NOT NULL,        -- index of the ruleset entry in the file
+    look INTEGER NOT NULL,           -- 1, 2, ... in schedule order
+    deals INTEGER NOT NULL,          -- the look is at the first `deals` deals of the ruleset
+    stopped INTEGER NOT NULL,        -- 1: the ruleset stops here (its games end at `deals` deals)
+    detail TEXT NOT NULL,            -- JSON: the verdicts or the test's state at this look
+    PRIMARY KEY (ruleset, look)
+);
+CREATE TABLE IF NOT EXISTS games_after_stop AS SELECT * FROM games WHERE 0;
+"""
+
+
+class Look(NamedTuple):
+    """One recorded look of a stopping run."""
+
+    ruleset: int
+    look: int
+    deals: int
+    stopped: bool
+    detail: dict[str, Any]
+
+
+def prepare_looks(store: Store) -> None:
+    """Make the looks and games_after_stop tables of `store` if it has none yet."""
+    with store.db:
+        store.db.executescript(_LOOKS_SCHEMA)
+
+
+def read_looks(store: Store) -> list[Look]:
+    """Every recorded look, by ruleset then look number ([] for a store without looks)."""
+    tables = {row[0] for row in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "looks" not in tables:
+        return []
+    return [Look(ruleset, look, deals, bool(stopped), store._json("look", detail)) for ruleset, look, deals, stopped, detail
+            in store._read("SELECT ruleset, look, deals, stopped, detail FROM looks ORDER BY ruleset, look")]
+
+
+def record_look(store: Store, look: Look, plan: dict[str, Any] | None = None) -> int:
+    """Record `look` in one transaction; if it stops its ruleset, also move the ruleset's
+    stored games of deal `look.deals` on to games_after_stop and store `plan` (the plan
+    with its counts after the stop). Returns how many games were moved."""
+    moved = 0
+    with store.db:
+        store.db.execute("INSERT INTO looks (ruleset, look, deals, stopped, detail) VALUES (?, ?, ?, ?, ?)",
+                         (look.ruleset, look.look, look.deals, int(look.stopped), json.dumps(look.detail)))
+        if look.stopped:
+            store.db.execute("INSERT INTO games_after_stop SELECT * FROM games WHERE ruleset = ? AND deal >= ?",
+                             (look.ruleset, look.deals))
+            moved = store.db.execute("DELETE FROM games WHERE ruleset = ? AND deal >= ?",
+                                     (look.ruleset, look.deals)).rowcount
+        if plan is not None:
+            store.db.execute("UPDATE meta SET value = ? WHERE key = 'plan'", (json.dumps(plan),))
+    return moved
+
+
+def add_after_stop(store: Store, games: Iterable[StoredGame], run: int) -> int:
+    """Store games played past their ruleset's stop (in flight when it stopped) in
+    games_after_stop, not in games."""
+    games = list(games)
+    if not games:
+        return 0
+    prepare_looks(store)
+    store.add(games, run)  # the same packing and columns as any game, then moved (a kill between: see below)
+    move_past_stops(store)
+    return len(games)
+
+
+def move_past_stops(store: Store) -> int:
+    """Move every stored game past its ruleset's recorded stop to games_after_stop (what
+    `record_look` and `add_after_stop` do; run again on resume, after a kill between)."""
+    moved = 0
+    with store.db:
+        for ruleset, deals in store._read("SELECT ruleset, deals FROM looks WHERE stopped = 1"):
+            store.db.execute("INSERT INTO games_after_stop SELECT * FROM games WHERE ruleset = ? AND deal >= ?",
+                             (ruleset, deals))
+            moved += store.db.execute("DELETE FROM games WHERE ruleset = ? AND deal >= ?", (ruleset, deals)).rowcount
+    return moved
+
+
+def count_games(store: Store, ruleset: int, below_deal: int) -> int:
+    """Stored games (in games) of ruleset entry `ruleset` with deal below `below_deal`."""
+    return store._read("SELECT COUNT(*) FROM games WHERE ruleset = ? AND deal < ?", (ruleset, below_deal))[0][0]
+
+
+def after_stop_count(store: Store) -> int:
+    """Games kept in games_after_stop (0 for a store without the table)."""
+    tables = {row[0] for row in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return store._read("SELECT COUNT(*) FROM games_after_stop")[0][0] if "games_after_stop" in tables else 0
+
+
 def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
     """How many faults each seat committed: the record's ``faults`` are one dict
     (with a ``seat``) per fault; a plain per-seat count is accepted too."""

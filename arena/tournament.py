@@ -47,18 +47,24 @@ from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError
 from arena.plugins import Registry
 from arena.rules.base import Ruleset
+from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
-from arena.seeding import SEED_BITS, bot_seed, derive_seed
+from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
 
-FORMATS = ("round-robin", "sampled")
+FORMATS = ("round-robin", "sampled", "gauntlet")
 ISOLATIONS = ("sandbox", "process", "inline")
-ON_FAULT = ("random", "forfeit")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 RESERVED_LABELS = ("overall",)
 
-TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "isolation", "time_per_decision", "workers",
+TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "challengers", "stop", "confidence", "margin",
+                   "max_deals", "look_every", "isolation", "time_per_decision", "workers",
                    "time_bank", "memory_mb", "on_fault", "max_faults", "time_for_start", "time_for_end",
                    "cpu_per_game", "max_processes", "tmp_mb", "wheelhouse")
+SPRT_KEYS = ("test", "bot", "baseline", "margin", "alpha", "beta")
+SEED_DERIVATION = 2
+"""How deal seeds are derived (recorded in the store's plan): 1, from the game's position in
+the file (ruleset and table numbers); 2, from its content (ruleset label, the table's entry
+names, deal index), so that adding entries, rulesets or deals leaves every stored game's deal."""
 BOT_KEYS = ("use", "command", "submission", "as", "params", "rulesets")
 RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
 
@@ -72,6 +78,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "max_games": (1, MAX_GAMES),
     "workers": (0, 1024),
     "max_faults": (0, 1_000_000),
+    "max_deals": (1, 1_000_000),
+    "look_every": (1, 1_000_000),
 }
 """The range, inclusive, of every numeric `[tournament]` key (tournaments/README.md lists
 them); `seed` is 0 to 2**63 - 1."""
@@ -114,8 +122,31 @@ class RulesetSpec:
 
 
 @dataclass(frozen=True)
+class Stop:
+    """When a ruleset stops before `Tournament.deals` (its most deals): `kind` "settled"
+    (every adjacent pair of its ranking separated or within 1/2 +- `margin`, at
+    `confidence` over all pairs and looks) or "sprt" (entry `bot` against `baseline`: H0
+    mean paired score 1/2, H1 1/2 + `margin`, error rates `alpha` and `beta`)."""
+
+    kind: str
+    confidence: float = 0.95
+    margin: float = 0.05
+    bot: int | None = None
+    baseline: int | None = None
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def describe(self, bots: tuple["BotSpec", ...]) -> str:
+        if self.kind == "settled":
+            return f"stop when settled (confidence {self.confidence}, margin {self.margin})"
+        return (f"stop at the SPRT's decision: {bots[self.bot].display} against {bots[self.baseline].display}, "
+                f"H1 = 0.5 + {self.margin}, alpha {self.alpha}, beta {self.beta}")
+
+
+@dataclass(frozen=True)
 class Tournament:
-    """A checked tournament file."""
+    """A checked tournament file. With a `stop`, `deals` is the most deals per table
+    (`max_deals`) and the run looks every `look_every` deals."""
 
     path: str
     text: str
@@ -130,15 +161,18 @@ class Tournament:
     workers: int
     bots: tuple[BotSpec, ...]
     rulesets: tuple[RulesetSpec, ...]
-    time_bank: float = 10.0
-    memory_mb: int = 1024
-    on_fault: str = "forfeit"
+    time_bank: float = Limits.time_bank
+    memory_mb: int = Limits.memory_mb
+    on_fault: OnFault = TOURNAMENT_ON_FAULT[0]
     max_faults: int = 0
     time_for_start: float = Limits.time_for_start
     time_for_end: float = Limits.time_for_end
     cpu_per_game: float = Limits.cpu_per_game
     max_processes: int = Limits.max_processes
     tmp_mb: int = Limits.tmp_mb
+    challengers: tuple[int, ...] = ()  # gauntlet: the entries of which every table holds exactly one
+    stop: Stop | None = None
+    look_every: int = 4
 
     def schedule(self, seed: int) -> "Schedule":
         """The games of this tournament dealt from `seed` (the file's, or the secret one)."""
@@ -201,8 +235,23 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     fmt = _get(head, "format", "tournament", str, default="round-robin")
     if fmt not in FORMATS:
         raise _KeyProblem("tournament.format", f"must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
-    deals = _bounded(head, "deals", int, 1)
+    stop_value = head.get("stop")
+    if stop_value is None:
+        for key in ("confidence", "margin", "max_deals", "look_every"):
+            if key in head:
+                raise _KeyProblem(f"tournament.{key}", "only used with stop")
+        deals = _bounded(head, "deals", int, 1)
+    else:
+        if "deals" in head:
+            raise _KeyProblem("tournament.deals", "not used with stop: give max_deals (the most deals a table "
+                              "gets) and look_every (deals between looks)")
+        deals = _bounded(head, "max_deals", int, 1000)
+    look_every = _bounded(head, "look_every", int, 4)
     max_games = _get(head, "max_games", "tournament", int)
+    if "challengers" in head and fmt != "gauntlet":
+        raise _KeyProblem("tournament.challengers", 'only used with format = "gauntlet"')
+    if fmt == "gauntlet" and "challengers" not in head:
+        raise _KeyProblem("tournament.challengers", 'missing: format = "gauntlet" needs challengers (bot names)')
     if fmt == "sampled" and max_games is None:
         raise _KeyProblem("tournament.max_games", 'missing: format = "sampled" needs max_games')
     if fmt != "sampled" and max_games is not None:
@@ -220,9 +269,10 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     sandbox_limits = {"cpu_per_game": float(_bounded(head, "cpu_per_game", (int, float), Limits.cpu_per_game)),
                       "max_processes": _bounded(head, "max_processes", int, Limits.max_processes),
                       "tmp_mb": _bounded(head, "tmp_mb", int, Limits.tmp_mb)}
-    on_fault = _get(head, "on_fault", "tournament", str, default="forfeit")
-    if on_fault not in ON_FAULT:
-        raise _KeyProblem("tournament.on_fault", f'must be "forfeit" or "random", not {on_fault!r}')
+    on_fault = _get(head, "on_fault", "tournament", str, default=TOURNAMENT_ON_FAULT[0])
+    if problem := on_fault_problem(on_fault, TOURNAMENT_ON_FAULT):
+        raise _KeyProblem("tournament.on_fault", problem)
+    on_fault = OnFault(on_fault)
     max_faults = _bounded(head, "max_faults", int, 0)
     workers = _bounded(head, "workers", int, 0)
     wheelhouse = _get(head, "wheelhouse", "tournament", str)
@@ -355,6 +405,19 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         rulesets.append(RulesetSpec(i, label, use, cls, str(cls.version), reg.origin.package, reg.origin.version,
                                     players, options, float(draw), playing))
 
+    challengers = _challengers(head, entries) if fmt == "gauntlet" else ()
+    stop = _stop(head, entries) if stop_value is not None else None
+    if stop is not None and stop.kind == "sprt" and fmt == "sampled":
+        raise _KeyProblem("tournament.stop", 'the SPRT needs format = "round-robin" or "gauntlet" (tables holding '
+                          'both its bots)')
+    if fmt == "gauntlet" or (stop is not None and stop.kind == "sprt"):
+        for ruleset in rulesets:
+            if not any(_table_filter(fmt, challengers, stop)(t)
+                       for t in itertools.combinations(ruleset.entries, ruleset.players)):
+                need = ("exactly one challenger" if fmt == "gauntlet" else
+                        f"both {entries[stop.bot].display} and {entries[stop.baseline].display}")
+                raise _KeyProblem(f"rulesets[{ruleset.index}].players",
+                                  f"no table of {ruleset.players} of {ruleset.label}'s entries holds {need}")
     for bot in entries:
         if not any(bot.index in r.entries for r in rulesets):
             raise _KeyProblem(f"bots[{bot.index}].use", f"{bot.uses!r} plays none of this tournament's rulesets "
@@ -363,9 +426,11 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
                             float(time_per_decision), workers, tuple(entries), tuple(rulesets),
                             float(time_bank), memory_mb, on_fault, max_faults, float(time_for_start),
-                            float(time_for_end), **sandbox_limits)
-    if fmt == "round-robin":
-        games = sum(math.comb(len(r.entries), r.players) * deals * r.players for r in rulesets)
+                            float(time_for_end), **sandbox_limits, challengers=challengers, stop=stop,
+                            look_every=look_every)
+    if fmt != "sampled":
+        games = sum(count * deals * r.players for r, count in zip(rulesets, (_table_count(tournament, r)
+                                                                              for r in rulesets)))
         if games > MAX_GAMES:
             raise _KeyProblem("tournament.deals", f"{deals:,} deals make {games:,} games, more than the "
                               f"{MAX_GAMES:,} a tournament may have (use fewer deals, or format = \"sampled\")")
@@ -377,6 +442,76 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                                   f"{_budgets(tournament)[ruleset.index]}, and one table of it is "
                                   f"{per_table} games ({tournament.deals} deals x {ruleset.players} rotations)")
     return tournament
+
+
+def _challengers(head: dict[str, Any], entries: list[BotSpec]) -> tuple[int, ...]:
+    """The gauntlet's challengers (entry indices, file order) from `challengers`: bot display names."""
+    chosen = head["challengers"]
+    if not isinstance(chosen, list) or not chosen or not all(isinstance(x, str) for x in chosen):
+        raise _KeyProblem("tournament.challengers", "must be a non-empty list of bot names (their \"as\")")
+    names = {b.display: b.index for b in entries}
+    for j, name in enumerate(chosen):
+        if name not in names:
+            raise _KeyProblem(f"tournament.challengers[{j}]", f"{name!r} is not a bot of this tournament")
+    if len(set(chosen)) == len(entries):
+        raise _KeyProblem("tournament.challengers", "every bot is a challenger: a gauntlet needs a field to play")
+    return tuple(sorted(names[n] for n in set(chosen)))
+
+
+def _stop(head: dict[str, Any], entries: list[BotSpec]) -> Stop:
+    """The checked `stop` (with `confidence` and `margin` for "settled")."""
+    value = head["stop"]
+    if value == "settled":
+        confidence = _get(head, "confidence", "tournament", (int, float), default=0.95)
+        if not 0.5 <= confidence < 1:
+            raise _KeyProblem("tournament.confidence", f"must be at least 0.5 and below 1, not {confidence!r}")
+        margin = _get(head, "margin", "tournament", (int, float), default=0.05)
+        if not 0 <= margin < 0.5:
+            raise _KeyProblem("tournament.margin", f"must be at least 0 and below 0.5, not {margin!r}")
+        return Stop("settled", float(confidence), float(margin))
+    if not isinstance(value, dict):
+        raise _KeyProblem("tournament.stop", f'must be "settled" or a table {{ test = "sprt", bot = ..., '
+                          f'baseline = ... }}, not {value!r}')
+    for key in ("confidence", "margin"):
+        if key in head:
+            raise _KeyProblem(f"tournament.{key}", f'only used with stop = "settled" (the SPRT has its own '
+                              'margin, alpha and beta in stop)')
+    _known_keys(value, "tournament.stop.", SPRT_KEYS)
+    test = _get(value, "test", "tournament.stop", str, required=True)
+    if test != "sprt":
+        raise _KeyProblem("tournament.stop.test", f'must be "sprt", not {test!r}')
+    names = {b.display: b.index for b in entries}
+    chosen = []
+    for key in ("bot", "baseline"):
+        name = _get(value, key, "tournament.stop", str, required=True)
+        if name not in names:
+            raise _KeyProblem(f"tournament.stop.{key}", f"{name!r} is not a bot of this tournament")
+        chosen.append(names[name])
+    if chosen[0] == chosen[1]:
+        raise _KeyProblem("tournament.stop.baseline", "must be another bot than stop.bot")
+    margin = _get(value, "margin", "tournament.stop", (int, float), default=0.05)
+    if not 0 < margin < 0.5:
+        raise _KeyProblem("tournament.stop.margin", f"must be above 0 and below 0.5, not {margin!r}")
+    errors = {}
+    for key in ("alpha", "beta"):
+        errors[key] = _get(value, key, "tournament.stop", (int, float), default=0.05)
+        if not 0 < errors[key] < 0.5:
+            raise _KeyProblem(f"tournament.stop.{key}", f"must be above 0 and below 0.5, not {errors[key]!r}")
+    return Stop("sprt", 0.95, float(margin), chosen[0], chosen[1], float(errors["alpha"]), float(errors["beta"]))
+
+
+def _table_filter(fmt: str, challengers: tuple[int, ...], stop: Stop | None) -> Any:
+    """Which tables (entry tuples) the schedule keeps: a gauntlet's hold exactly one
+    challenger; an SPRT's hold both its bots."""
+    if fmt == "gauntlet":
+        chosen = frozenset(challengers)
+        keep = lambda table: sum(1 for e in table if e in chosen) == 1  # noqa: E731
+    else:
+        keep = lambda table: True  # noqa: E731
+    if stop is not None and stop.kind == "sprt":
+        both = (stop.bot, stop.baseline)
+        return lambda table: keep(table) and both[0] in table and both[1] in table
+    return keep
 
 
 def _bounded(head: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
@@ -581,18 +716,25 @@ class GameSpec(NamedTuple):
 @dataclass
 class Schedule:
     """The games of a tournament, lazily, in schedule order. A pure function of the
-    file and the seed: the same file and seed give the same games in the same order."""
+    file and the seed: the same file and seed give the same games in the same order.
+
+    Order: ruleset by ruleset (file order); within one, deal by deal, and for each deal
+    every table (in `tables` order), every rotation. So the first d deals of a ruleset
+    are a prefix of its games, which is where a stopping run looks. A deal's seed is
+    keyed by content (`deal_seed`), not by position in the file."""
 
     tournament: Tournament
     seed: int
     counts: list[int] = field(init=False)  # games per ruleset
+    table_counts: list[int] = field(init=False)  # tables per ruleset
 
     def __post_init__(self) -> None:
         t = self.tournament
-        if t.format == "round-robin":
-            self.counts = [math.comb(len(r.entries), r.players) * t.deals * r.players for r in t.rulesets]
+        if t.format == "sampled":
+            self.table_counts = _sampled_tables(t)
         else:
-            self.counts = [tables * t.deals * r.players for r, tables in zip(t.rulesets, _sampled_tables(t))]
+            self.table_counts = [_table_count(t, r) for r in t.rulesets]
+        self.counts = [tables * t.deals * r.players for r, tables in zip(t.rulesets, self.table_counts)]
 
     def __len__(self) -> int:
         return sum(self.counts)
@@ -601,39 +743,95 @@ class Schedule:
     def total(self) -> int:
         return sum(self.counts)
 
+    def offsets(self) -> list[int]:
+        """The schedule index of each ruleset's first game (and the total, last)."""
+        out = [0]
+        for count in self.counts:
+            out.append(out[-1] + count)
+        return out
+
     def tables(self, ruleset: RulesetSpec) -> Iterator[tuple[int, ...]]:
         """The tables of `ruleset` (entry indices, ascending), lazily, in schedule order."""
         t = self.tournament
-        if t.format == "round-robin":
-            return itertools.combinations(ruleset.entries, ruleset.players)
-        return balanced_tables(ruleset.entries, ruleset.players, _sampled_tables(t)[ruleset.index],
-                               random.Random(derive_seed(self.seed, "sample", ruleset.index)))
+        if t.format == "sampled":
+            return balanced_tables(ruleset.entries, ruleset.players, self.table_counts[ruleset.index],
+                                   random.Random(derive_seed(self.seed, "sample", ruleset.label)))
+        keep = _table_filter(t.format, t.challengers, t.stop)
+        return (table for table in itertools.combinations(ruleset.entries, ruleset.players) if keep(table))
+
+    def deal_seed(self, ruleset: RulesetSpec, table: tuple[int, ...], deal: int) -> int:
+        """The seed of `deal` at `table` of `ruleset`: keyed by the ruleset's label, the
+        table's entry names and the deal index (seed derivation 2), so a game keeps its
+        cards when entries, rulesets or deals are added to the file."""
+        return table_deal_seed(self.seed, ruleset.label, [self.tournament.bots[e].display for e in table], deal)
+
+    def ruleset_games(self, ruleset: RulesetSpec, first_deal: int = 0,
+                      end_deal: int | None = None) -> Iterator[GameSpec]:
+        """The games of `ruleset` with deal in [first_deal, end_deal), in schedule order."""
+        t = self.tournament
+        k = ruleset.players
+        tables_per_deal = self.table_counts[ruleset.index]
+        base = self.offsets()[ruleset.index]
+        end_deal = t.deals if end_deal is None else min(end_deal, t.deals)
+        for deal in range(first_deal, end_deal):
+            index = base + deal * tables_per_deal * k
+            for table_number, table in enumerate(self.tables(ruleset)):
+                deal_seed = self.deal_seed(ruleset, table, deal)
+                for rotation in range(k):
+                    seats = tuple(table[(seat + rotation) % k] for seat in range(k))
+                    seeds = tuple(bot_seed(deal_seed, seat, rotation) for seat in range(k))
+                    yield GameSpec(index, ruleset.index, table_number, deal, rotation, seats, deal_seed, seeds)
+                    index += 1
 
     def __iter__(self) -> Iterator[GameSpec]:
-        index = 0
-        deals = self.tournament.deals
         for ruleset in self.tournament.rulesets:
-            k = ruleset.players
-            for table_number, table in enumerate(self.tables(ruleset)):
-                for deal in range(deals):
-                    deal_seed = derive_seed(self.seed, "deal", ruleset.index, table_number, deal)
-                    for rotation in range(k):
-                        seats = tuple(table[(seat + rotation) % k] for seat in range(k))
-                        seeds = tuple(bot_seed(deal_seed, seat, rotation) for seat in range(k))
-                        yield GameSpec(index, ruleset.index, table_number, deal, rotation, seats, deal_seed, seeds)
-                        index += 1
+            yield from self.ruleset_games(ruleset)
+
+    def position(self, ruleset: int, table: int, deal: int, rotation: int) -> int:
+        """The schedule index of a game given by its coordinates."""
+        k = self.tournament.rulesets[ruleset].players
+        return self.offsets()[ruleset] + (deal * self.table_counts[ruleset] + table) * k + rotation
 
     def describe(self) -> list[str]:
         """One line per ruleset: how its games come about."""
         t = self.tournament
         lines = []
-        for ruleset, count in zip(t.rulesets, self.counts):
-            tables = count // (t.deals * ruleset.players)
-            how = ("table" if tables == 1 else "tables") if t.format == "round-robin" else \
+        for ruleset, count, tables in zip(t.rulesets, self.counts, self.table_counts):
+            how = ("table" if tables == 1 else "tables") if t.format != "sampled" else \
                 ("sampled table" if tables == 1 else "sampled tables")
+            most = "at most " if t.stop is not None else ""
             lines.append(f"{ruleset.label}: {len(ruleset.entries)} entries, {ruleset.players} players, "
-                         f"{tables:,} {how} x {t.deals} deals x {ruleset.players} rotations = {count:,} games")
+                         f"{tables:,} {how} x {most}{t.deals} deals x {ruleset.players} rotations = "
+                         f"{most}{count:,} games")
         return lines
+
+
+def plan_tables(plan: dict[str, Any], ruleset: int, seed: int) -> Iterator[tuple[int, ...]]:
+    """The tables of ruleset `ruleset` of a store's plan (seed derivation 2), as
+    `Schedule.tables` makes them from the file: for checking a store without the file."""
+    r = plan["rulesets"][ruleset]
+    entries, players = tuple(r["entries"]), r["players"]
+    if plan["format"] == "sampled":
+        count = r["games"] // (plan["deals"] * players) if plan["deals"] and players else 0
+        return balanced_tables(entries, players, count, random.Random(derive_seed(seed, "sample", r["label"])))
+    stop = plan.get("stop")
+    keep = _table_filter(plan["format"], tuple(plan.get("challengers") or ()), Stop(**stop) if stop else None)
+    return (table for table in itertools.combinations(entries, players) if keep(table))
+
+
+def _table_count(t: Tournament, ruleset: RulesetSpec) -> int:
+    """How many tables `ruleset` has (round-robin or gauntlet, with an SPRT's filter)."""
+    n, k = len(ruleset.entries), ruleset.players
+    if t.stop is None or t.stop.kind != "sprt":
+        if t.format == "round-robin":
+            return math.comb(n, k)
+        field_size = sum(1 for e in ruleset.entries if e not in t.challengers)
+        return (n - field_size) * math.comb(field_size, k - 1)
+    keep = _table_filter(t.format, t.challengers, t.stop)
+    if t.format == "round-robin":
+        both = t.stop.bot in ruleset.entries and t.stop.baseline in ruleset.entries
+        return math.comb(n - 2, k - 2) if both else 0
+    return sum(1 for table in itertools.combinations(ruleset.entries, k) if keep(table))
 
 
 def _budgets(t: Tournament) -> list[int]:

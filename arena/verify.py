@@ -9,8 +9,9 @@ the tournament file's. Then, for every stored game in schedule order:
 - where it sits: its index is the one its (ruleset, table, deal, rotation) has in the
   schedule, and its seating is that table of the schedule (round-robin combinations, or
   the sampled tables drawn from the seed) in that rotation;
-- its seeds: the record's deal seed is ``derive_seed(seed, "deal", ruleset, table, deal)``
-  and its bot seeds ``bot_seed(deal_seed, seat, rotation)`` (`arena.seeding`);
+- its seeds: the record's deal seed is ``table_deal_seed(seed, ruleset label, the table's
+  entry names, deal)`` (stores of seed derivation 1, before content keys:
+  ``derive_seed(seed, "deal", ruleset, table, deal)``) and its bot seeds ``bot_seed(deal_seed, seat, rotation)`` (`arena.seeding`);
 - its record: of the plan's ruleset (id, version, options), seats naming the plan's
   entries (display name, bot, package, version, params), a transcript hash equal to the
   row's and to the hash of the record's contents;
@@ -227,6 +228,7 @@ class _Checker:
             offsets.append(offsets[-1] + r.get("games", 0))
         self.offsets = offsets
         self.has_counts = all("games" in r for r in plan["rulesets"])
+        self.derivation = plan.get("seed_derivation", 1)  # 2: deal-major order, content-keyed deal seeds
         self.tables: dict[int, tuple[Iterator[tuple[int, ...]], list[tuple[int, ...]]]] = {}
 
     def fail(self, index: int, problem: str) -> None:
@@ -238,6 +240,10 @@ class _Checker:
         from arena.seeding import derive_seed
         from arena.tournament import balanced_tables
 
+        if ruleset not in self.tables and self.derivation >= 2:
+            from arena.tournament import plan_tables
+
+            self.tables[ruleset] = (plan_tables(dict(self.plan), ruleset, self.seed), [])
         if ruleset not in self.tables:
             r = self.plan["rulesets"][ruleset]
             entries, players = tuple(r["entries"]), r["players"]
@@ -270,7 +276,11 @@ class _Checker:
         if not (0 <= row.deal < self.deals and 0 <= row.rotation < players and row.table >= 0):
             self.fail(index, f"table {row.table}, deal {row.deal}, rotation {row.rotation} are not in the schedule")
         if self.has_counts:
-            position = self.offsets[row.ruleset] + (row.table * self.deals + row.deal) * players + row.rotation
+            if self.derivation >= 2:
+                tables = r.get("games", 0) // (self.deals * players)
+                position = self.offsets[row.ruleset] + (row.deal * tables + row.table) * players + row.rotation
+            else:
+                position = self.offsets[row.ruleset] + (row.table * self.deals + row.deal) * players + row.rotation
             if position != index or index >= self.offsets[row.ruleset + 1]:
                 self.fail(index, f"its table {row.table}, deal {row.deal} and rotation {row.rotation} are game "
                                  f"{position} of the schedule")
@@ -284,7 +294,15 @@ class _Checker:
             self.fail(index, f"it has {len(result.seats)} seats, its record {record['players']}; "
                              f"{r['label']} is played by {players}")
         # Seeds, from the store's seed.
-        deal_seed = derive_seed(self.seed, "deal", row.ruleset, row.table, row.deal)
+        if self.derivation >= 2:
+            from arena.seeding import table_deal_seed
+
+            table_of_deal = [result.seats[(j - row.rotation) % players] for j in range(players)]
+            names = [self.plan["entries"][e]["bot"] if 0 <= e < len(self.plan["entries"]) else "?"
+                     for e in table_of_deal]
+            deal_seed = table_deal_seed(self.seed, r["label"], names, row.deal)
+        else:
+            deal_seed = derive_seed(self.seed, "deal", row.ruleset, row.table, row.deal)
         if record["deal_seed"] != deal_seed:
             self.fail(index, f"its record's deal seed {record['deal_seed']} is not the one the store's seed "
                              "derives for it")  # (which is not shown: the seed may still be secret)

@@ -363,7 +363,7 @@ def test_a_fault_and_forfeit_written_into_a_record_afterwards_are_refused(toy):
     from arena.rules.base import forfeit_standing
 
     out = played(toy)
-    index = 6
+    index = 7  # a game in which the forged seat moves again after decision 0
     with Store.open(store_path(out)) as store:
         record = store.record(index)
     seat = record["decisions"][0][0]

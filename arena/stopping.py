@@ -1,0 +1,283 @@
+"""Stopping a ruleset early: when its ranking is settled, or at an SPRT's decision (issue 19).
+
+A tournament with a `stop` (arena.tournament.Stop) plays each ruleset deal by deal (the
+schedule is deal-major) and looks at a ruleset's results only at batch boundaries: after
+`look_every`, 2 `look_every`, ... deals, and only once every game of those deals is
+stored, whatever order the workers finished them in. A look is a function of those
+games alone, and it is recorded in the store (`arena.store.record_look`) before anything
+acts on it, so the same file and seed stop at the same deal on any number of workers,
+on any backend, and after a kill and resume.
+
+The statistics are `arena.pairwise`'s on deal-level paired scores (a deal's games at
+every table holding both entries, all rotations; the deal index is the key):
+
+- "settled": an anytime-valid confidence sequence per pair at 1 - (1 - confidence)/K,
+  K fixed in advance = the pairs of entries that share a table in the ruleset's schedule
+  (a gauntlet: the challenger-field pairs), so the error rate holds over all pairs and
+  all looks. Entries are ranked by their mean paired score against the others; the
+  ruleset stops when every adjacent pair is separated or shown within 1/2 +- margin (a
+  gauntlet: every challenger-field pair).
+- "sprt": `pairwise.sprt` of the stop's bot against its baseline, per ruleset.
+
+A ruleset also stops at its last deal (`max_deals`), its unsettled pairs reported so.
+Games played past a stop (in flight when it came) go to the store's games_after_stop.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Iterator
+
+from arena import pairwise
+from arena.store import (Look, Store, count_games, move_past_stops, prepare_looks, read_looks,
+                         record_look)
+from arena.tournament import GameSpec, Schedule, Tournament
+
+
+class Looks:
+    """The looks of one run: which deals each ruleset may play, and its stops."""
+
+    def __init__(self, tournament: Tournament, schedule: Schedule, store: Store):
+        self.tournament = tournament
+        self.schedule = schedule
+        self.store = store
+        self.stop = tournament.stop
+        self.every = tournament.look_every
+        n = len(tournament.rulesets)
+        self.offsets = schedule.offsets()
+        self.looked = [0] * n        # deals covered by the last recorded look
+        self.looks = [0] * n         # looks recorded
+        self.cut: list[int | None] = [None] * n  # deals a stopped ruleset ends at
+        self.verdicts: list[dict[str, Any] | None] = [None] * n  # the detail of the last look
+        self.scores: list[dict[tuple[str, str], list[float]]] = [{} for _ in range(n)]
+        self.pair_count = [0] * n
+        if self.stop is None:
+            return
+        self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
+        prepare_looks(store)
+        move_past_stops(store)  # a kill between storing a batch and moving its late games
+        for look in read_looks(store):
+            self.looked[look.ruleset] = look.deals
+            self.looks[look.ruleset] = look.look
+            self.verdicts[look.ruleset] = look.detail
+            if look.stopped:
+                self.cut[look.ruleset] = look.deals
+        for r in range(n):
+            if self.cut[r] is None and self.looked[r]:
+                self._read_scores(r, 0, self.looked[r])
+
+    # -- what may be played ----------------------------------------------------------
+
+    def horizon(self, ruleset: int, ahead: int) -> int:
+        """The deals of `ruleset` that may be played now: all of them without a stop; up to
+        its stop once stopped; else `ahead` batches past the last look."""
+        if self.stop is None:
+            return self.tournament.deals
+        if self.cut[ruleset] is not None:
+            return self.cut[ruleset]
+        return min(self.tournament.deals, self.looked[ruleset] + ahead * self.every)
+
+    def counted_total(self) -> int:
+        """Games the standings count: every ruleset's, up to its stop."""
+        return sum(self._games_below(r, self.cut[r]) if self.cut[r] is not None else count
+                   for r, count in enumerate(self.schedule.counts))
+
+    def all_stopped(self) -> bool:
+        return self.stop is not None and all(c is not None for c in self.cut)
+
+    # -- looking ------------------------------------------------------------------
+
+    def look(self, echo: Any = None) -> list[int]:
+        """Take every look whose games are all stored (in schedule order per ruleset);
+        return the rulesets that stopped."""
+        stopped = []
+        if self.stop is None:
+            return stopped
+        for r, ruleset in enumerate(self.tournament.rulesets):
+            while self.cut[r] is None:
+                boundary = min(self.looked[r] + self.every, self.tournament.deals)
+                if count_games(self.store, r, boundary) < self._games_below(r, boundary):
+                    break
+                self._read_scores(r, self.looked[r], boundary)
+                detail, settled = self._decide(r)
+                last = boundary >= self.tournament.deals
+                stop_here = settled or last
+                if stop_here:
+                    detail["reason"] = "settled" if settled else "max_deals"
+                self.looks[r] += 1
+                plan = None
+                if stop_here:
+                    plan = self.store.plan()
+                    self.cut[r] = boundary
+                    plan["rulesets"][r]["counted_games"] = self._games_below(r, boundary)
+                    plan["rulesets"][r]["stopped_at_deals"] = boundary
+                    plan["total_games"] = self.counted_total()
+                record_look(self.store, Look(r, self.looks[r], boundary, stop_here, detail), plan)
+                self.looked[r] = boundary
+                self.verdicts[r] = detail
+                if stop_here:
+                    stopped.append(r)
+                    if echo is not None:
+                        echo(f"{ruleset.label}: stopped after {boundary:,} deals ({describe(detail)})")
+        return stopped
+
+    def _games_below(self, ruleset: int, deals: int) -> int:
+        return deals * self.schedule.table_counts[ruleset] * self.tournament.rulesets[ruleset].players
+
+    def _read_scores(self, r: int, first: int, end: int) -> None:
+        """Add the deal scores of deals [first, end) of ruleset `r` (all stored)."""
+        per_deal = self.schedule.table_counts[r] * self.tournament.rulesets[r].players
+        start = self.offsets[r] + first * per_deal
+        stop = self.offsets[r] + end * per_deal
+        names = [b.display for b in self.tournament.bots]
+        games = []
+        index = start
+        while index < stop:
+            rows = self.store.rows(index, 5000, ruleset=r, end=stop)
+            if not rows:
+                break
+            for row in rows:
+                games.append(((row.index - self.offsets[r]) // per_deal, [names[e] for e in row.seats],
+                              row.standing))
+            index = rows[-1].index + 1
+        for pair, deals in pairwise.paired_scores(games).items():
+            self.scores[r].setdefault(pair, []).extend(d.score for d in deals)
+
+    def _pairs_in_schedule(self, r: int) -> int:
+        """K: the unordered pairs of entries that share a table of ruleset `r` (a
+        gauntlet: a challenger and a field entry), fixed before any game."""
+        challengers = set(self.tournament.challengers)
+        pairs = set()
+        for table in self.schedule.tables(self.tournament.rulesets[r]):
+            for a, b in itertools.combinations(table, 2):
+                if not challengers or (a in challengers) != (b in challengers):
+                    pairs.add((a, b))
+        return max(1, len(pairs))
+
+    def _decide(self, r: int) -> tuple[dict[str, Any], bool]:
+        stop = self.stop
+        assert stop is not None
+        scores = self.scores[r]
+        names = [b.display for b in self.tournament.bots]
+        if stop.kind == "sprt":
+            values = scores.get((names[stop.bot], names[stop.baseline]), [])
+            result = pairwise.sprt(values, stop.margin, stop.alpha, stop.beta)
+            return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
+                     "decision": result.decision, "llr": round(result.llr, 6), "lower": round(result.lower, 6),
+                     "upper": round(result.upper, 6), "deals": result.deals, "mean": round(result.mean, 6)},
+                    result.decision != pairwise.CONTINUE)
+        entries = [names[e] for e in self.tournament.rulesets[r].entries]
+        if self.tournament.challengers:
+            return self._decide_gauntlet(r, entries)
+        order = ranking(entries, scores)
+        settlement = pairwise.settle(order, scores, confidence=stop.confidence, margin=stop.margin,
+                                     method="sequence", pair_count=self.pair_count[r])
+        return ({"test": "settled", "pairs": settlement.pairs, "order": order,
+                 "verdicts": [_verdict(v) for v in settlement.verdicts]}, settlement.settled)
+
+    def _decide_gauntlet(self, r: int, entries: list[str]) -> tuple[dict[str, Any], bool]:
+        stop = self.stop
+        assert stop is not None
+        names = [b.display for b in self.tournament.bots]
+        challengers = [names[c] for c in self.tournament.challengers if names[c] in entries]
+        field = [e for e in entries if e not in challengers]
+        alpha = pairwise.split_alpha(1 - stop.confidence, self.pair_count[r])
+        verdicts = []
+        for challenger in challengers:
+            for other in field:
+                values = self.scores[r].get((challenger, other), [])
+                bound = pairwise.confidence_sequence(values, alpha)
+                verdicts.append(_verdict(pairwise.AdjacentVerdict(
+                    challenger, other, _status(bound.interval, stop.margin) if values else pairwise.UNSETTLED,
+                    len(values), bound.mean, bound.interval)))
+        settled = all(v[2] in pairwise.SETTLED_STATES for v in verdicts)
+        return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts}, settled
+
+
+def ranking(entries: list[str], scores: dict[tuple[str, str], list[float]]) -> list[str]:
+    """Entries best first by their mean paired score against every entry they met (mean
+    over opponents of the pair's mean over deals); ties in file order."""
+    def strength(name: str) -> float:
+        means = [sum(v) / len(v) for (a, _), v in sorted(scores.items()) if a == name and v]
+        return sum(means) / len(means) if means else 0.5
+
+    position = {name: i for i, name in enumerate(entries)}
+    return sorted(entries, key=lambda name: (-strength(name), position[name]))
+
+
+def _status(interval: pairwise.Interval, margin: float) -> str:
+    if interval.low > 0.5:
+        return pairwise.SEPARATED
+    if interval.high < 0.5:
+        return pairwise.REVERSED
+    if 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
+        return pairwise.EQUAL
+    return pairwise.UNSETTLED
+
+
+def _verdict(v: pairwise.AdjacentVerdict) -> list[Any]:
+    """A verdict as stored in a look: [upper, lower, status, deals, mean, low, high]."""
+    return [v.upper, v.lower, v.status, v.deals, round(v.mean, 6), round(v.interval.low, 6),
+            round(v.interval.high, 6)]
+
+
+def describe(detail: dict[str, Any]) -> str:
+    """A look's outcome in a few words, for a progress line."""
+    if detail.get("test") == "sprt":
+        return f"SPRT {detail['decision']}, LLR {detail['llr']:.2f} in ({detail['lower']:.2f}, {detail['upper']:.2f})"
+    verdicts = detail.get("verdicts", [])
+    open_pairs = [v for v in verdicts if v[2] == pairwise.UNSETTLED]
+    if not open_pairs:
+        return "every pair settled"
+    return f"{len(open_pairs)} of {len(verdicts)} pairs not settled" + \
+        (" at max_deals" if detail.get("reason") == "max_deals" else "")
+
+
+class Feed:
+    """The pending games of a run in batches: each batch one ruleset's, within the deals
+    `Looks.horizon` allows, never across a look's boundary; rulesets in file order, a
+    later one played while an earlier one waits for its look."""
+
+    def __init__(self, schedule: Schedule, done: bytearray, looks: Looks, sizer: Any, ahead: int):
+        self.looks = looks
+        self.sizer = sizer
+        self.ahead = ahead
+        self.every = schedule.tournament.look_every if schedule.tournament.stop is not None else None
+        self.pending: list[Iterator[GameSpec]] = [
+            (spec for spec in schedule.ruleset_games(r) if not done[spec.index >> 3] >> (spec.index & 7) & 1)
+            for r in schedule.tournament.rulesets]
+        self.next: list[GameSpec | None] = [None] * len(self.pending)
+        self.exhausted = [False] * len(self.pending)
+
+    def _peek(self, r: int) -> GameSpec | None:
+        if self.next[r] is None and not self.exhausted[r]:
+            self.next[r] = next(self.pending[r], None)
+            if self.next[r] is None:
+                self.exhausted[r] = True
+        spec = self.next[r]
+        cut = self.looks.cut[r]
+        if spec is not None and cut is not None and spec.deal >= cut:
+            self.next[r], self.exhausted[r] = None, True
+            return None
+        return spec
+
+    def next_batch(self) -> list[GameSpec] | None:
+        """The next batch that may be played now, or None."""
+        for r in range(len(self.pending)):
+            spec = self._peek(r)
+            limit = self.looks.horizon(r, self.ahead)
+            if spec is None or spec.deal >= limit:
+                continue
+            size = self.sizer.size_for(r)
+            block = spec.deal // self.every if self.every else 0
+            batch = []
+            while spec is not None and spec.deal < limit and len(batch) < size and \
+                    (not self.every or spec.deal // self.every == block):
+                batch.append(spec)
+                self.next[r] = None
+                spec = self._peek(r)
+            return batch
+        return None
+
+    def finished(self) -> bool:
+        return all(self._peek(r) is None for r in range(len(self.pending)))

@@ -9,7 +9,7 @@ on a deal sum to 1.
 What is here, all pure functions of their arguments and small frozen values:
 
 - `paired_scores`: games (deal key, entries by seat, standing by seat) -> per ordered
-  pair, its deal scores in deal-key order.
+  pair, its deal scores in deal-key order; `PairTally` builds the same a game at a time.
 - `summarize`: the fixed-sample summary of one pair: mean, Student-t 95% interval, LOS
   (likelihood of superiority), number of deals.
 - `confidence_sequence` / `iter_confidence_sequence`: an anytime-valid confidence
@@ -19,7 +19,8 @@ What is here, all pure functions of their arguments and small frozen values:
 - `sprt` / `iter_sprt`: the two-bot question, H0 mean 1/2 against H1 1/2 + margin, as a
   normal-approximation (generalised) SPRT on deal scores, as chess testers run it.
 - `settle`: for entries in a ranked order, whether each adjacent pair is separated,
-  shown equal within a margin, or not settled, and whether the whole ranking is.
+  shown equal within a margin, or not settled, and whether the whole ranking is;
+  `compare`: the same verdict for every pair of the order, with the same error control.
 
 Order matters for the sequential methods (the CS's bets and the SPRT's looks depend on
 which deals came first), so deal keys must sort in schedule order (a deal index, or a
@@ -114,10 +115,11 @@ class SprtResult:
 
 
 @dataclass(frozen=True)
-class AdjacentVerdict:
-    """The pair at ranks i, i+1 (`upper` ranked above `lower`): `status` is one of
-    SEPARATED, REVERSED, EQUAL, UNSETTLED; `interval` is for upper's mean paired score
-    against lower, at the per-pair confidence."""
+class PairVerdict:
+    """A pair of a ranking, `upper` ranked above `lower`: `status` is one of SEPARATED,
+    REVERSED, EQUAL, UNSETTLED; `interval` is for upper's mean paired score against
+    lower, at the per-pair confidence; `los` upper's likelihood of superiority (the
+    fixed-sample normal approximation of `summarize`, 1/2 without two deals)."""
 
     upper: str
     lower: str
@@ -125,6 +127,23 @@ class AdjacentVerdict:
     deals: int
     mean: float
     interval: Interval
+    los: float = 0.5
+
+
+AdjacentVerdict = PairVerdict  # the pairs `settle` judges are those at ranks i, i+1
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Verdicts for every pair of one ruleset's ranking: (order[i], order[j]) for i < j,
+    by i then j; the error rate 1 - confidence is split over `pairs` pairs."""
+
+    verdicts: tuple[PairVerdict, ...]
+    pairs: int
+    alpha_per_pair: float
+    method: str
+    confidence: float
+    margin: float
 
 
 @dataclass(frozen=True)
@@ -154,14 +173,28 @@ def paired_scores(games: Iterable[Sequence[Any]]) -> dict[tuple[str, str], tuple
     pair are returned (B's scores are 1 - A's), keys sorted. An entry seated twice at one
     table, or a standing whose length differs from the table's, is a ValueError; deal keys
     must be mutually orderable."""
-    # (a, b) -> deal -> [half-points of a over b, games]; integer counts, so the result
-    # does not depend on the order of the games.
-    tally: dict[tuple[str, str], dict[Hashable, list[int]]] = {}
+    tally = PairTally()
     for deal, entries, standing in games:
+        tally.add(deal, entries, standing)
+    return tally.scores()
+
+
+class PairTally:
+    """`paired_scores`, fed one game at a time (`add`) and read at any point (`scores`).
+    Entries may be any orderable values (names, entry numbers)."""
+
+    def __init__(self) -> None:
+        # (a, b) -> deal -> [half-points of a over b, games]; integer counts, so the result
+        # does not depend on the order of the games.
+        self._tally: dict[tuple[Any, Any], dict[Hashable, list[int]]] = {}
+
+    def add(self, deal: Hashable, entries: Sequence[Any], standing: Sequence[int]) -> None:
+        """Count one game of deal `deal` (see `paired_scores`)."""
         if len(entries) != len(standing):
             raise ValueError(f"deal {deal!r}: {len(entries)} entries but {len(standing)} standings")
         if len(set(entries)) != len(entries):
             raise ValueError(f"deal {deal!r}: an entry holds two seats at one table: {list(entries)}")
+        tally = self._tally
         for i, a in enumerate(entries):
             for j, b in enumerate(entries):
                 if i == j:
@@ -170,11 +203,15 @@ def paired_scores(games: Iterable[Sequence[Any]]) -> dict[tuple[str, str], tuple
                 cell = tally.setdefault((a, b), {}).setdefault(deal, [0, 0])
                 cell[0] += halves
                 cell[1] += 1
-    return {
-        pair: tuple(DealScore(deal, tally[pair][deal][0] / (2 * tally[pair][deal][1]), tally[pair][deal][1])
-                    for deal in sorted(tally[pair]))
-        for pair in sorted(tally)
-    }
+
+    def scores(self) -> dict[tuple[Any, Any], tuple[DealScore, ...]]:
+        """The `paired_scores` of the games added so far."""
+        tally = self._tally
+        return {
+            pair: tuple(DealScore(deal, tally[pair][deal][0] / (2 * tally[pair][deal][1]), tally[pair][deal][1])
+                        for deal in sorted(tally[pair]))
+            for pair in sorted(tally)
+        }
 
 
 def _values(scores: Scores) -> list[float]:
@@ -424,43 +461,73 @@ def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
     pair is UNSETTLED. A run that stops on this must keep K and the deal order fixed over
     its looks: pass `pair_count` = the pairs its schedule will ever have, as the default
     grows while pairs first meet, and a Bonferroni split must not change between looks."""
+    alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count)
+    verdicts = tuple(_verdict(upper, lower, _oriented(pairs, upper, lower), alpha, margin, method)
+                     for upper, lower in zip(order, order[1:]))
+    settled = all(v.status in SETTLED_STATES for v in verdicts)
+    return Settlement(verdicts, settled, _pair_count(order, pairs, pair_count), alpha, method)
+
+
+def compare(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
+            confidence: float = 0.95, margin: float = 0.05, method: str = "sequence",
+            pair_count: int | None = None) -> Comparison:
+    """`settle`'s verdict for EVERY pair (order[i], order[j]), i < j, not only adjacent
+    ones, at the same per-pair error rate: the intervals hold all together with
+    probability at least `confidence` (Bonferroni over the K pairs), so every verdict
+    may be read at once. Pairs that never shared a table are left out."""
+    alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count)
+    verdicts = []
+    for i, upper in enumerate(order):
+        for lower in order[i + 1:]:
+            values = _oriented(pairs, upper, lower)
+            if values:
+                verdicts.append(_verdict(upper, lower, values, alpha, margin, method))
+    return Comparison(tuple(verdicts), _pair_count(order, pairs, pair_count), alpha, method, confidence, margin)
+
+
+def _oriented(pairs: Mapping[tuple[str, str], Scores], a: str, b: str) -> list[float] | None:
+    """a's deal scores against b, from either orientation of the pair (None: never met)."""
+    if (a, b) in pairs:
+        return _values(pairs[(a, b)])
+    if (b, a) in pairs:
+        return [1.0 - v for v in _values(pairs[(b, a)])]
+    return None
+
+
+def _pair_count(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], pair_count: int | None) -> int:
+    if pair_count is not None:
+        return pair_count
+    return sum(1 for i, a in enumerate(order) for b in order[i + 1:] if pairs.get((a, b)) or pairs.get((b, a)))
+
+
+def _check_ranking(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], confidence: float,
+                   margin: float, method: str, pair_count: int | None) -> float:
+    """The per-pair error rate, once the arguments are checked."""
     if method not in ("sequence", "fixed"):
         raise ValueError(f"method must be 'sequence' or 'fixed', got {method!r}")
     if not 0 <= margin < 0.5:
         raise ValueError(f"margin must lie in [0, 1/2), got {margin!r}")
     if len(set(order)) != len(order):
         raise ValueError(f"an entry appears twice in the order: {list(order)}")
+    return split_alpha(1 - confidence, max(1, _pair_count(order, pairs, pair_count)))
 
-    def oriented(a: str, b: str) -> list[float] | None:
-        if (a, b) in pairs:
-            return _values(pairs[(a, b)])
-        if (b, a) in pairs:
-            return [1.0 - v for v in _values(pairs[(b, a)])]
-        return None
 
-    if pair_count is None:
-        pair_count = sum(1 for i, a in enumerate(order) for b in order[i + 1:] if oriented(a, b))
-    alpha = split_alpha(1 - confidence, max(1, pair_count))
-    verdicts = []
-    for upper, lower in zip(order, order[1:]):
-        values = oriented(upper, lower) or []
-        if not values:
-            verdicts.append(AdjacentVerdict(upper, lower, UNSETTLED, 0, 0.5, Interval(0.0, 1.0)))
-            continue
-        if method == "sequence":
-            bound = confidence_sequence(values, alpha)
-            mean, interval = bound.mean, bound.interval
-        else:
-            summary = summarize(values, 1 - alpha)
-            mean, interval = summary.mean, summary.interval
-        if interval.low > 0.5:
-            status = SEPARATED
-        elif interval.high < 0.5:
-            status = REVERSED
-        elif 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
-            status = EQUAL
-        else:
-            status = UNSETTLED
-        verdicts.append(AdjacentVerdict(upper, lower, status, len(values), mean, interval))
-    settled = all(v.status in SETTLED_STATES for v in verdicts)
-    return Settlement(tuple(verdicts), settled, pair_count, alpha, method)
+def _verdict(upper: str, lower: str, values: Sequence[float] | None, alpha: float, margin: float,
+             method: str) -> PairVerdict:
+    if not values:
+        return PairVerdict(upper, lower, UNSETTLED, 0, 0.5, Interval(0.0, 1.0))
+    summary = summarize(values, 1 - alpha)
+    if method == "sequence":
+        bound = confidence_sequence(values, alpha)
+        mean, interval = bound.mean, bound.interval
+    else:
+        mean, interval = summary.mean, summary.interval
+    if interval.low > 0.5:
+        status = SEPARATED
+    elif interval.high < 0.5:
+        status = REVERSED
+    elif 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
+        status = EQUAL
+    else:
+        status = UNSETTLED
+    return PairVerdict(upper, lower, status, len(values), mean, interval, summary.los)

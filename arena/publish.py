@@ -1,16 +1,22 @@
-"""Publishing standings: ``standings.md``, ``standings.csv`` and ``standings.json`` in a
-results folder (tabulate is used only here).
+"""Publishing standings: ``standings.md``, ``standings.csv``, ``standings.json`` and
+``pairwise.csv`` in a results folder (tabulate is used only here); `summary_text`, the
+compact tables `arena run` ends with.
 
 - ``standings.json``: ``{"tournament": {provenance}, "overall": [rows], "rulesets":
-  {"<label>": [rows]}, "head_to_head": {"overall" | "<label>": {"<A>": {"<B>": fraction}}}}``;
+  {"<label>": [rows]}, "head_to_head": {"overall" | "<label>": {"<A>": {"<B>": fraction}}},
+  "pairwise": {...}}`` (``pairwise`` as `arena.ratings.assemble` makes it; the
+  fields are documented in tournaments/README.md);
 - ``standings.csv``: one row per entry and ruleset, ``ruleset`` column first
   (``overall`` for the overall table);
-- ``standings.md``: provenance on top, then one GitHub-style table overall and one per ruleset.
+- ``pairwise.csv``: one row per compared pair (`PAIR_FIELDS`), ``ruleset`` first;
+- ``standings.md``: provenance on top, then the overall table and one per ruleset, each
+  ruleset's followed by its pairs.
 
-Rows (`ROW_FIELDS`) are sorted by ``conservative`` (mu - 3 sigma), highest first.
+Rows (`ROW_FIELDS`) are sorted by ``conservative`` (mu - 3 sigma), highest first; the
+overall table holds only the entries entered in every ruleset.
 Everything but the provenance depends only on the stored games; what varies by run or
 machine (times, isolation and limits in force, bot file hashes) goes to ``run.json``
-instead, so that the three files above are the same for every run of the same games.
+instead, so that the files above are the same for every run of the same games.
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ from arena.ratings import rate_store
 from arena.store import Store
 
 ROW_FIELDS = ("rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative", "games", "wins",
-              "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults", "disqualified")
-FILES = ("standings.md", "standings.csv", "standings.json")
+              "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults", "disqualified",
+              "vs_next")
+PAIR_FIELDS = ("ruleset", "a", "b", "deals", "mean", "low", "high", "los", "verdict", "method")
+FILES = ("standings.md", "standings.csv", "standings.json", "pairwise.csv")
 RUN_FILE = "run.json"
 
 
@@ -79,7 +87,8 @@ def document(store: Store, standings: dict[str, Any] | None = None, workers: int
     if standings is None:
         standings = rate_store(store, workers or _cores())
     return {"tournament": provenance(store), "overall": standings["overall"],
-            "rulesets": standings["rulesets"], "head_to_head": standings["head_to_head"]}
+            "rulesets": standings["rulesets"], "head_to_head": standings["head_to_head"],
+            "pairwise": standings["pairwise"]}
 
 
 def _cores() -> int:
@@ -101,6 +110,7 @@ def publish(out: str | Path, store: Store, standings: dict[str, Any] | None = No
     _write(paths[0], markdown(committed))
     _write(paths[1], csv_text(committed))
     _write(paths[2], json.dumps(committed, indent=2) + "\n")
+    _write(paths[3], pairwise_csv_text(committed))
     _write(out / RUN_FILE, json.dumps(run, indent=2) + "\n")
     return paths
 
@@ -135,10 +145,25 @@ def csv_text(doc: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
+def pairwise_csv_text(doc: dict[str, Any]) -> str:
+    """pairwise.csv: the overall table's pairs (no interval or LOS: their verdict is the
+    rulesets'), then each ruleset's; ``method`` is "fixed" or "sequence"."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(PAIR_FIELDS)
+    pairwise = doc.get("pairwise") or {}
+    scopes = [("overall", (pairwise.get("overall") or {}).get("results", []), ""),
+              *((label, c["results"], pairwise["method"]) for label, c in (pairwise.get("rulesets") or {}).items())]
+    for label, results, method in scopes:
+        for r in results:
+            writer.writerow([label] + ["" if r.get(f) is None else r[f] for f in PAIR_FIELDS[1:-1]] + [method])
+    return buffer.getvalue()
+
+
 def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
     """One standings table as text."""
     headers = ["rank", "bot", "uses", "version", "conservative", "mu", "sigma", "games", "wins",
-               "win rate (95% CI)", "avg position", "mean score", "faults"]
+               "win rate (95% CI)", "avg position", "mean score", "faults", "vs next"]
     body = []
     for r in rows:
         if r["games"]:
@@ -148,8 +173,9 @@ def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
             rate = position = score = "-"
         name = markdown_text if fmt == "github" else str  # names are data, not markup
         body.append([r["rank"], name(r["bot"]), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
-                     f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"]])
-    align = ("right", "left", "left", "left") + ("right",) * 9
+                     f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"],
+                     r.get("vs_next") or ""])
+    align = ("right", "left", "left", "left") + ("right",) * 9 + ("left",)
     return tabulate(body, headers=headers, tablefmt=fmt, disable_numparse=True, colalign=align)
 
 
@@ -209,22 +235,137 @@ def isolation_lines(isolation: dict[str, Any] | None) -> list[str]:
     return [markdown_text(f"- isolation: {used}{fallback}" + (f"; {limits}" if limits else ""))]
 
 
+def pair_table(results: list[dict[str, Any]], fmt: str = "github") -> str:
+    """A ruleset's pairs as text: A, B, deals, A's mean paired score against B, its
+    interval, LOS and the verdict."""
+    name = markdown_text if fmt == "github" else str
+    body = [[name(r["a"]), name(r["b"]), r["deals"], f"{r['mean']:.3f}", f"{r['low']:.3f}-{r['high']:.3f}",
+             f"{r['los']:.3f}", r["verdict"]] for r in results]
+    return tabulate(body, headers=["A", "B", "deals", "mean score of A", "interval", "LOS", "verdict"],
+                    tablefmt=fmt, disable_numparse=True, colalign=("left", "left", "right", "right", "right", "right",
+                                                                  "left"))
+
+
+def overall_note(doc: dict[str, Any]) -> str:
+    """Who the overall table holds and who it leaves out, in a sentence."""
+    overall = (doc.get("pairwise") or {}).get("overall") or {}
+    left_out = overall.get("left_out") or []
+    if not left_out:
+        return "Every bot plays every ruleset."
+    members = overall.get("bots") or []
+    held = (f"Only the bots entered in every ruleset ({', '.join(members)}) are ranked here" if members else
+            "No two bots are entered in every ruleset, so there is no overall ranking")
+    return (f"{held}: {', '.join(left_out)} play{'s' if len(left_out) == 1 else ''} only some rulesets and "
+            f"{'is' if len(left_out) == 1 else 'are'} ranked in those rulesets' tables.")
+
+
+def pairwise_note(doc: dict[str, Any]) -> str:
+    """What the pairs and the "vs next" column say, in a paragraph."""
+    pairwise = doc.get("pairwise")
+    if not pairwise:
+        return ""
+    margin = f"; equal: within 1/2 +- {pairwise['margin']:g}" if pairwise.get("margin") else ""
+    return ("Pairs: A's mean paired score against B is, over deals (every rotation of a deal at the tables "
+            "holding both), the share of games A finished ahead of B, ties a half; LOS is the likelihood "
+            f"that A is the better of the two. Intervals: {pairwise['interval']}. \"vs next\": the verdict "
+            "on a bot against the one ranked below it; separated: the pair's interval lies above 1/2; "
+            f"reversed: below 1/2 (the data contradict the rating order){margin}; not separated otherwise. "
+            "Overall, a pair is separated when it is separated, in the same order, on every ruleset.")
+
+
 def markdown(doc: dict[str, Any]) -> str:
     p = doc["tournament"]
     parts = [f"# Standings: {p['name']}", "", *provenance_lines(p), "",
              "Sorted by conservative rating (TrueSkill mu - 3 sigma). A win is a first place, alone or "
              "shared (a game that every player tied is nobody's win); average position: tied players share "
-             "the mean of the positions they span.", "",
-             "## Overall", "", table(doc["overall"]), ""]
+             "the mean of the positions they span.", ""]
+    note = pairwise_note(doc)
+    parts += [note, ""] if note else []
+    parts += ["## Overall", ""]
+    parts += [markdown_text(overall_note(doc)), ""] if doc.get("pairwise") else []
+    parts += [table(doc["overall"]), ""]
+    comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
     for label, rows in doc["rulesets"].items():
         parts += [f"## {label}", "", table(rows), ""]
+        if label in comparisons:
+            c = comparisons[label]
+            settled = "every adjacent pair is settled" if c["settled"] else "not every adjacent pair is separated"
+            parts += [f"Pairs of {label} ({c['pairs']} compared, {interval_kind(doc)} intervals at error rate "
+                      f"{c['alpha_per_pair']:.4g} each; {settled}):", "",
+                      pair_table(c["results"]) if c["results"] else "(no pairs played yet)", ""]
     return "\n".join(parts)
+
+
+def interval_kind(doc: dict[str, Any]) -> str:
+    """The run's kind of interval, briefly: "fixed-sample 95%" or "anytime-valid 95%"."""
+    pairwise = doc.get("pairwise") or {}
+    if not pairwise:
+        return ""
+    kind = "fixed-sample" if pairwise["method"] == "fixed" else "anytime-valid"
+    return f"{kind} {100 * pairwise['confidence']:g}%"
+
+
+SUMMARY_WIDTH = 100
+_SUMMARY_NAME = 22  # the widest bot name `summary_text` shows whole
+
+
+def summary_text(doc: dict[str, Any], results_dir: str | Path) -> str:
+    """The compact tables `arena run` ends with, at most `SUMMARY_WIDTH` columns: per
+    ruleset (and overall, where it ranks bots that play more than one ruleset) rank, bot,
+    conservative rating, games, win rate, the verdict against the next bot and the mean
+    paired score against it with its interval; then where to see the rest."""
+    pairwise = doc.get("pairwise") or {}
+    comparisons = pairwise.get("rulesets") or {}
+    overall = pairwise.get("overall") or {}
+    parts = []
+    if len(doc["rulesets"]) > 1 and len(doc["overall"]) > 1:
+        parts += [_summary_block("overall (bots entered in every ruleset; score: the mean over rulesets)",
+                                 doc["overall"], overall), ""]
+    for label, rows in doc["rulesets"].items():
+        title = label if len(doc["rulesets"]) > 1 else f"{label} (the only ruleset: the overall table)"
+        parts += [_summary_block(title, rows, comparisons.get(label)), ""]
+    if pairwise:
+        parts += ["score vs next: the mean paired score against the next bot, and its interval",
+                  _clip(f"({interval_kind(doc)}, simultaneous over each ruleset's pairs).")]
+    if overall.get("left_out") and len(doc["rulesets"]) > 1:
+        parts += [_clip(f"Overall ranks only the bots entered in every ruleset ({len(overall.get('bots') or [])} "
+                        f"of {len(overall.get('bots') or []) + len(overall['left_out'])}).")]
+    parts += [f"Everything (pairs, head-to-head, replays): arena serve {results_dir}"]
+    return "\n".join(parts)
+
+
+def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str, Any] | None) -> str:
+    by_pair = {(r["a"], r["b"]): r for r in (comparison or {}).get("results", [])}
+    body = []
+    for upper, lower in zip(rows, [*rows[1:], None]):
+        pair = by_pair.get((upper["bot"], lower["bot"])) if lower else None
+        score = "" if not pair or pair["mean"] is None else f"{pair['mean']:.2f}" + (
+            f" ({pair['low']:.2f}-{pair['high']:.2f})" if pair.get("low") is not None else "")
+        rate = f"{upper['win_rate']:.3f}" if upper["games"] else "-"
+        body.append([upper["rank"], _short(upper["bot"]), f"{upper['conservative']:.2f}", upper["games"], rate,
+                     (upper.get("vs_next") or "") if lower else "", score])
+    text = tabulate(body, headers=["#", "bot", "rating", "games", "win rate", "vs next", "score vs next"],
+                    tablefmt="simple", disable_numparse=True,
+                    colalign=("right", "left", "right", "right", "right", "left", "left"))
+    return "\n".join([_clip(title), *(_clip(line.rstrip()) for line in text.splitlines())])
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= _SUMMARY_NAME else name[:_SUMMARY_NAME - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
 def text_tables(doc: dict[str, Any], overall_only: bool = False) -> str:
-    """The tables for a terminal (`arena rank`, and the end of `arena run`)."""
+    """The tables for a terminal (`arena rank`)."""
     parts = ["overall", table(doc["overall"], "simple")]
     if not overall_only:
+        comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
         for label, rows in doc["rulesets"].items():
             parts += ["", label, table(rows, "simple")]
+            if comparisons.get(label, {}).get("results"):
+                parts += ["", pair_table(comparisons[label]["results"], "simple")]
     return "\n".join(parts)
+

@@ -16,6 +16,17 @@ over every ruleset's scores); faults (a per-seat ``faults`` list in the record,
 if any). Head-to-head: for A and B, the fraction of their games at the same
 table in which A finished strictly ahead of B.
 
+Pairwise (`arena.pairwise`, the deal as the unit): per ruleset, for every pair that
+shared a table, the mean paired score of the higher-ranked entry against the other,
+its interval, LOS and number of deals, and a verdict (`VERDICTS`); each row's
+``vs_next`` is its verdict against the row below. One kind of interval per run
+(`comparison_settings`): fixed-sample when the tournament has no `stop`, the
+anytime-valid confidence sequence when it has; either way the error rate is split
+over all of the ruleset's pairs (Bonferroni), so the intervals hold all together.
+The overall table holds only the entries entered in every ruleset (`overall_entries`):
+a table mixing entries that play different rulesets ranks nothing; a pair there is
+separated when it is separated, in the same order, on every ruleset.
+
 A `Rater` can follow a store while a tournament runs (`drain` with a time
 budget), so rating overlaps play instead of following it.
 """
@@ -28,6 +39,7 @@ from typing import Any, Callable, Mapping
 
 import trueskill
 
+from arena.pairwise import EQUAL, REVERSED, SEPARATED, UNSETTLED, PairTally, compare
 from arena.rules.base import forfeit_standing
 from arena.store import GameRow, Store
 
@@ -90,10 +102,15 @@ def positions(standing: list[int]) -> list[float]:
 
 
 class _Scope:
-    """Ratings and counters of one table (a ruleset, or overall)."""
+    """Ratings and counters of one table (a ruleset, or overall); a ruleset's (`paired`)
+    also counts its games' paired scores by deal."""
 
-    def __init__(self, entries: list[int], n_entries: int, env: trueskill.TrueSkill):
+    def __init__(self, entries: list[int], n_entries: int, env: trueskill.TrueSkill, paired: bool = False):
         self.entries = entries
+        self.tally = PairTally() if paired else None
+        # A deal (table, deal number) is keyed by the schedule index of its first game,
+        # so deal keys sort in schedule order whatever the schedule's layout.
+        self.deal_keys: dict[tuple[int, int], int] = {}
         self.ratings = {e: env.create_rating() for e in entries}
         self.games = [0] * n_entries
         self.wins = [0] * n_entries
@@ -114,6 +131,9 @@ class _Scope:
         best = min(standing)
         everyone_tied = all(s == best for s in standing)
         rated = env.rate([(self.ratings[e],) for e in seats], ranks=standing)
+        if self.tally is not None:
+            deal = row.index if row.deal is None else self.deal_keys.setdefault((row.table, row.deal), row.index)
+            self.tally.add(deal, seats, standing)
         for seat, entry in enumerate(seats):
             self.ratings[entry] = rated[seat][0]
             self.games[entry] += 1
@@ -133,6 +153,57 @@ class _Scope:
 
 
 OVERALL = "overall"
+
+# What a pair's interval says, in the tables: the higher-ranked entry is better
+# (separated), the lower-ranked one is (reversed: the ranking and the pair disagree),
+# the two are within 1/2 +- margin (equal; only a run with `stop` has a margin), or
+# none of these (not separated).
+VERDICTS = {SEPARATED: "separated", REVERSED: "reversed", EQUAL: "equal", UNSETTLED: "not separated"}
+NOT_SEPARATED = VERDICTS[UNSETTLED]
+
+
+def comparison_settings(plan: Mapping[str, Any]) -> dict[str, Any]:
+    """How a run's pairs are compared: ``{"method", "confidence", "margin", "interval"}``,
+    method "fixed" (fixed-sample Student t) without a `stop` in the plan, "sequence"
+    (anytime-valid) with one; confidence and margin the stop's ("settled"; margin 0
+    otherwise); interval a label for the tables."""
+    stop = plan.get("stop")
+    if not stop:
+        method, confidence, margin = "fixed", 0.95, 0.0
+    else:
+        method = "sequence"
+        confidence = float(stop.get("confidence") or 0.95)
+        margin = float(stop.get("margin") or 0.0) if stop.get("kind", "settled") == "settled" else 0.0
+    percent = f"{100 * confidence:g}%"
+    interval = (f"fixed-sample {percent} (Student t over deals)" if method == "fixed" else
+                f"anytime-valid {percent} confidence sequence (empirical Bernstein, Waudby-Smith & Ramdas)")
+    return {"method": method, "confidence": confidence, "margin": margin,
+            "interval": interval + ", simultaneous over each ruleset's pairs (Bonferroni)"}
+
+
+def compared_pairs(plan: Mapping[str, Any], ruleset: int) -> list[tuple[int, int]] | None:
+    """The pairs (entry numbers, ascending) of ruleset `ruleset` that the schedule seats at
+    one table, when the plan alone says so: every pair of its entries in a round-robin,
+    challenger against field in a gauntlet; None for a sampled schedule (there, the
+    pairs with at least one deal)."""
+    entries = list(plan["rulesets"][ruleset]["entries"])
+    if plan["rulesets"][ruleset]["players"] < 2:
+        return []
+    fmt = plan.get("format")
+    if fmt == "round-robin":
+        return [(a, b) for i, a in enumerate(entries) for b in entries[i + 1:]]
+    if fmt == "gauntlet":
+        challengers = set(plan.get("challengers") or ())
+        return [(a, b) for i, a in enumerate(entries) for b in entries[i + 1:]
+                if (a in challengers) != (b in challengers)]
+    return None
+
+
+def overall_entries(plan: Mapping[str, Any]) -> list[int]:
+    """The entries (numbers, in file order) of the overall table: those entered in every
+    ruleset of the plan."""
+    entered = [set(r["entries"]) for r in plan["rulesets"]]
+    return [e for e in range(len(plan["entries"])) if all(e in s for s in entered)]
 
 
 def scope_plan(plan: Mapping[str, Any]) -> list[Any]:
@@ -161,7 +232,7 @@ class Rater:
         self.chains = list(all_chains if chains is None else chains)
         self.shared = OVERALL not in all_chains
         self.overall = _Scope(list(range(n)), n, trueskill.TrueSkill()) if OVERALL in self.chains else None
-        self.scopes = {i: _Scope(list(plan["rulesets"][i]["entries"]), n, self.envs[i])
+        self.scopes = {i: _Scope(list(plan["rulesets"][i]["entries"]), n, self.envs[i], paired=True)
                        for i in self.chains if i != OVERALL}
         # A rater of one ruleset alone reads only that ruleset's games: its indices
         # are contiguous in the schedule, from the ruleset's offset on.
@@ -210,14 +281,45 @@ class Rater:
 
     def parts(self) -> dict[str, Any]:
         """This rater's chains, by label (``"overall"`` or a ruleset label):
-        ``{"rows": [...], "head_to_head": {...}}``."""
+        ``{"rows": [...], "head_to_head": {...}}``, a ruleset's with its ``"pairwise"``."""
         labels = [r["label"] for r in self.plan["rulesets"]]
         out = {}
         if self.overall is not None:
             out[OVERALL] = {"rows": self._rows(self.overall), "head_to_head": self._head_to_head(self.overall)}
         for i, scope in self.scopes.items():
-            out[labels[i]] = {"rows": self._rows(scope), "head_to_head": self._head_to_head(scope)}
+            rows = self._rows(scope)
+            out[labels[i]] = {"rows": rows, "head_to_head": self._head_to_head(scope),
+                              "pairwise": self._pairwise(i, scope, rows)}
         return out
+
+    def _pairwise(self, ruleset: int, scope: _Scope, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """The ruleset's pairs (see the module docstring), compared in the order of `rows`,
+        whose ``vs_next`` it sets: ``{"pairs": K, "alpha_per_pair", "settled", "results":
+        [{"a", "b", "deals", "mean", "low", "high", "los", "verdict"}]}``, a above b."""
+        names = [e["bot"] for e in self.entries]
+        settings = comparison_settings(self.plan)
+        assert scope.tally is not None
+        scores = scope.tally.scores()
+        wanted = compared_pairs(self.plan, ruleset)
+        if wanted is not None:
+            allowed = set(wanted)
+            scores = {pair: deals for pair, deals in scores.items() if (min(pair), max(pair)) in allowed}
+        paired = {(names[a], names[b]): deals for (a, b), deals in scores.items()}
+        order = [r["bot"] for r in rows]
+        pair_count = len(wanted) if wanted is not None and settings["method"] == "sequence" else None
+        comparison = compare(order, paired, confidence=settings["confidence"], margin=settings["margin"],
+                             method=settings["method"], pair_count=pair_count)
+        verdicts = {(v.upper, v.lower): v for v in comparison.verdicts}
+        for upper, lower in zip(rows, rows[1:]):
+            v = verdicts.get((upper["bot"], lower["bot"]))
+            upper["vs_next"] = VERDICTS[v.status] if v else NOT_SEPARATED
+        settled = all(row["vs_next"] != NOT_SEPARATED for row in rows[:-1])
+        results = [{"a": v.upper, "b": v.lower, "deals": v.deals, "mean": _round(v.mean),
+                    "low": _round(v.interval.low), "high": _round(v.interval.high), "los": _round(v.los),
+                    "verdict": VERDICTS[v.status]}
+                   for v in sorted(comparison.verdicts, key=lambda v: (order.index(v.upper), order.index(v.lower)))]
+        return {"pairs": comparison.pairs, "alpha_per_pair": _round(comparison.alpha_per_pair),
+                "settled": settled, "results": results}
 
     def standings(self) -> dict[str, Any]:
         """``{"overall": rows, "rulesets": {label: rows}, "head_to_head": {...}}``."""
@@ -244,6 +346,7 @@ class Rater:
                 "mean_score": _round(scope.score_sum[entry] / games) if games else None,
                 "faults": scope.faults[entry],
                 "disqualified": scope.disqualified[entry],
+                "vs_next": None,
             })
         rows.sort(key=lambda r: (-r["conservative"], -r["mu"], r["bot"]))
         for rank, row in enumerate(rows, 1):
@@ -262,14 +365,58 @@ class Rater:
 
 
 def assemble(plan: Mapping[str, Any], parts: Mapping[str, Any]) -> dict[str, Any]:
-    """Standings from the parts of the raters of every chain of `scope_plan`."""
+    """Standings from the parts of the raters of every chain of `scope_plan`:
+    ``{"overall": rows, "rulesets": {label: rows}, "head_to_head": {...}, "pairwise":
+    {...}}``; the overall rows and head-to-head only of `overall_entries`, ranked
+    among themselves."""
     labels = [r["label"] for r in plan["rulesets"]]
     overall = parts[OVERALL] if OVERALL in parts else parts[labels[0]]
+    names = [e["bot"] for e in plan["entries"]]
+    members = [names[e] for e in overall_entries(plan)]
+    rows = [dict(row) for row in overall["rows"] if row["bot"] in members]
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    head_to_head = {a: {b: value for b, value in against.items() if b in members}
+                    for a, against in overall["head_to_head"].items() if a in members}
+    rulesets = {label: parts[label]["pairwise"] for label in labels}
     return {
-        "overall": overall["rows"],
+        "overall": rows,
         "rulesets": {label: parts[label]["rows"] for label in labels},
-        "head_to_head": {OVERALL: overall["head_to_head"], **{label: parts[label]["head_to_head"] for label in labels}},
+        "head_to_head": {OVERALL: head_to_head, **{label: parts[label]["head_to_head"] for label in labels}},
+        "pairwise": {**comparison_settings(plan), "overall": _overall_pairwise(rows, rulesets, members, names),
+                     "rulesets": rulesets},
     }
+
+
+def _overall_pairwise(rows: list[dict[str, Any]], rulesets: Mapping[str, Any], members: list[str],
+                      names: list[str]) -> dict[str, Any]:
+    """The overall table's pairs, from the rulesets' verdicts (sets each row's
+    ``vs_next``): a verdict holds overall when it holds, in the same order, on every
+    ruleset (so its error rate is at most a ruleset's); `mean` is the mean over the
+    rulesets of the pair's mean paired score, `rulesets` those means."""
+    flipped = {"separated": "reversed", "reversed": "separated"}
+    found: dict[tuple[str, str], dict[str, tuple[float, int, str]]] = {}
+    for label, comparison in rulesets.items():
+        for r in comparison["results"]:
+            found.setdefault((r["a"], r["b"]), {})[label] = (r["mean"], r["deals"], r["verdict"])
+            found.setdefault((r["b"], r["a"]), {})[label] = (1 - r["mean"], r["deals"],
+                                                             flipped.get(r["verdict"], r["verdict"]))
+    order = [r["bot"] for r in rows]
+    results = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            per = found.get((a, b), {})
+            verdicts = {per[label][2] if label in per else NOT_SEPARATED for label in rulesets}
+            verdict = verdicts.pop() if len(verdicts) == 1 else NOT_SEPARATED
+            means = {label: _round(per[label][0]) for label in rulesets if label in per}
+            results.append({"a": a, "b": b, "deals": sum(per[label][1] for label in per),
+                            "mean": _round(sum(means.values()) / len(means)) if means else None,
+                            "rulesets": means, "verdict": verdict})
+    by_pair = {(r["a"], r["b"]): r["verdict"] for r in results}
+    for upper, lower in zip(rows, rows[1:]):
+        upper["vs_next"] = by_pair[(upper["bot"], lower["bot"])]
+    return {"bots": order, "rulesets": list(rulesets), "left_out": [n for n in names if n not in members],
+            "results": results}
 
 
 def rate_chain(path: str, chain: Any) -> dict[str, Any]:

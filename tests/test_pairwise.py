@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arena.pairwise import (ACCEPT_H0, ACCEPT_H1, CONTINUE, EQUAL, REVERSED, SEPARATED, UNSETTLED,
-                            DealScore, GameOutcome, Interval, confidence_sequence,
+                            DealScore, GameOutcome, Interval, PairTally, compare, confidence_sequence,
                             iter_confidence_sequence, iter_sprt, paired_scores, settle, split_alpha,
                             sprt, sprt_bounds, summarize, summarize_all)
 from arena.pairwise import _t_quantile
@@ -63,6 +63,13 @@ def test_paired_scores_do_not_depend_on_game_order():
         assert [s.deal for s in scores] == sorted(s.deal for s in scores)
         mirror = expected[(pair[1], pair[0])]
         assert [s.score + m.score for s, m in zip(scores, mirror)] == [1.0] * len(scores)
+
+
+def test_a_tally_fed_one_game_at_a_time_gives_the_paired_scores_at_every_point():
+    tally = PairTally()
+    for n, game in enumerate(GAMES, start=1):
+        tally.add(*game)
+        assert tally.scores() == paired_scores(GAMES[:n])
 
 
 def test_paired_scores_reject_bad_tables():
@@ -318,3 +325,33 @@ def test_everything_is_deterministic_in_input_order():
     assert settle(order, first) == settle(order, dict(reversed(list(second.items()))))
     assert sprt(first[("v2", "v1")]) == sprt(second[("v2", "v1")])
     assert confidence_sequence(first[("x", "y")]) == confidence_sequence(second[("x", "y")])
+
+
+def test_compare_judges_every_pair_at_the_split_error_rate_and_agrees_with_settle():
+    n = 600
+    pairs = {
+        ("a", "b"): [1.0, 0.75] * (n // 2),
+        ("c", "b"): [0.5] * n,
+        ("a", "c"): [0.75] * n,
+        ("c", "d"): [0.5, 0.75] * 3,
+    }
+    order = ["a", "b", "c", "d"]
+    for method in ("sequence", "fixed"):
+        result = compare(order, pairs, margin=0.05, method=method)
+        # every pair that met, upper first, by the upper's then the lower's rank; (a, d) and (b, d) never met
+        assert [(v.upper, v.lower) for v in result.verdicts] == [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d")]
+        assert result.pairs == 4 and result.alpha_per_pair == pytest.approx(0.05 / 4)
+        adjacent = {(v.upper, v.lower): v for v in settle(order, pairs, margin=0.05, method=method).verdicts}
+        for v in result.verdicts:
+            if (v.upper, v.lower) in adjacent:
+                assert v == adjacent[(v.upper, v.lower)]
+        ac = result.verdicts[1]
+        assert ac.status == SEPARATED and ac.los == summarize(pairs[("a", "c")]).los
+        if method == "fixed":
+            assert ac.interval == summarize(pairs[("a", "c")], 1 - 0.05 / 4).interval
+        else:
+            assert ac.interval == confidence_sequence(pairs[("a", "c")], 0.05 / 4).interval
+    # the order decides which side is upper: the same pair reversed
+    flipped = compare(["b", "a"], pairs, method="fixed").verdicts[0]
+    assert (flipped.upper, flipped.status) == ("b", REVERSED) and flipped.mean == pytest.approx(1 - 0.875)
+    assert compare(order, pairs, pair_count=10).alpha_per_pair == pytest.approx(0.005)

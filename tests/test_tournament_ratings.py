@@ -169,3 +169,151 @@ def test_with_one_ruleset_that_everyone_plays_the_overall_table_is_the_rulesets(
     s = rater.standings()
     assert s["overall"] == s["rulesets"]["four"]
     assert {r["bot"]: r["mu"] for r in s["overall"]} == {ENTRIES[e]["bot"]: round(r.mu, 6) for e, r in ratings.items()}
+
+
+# -- pairwise results in the standings (issue 19) ---------------------------------------
+
+
+def round_robin(names, players, deals, outcome, rulesets=None, fmt="round-robin", deal_major=False, stop=None,
+                challengers=()):
+    """A plan and its games in schedule order: each ruleset (label, entry numbers) plays every
+    table of `players` of its entries, `deals` deals each in every rotation; `outcome(rng,
+    seats, ruleset)` gives the standing by seat. Deal-major: deal 0 of every table first."""
+    from itertools import combinations
+
+    entries = [{"bot": name, "uses": "random", "package": "p", "version": "1", "params": {}} for name in names]
+    rulesets = rulesets or [("only", list(range(len(names))))]
+    plan = {"name": "t", "format": fmt, "deals": deals, "max_games": None, "entries": entries, "stop": stop,
+            "challengers": list(challengers),
+            "rulesets": [{"label": label, "id": "x", "version": "1", "package": "p", "package_version": "1",
+                          "players": players, "options": {}, "draw_probability": 0.1, "entries": members}
+                         for label, members in rulesets]}
+    rng = random.Random(5)
+    games = []
+    for r, (_, members) in enumerate(rulesets):
+        tables = [t for t in combinations(members, players)
+                  if fmt != "gauntlet" or sum(e in challengers for e in t) == 1]
+        slots = [(d, t) for d in range(deals) for t in range(len(tables))] if deal_major else \
+            [(d, t) for t in range(len(tables)) for d in range(deals)]
+        for deal, table in slots:
+            for rotation in range(players):
+                seats = [tables[table][(seat + rotation) % players] for seat in range(players)]
+                games.append((r, table, deal, seats, outcome(rng, seats, r)))
+    rows = [GameRow(i, r, seats, standing, [0] * players, [0] * players, table, deal)
+            for i, (r, table, deal, seats, standing) in enumerate(games)]
+    plan["total_games"] = len(rows)
+    return plan, rows
+
+
+def rated(plan, rows):
+    rater = Rater(plan)
+    for row in rows:
+        rater.apply(row)
+    return rater.standings()
+
+
+def coin_flips(strong=()):
+    """Standings at random, except that the entries in `strong` finish first (in that order)."""
+    def outcome(rng, seats, ruleset):
+        order = sorted(seats, key=lambda e: (e not in strong, strong.index(e) if e in strong else rng.random()))
+        return [order.index(e) + 1 for e in seats]
+    return outcome
+
+
+def test_pairwise_numbers_in_the_standings_are_arena_pairwise_over_deals():
+    from arena.pairwise import compare, paired_scores
+
+    plan, rows = round_robin(["ann", "bob", "cat", "dan"], 3, 5, coin_flips(strong=(0,)))
+    s = rated(plan, rows)
+    names = [e["bot"] for e in plan["entries"]]
+    # the deal is (table, deal number): its three rotations are one deal score
+    expected_scores = paired_scores(((row.table, row.deal), [names[e] for e in row.seats], row.standing)
+                                    for row in rows)
+    order = [r["bot"] for r in s["rulesets"]["only"]]
+    expected = compare(order, expected_scores, confidence=0.95, margin=0.0, method="fixed")
+    got = s["pairwise"]["rulesets"]["only"]
+    assert got["pairs"] == 6 and got["alpha_per_pair"] == pytest.approx(0.05 / 6, abs=1e-6)
+    assert [(r["a"], r["b"]) for r in got["results"]] == [(v.upper, v.lower) for v in expected.verdicts]
+    for r, v in zip(got["results"], expected.verdicts):
+        assert r["deals"] == v.deals == 2 * 5  # two tables hold each pair, five deals each
+        assert (r["mean"], r["low"], r["high"], r["los"]) == pytest.approx(
+            (v.mean, v.interval.low, v.interval.high, v.los), abs=1e-6)
+    assert s["pairwise"]["method"] == "fixed" and "fixed-sample 95%" in s["pairwise"]["interval"]
+
+
+def test_a_separated_pair_is_marked_and_a_coin_flip_pair_is_not():
+    plan, rows = round_robin(["strong", "flip-a", "flip-b"], 3, 40, coin_flips(strong=(0,)))
+    s = rated(plan, rows)
+    table = s["rulesets"]["only"]
+    assert [r["bot"] for r in table][0] == "strong"
+    assert [r["vs_next"] for r in table] == ["separated", "not separated", None]
+    verdicts = {(r["a"], r["b"]): r["verdict"] for r in s["pairwise"]["rulesets"]["only"]["results"]}
+    assert verdicts[("strong", "flip-a")] == verdicts[("strong", "flip-b")] == "separated"
+    assert set(verdicts.values()) == {"separated", "not separated"}
+    assert not s["pairwise"]["rulesets"]["only"]["settled"]
+
+
+def test_the_overall_table_holds_only_the_bots_entered_in_every_ruleset():
+    names = ["ann", "bob", "solo-0", "solo-1"]
+    rulesets = [("r0", [0, 1, 2]), ("r1", [0, 1, 3])]
+    # ann beats bob on both rulesets: separated overall
+    plan, rows = round_robin(names, 2, 30, coin_flips(strong=(0,)), rulesets=rulesets)
+    s = rated(plan, rows)
+    assert [r["bot"] for r in s["overall"]] == ["ann", "bob"] and [r["rank"] for r in s["overall"]] == [1, 2]
+    assert s["overall"][0]["vs_next"] == "separated"
+    overall = s["pairwise"]["overall"]
+    assert overall["bots"] == ["ann", "bob"] and overall["left_out"] == ["solo-0", "solo-1"]
+    (pair,) = overall["results"]
+    assert pair["rulesets"] == {"r0": 1.0, "r1": 1.0} and pair["mean"] == 1.0 and pair["deals"] == 60
+    assert set(s["head_to_head"]["overall"]) == {"ann", "bob"}
+    assert set(s["head_to_head"]["overall"]["ann"]) == {"bob"}
+    # the other bots stay in their rulesets' tables
+    assert {r["bot"] for r in s["rulesets"]["r0"]} == {"ann", "bob", "solo-0"}
+
+    # ann beats everyone on r0 only, r1 is coin flips: not separated overall, though separated on r0
+    def r0_only(rng, seats, ruleset):
+        return coin_flips(strong=(0,) if ruleset == 0 else ())(rng, seats, ruleset)
+
+    plan, rows = round_robin(names, 2, 30, r0_only, rulesets=rulesets)
+    s = rated(plan, rows)
+    by_ruleset = {label: {(r["a"], r["b"]): r["verdict"] for r in c["results"]}
+                  for label, c in s["pairwise"]["rulesets"].items()}
+    assert by_ruleset["r0"][("ann", "bob")] == "separated"
+    assert "separated" not in {by_ruleset["r1"].get(("ann", "bob")), by_ruleset["r1"].get(("bob", "ann"))}
+    assert s["pairwise"]["overall"]["results"][0]["verdict"] == "not separated"
+
+
+def test_with_a_stop_the_intervals_are_the_confidence_sequence_over_deals_in_schedule_order():
+    from arena.pairwise import confidence_sequence, paired_scores
+
+    stop = {"kind": "settled", "confidence": 0.9, "margin": 0.1}
+    plan, rows = round_robin(["ann", "bob", "cat"], 2, 12, coin_flips(strong=(0,)), deal_major=True, stop=stop)
+    s = rated(plan, rows)
+    assert s["pairwise"]["method"] == "sequence" and s["pairwise"]["margin"] == 0.1
+    assert "anytime-valid 90%" in s["pairwise"]["interval"]
+    got = s["pairwise"]["rulesets"]["only"]
+    assert got["pairs"] == 3  # every pair the round-robin seats together, fixed in advance
+    names = [e["bot"] for e in plan["entries"]]
+    # deals are keyed by their first game's index: in a deal-major schedule, deal 0 of
+    # every table comes before deal 1 of any
+    first_index = {}
+    for row in rows:
+        first_index.setdefault((row.table, row.deal), row.index)
+    scores = paired_scores((first_index[(row.table, row.deal)], [names[e] for e in row.seats], row.standing)
+                           for row in rows)
+    for r in got["results"]:
+        bound = confidence_sequence(scores[(r["a"], r["b"])], 0.1 / 3)
+        assert (r["low"], r["high"]) == pytest.approx((bound.interval.low, bound.interval.high), abs=1e-6)
+
+
+def test_a_gauntlet_compares_challengers_with_the_field_only():
+    plan, rows = round_robin(["new", "f1", "f2", "f3"], 3, 4, coin_flips(), fmt="gauntlet", challengers=(0,))
+    s = rated(plan, rows)
+    pairs = {(r["a"], r["b"]) for r in s["pairwise"]["rulesets"]["only"]["results"]}
+    assert all("new" in pair for pair in pairs) and len(pairs) == 3
+
+
+def test_a_game_whose_deal_is_unknown_is_a_deal_of_its_own():
+    plan, rows = round_robin(["ann", "bob"], 2, 3, coin_flips(strong=(0,)))
+    s = rated(plan, [row._replace(table=None, deal=None) for row in rows])
+    assert s["pairwise"]["rulesets"]["only"]["results"][0]["deals"] == len(rows)

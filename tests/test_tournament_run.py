@@ -237,11 +237,11 @@ def test_publish_writes_the_three_files_and_rank_recomputes_them(toy):
     assert {name: (out / name).read_text() for name in before} == before
 
     doc = json.loads(before["standings.json"])
-    assert set(doc) == {"tournament", "overall", "rulesets", "head_to_head"}
+    assert set(doc) == {"tournament", "overall", "rulesets", "head_to_head", "pairwise"}
     assert set(doc["head_to_head"]) == {"overall", "toy-race"}
     assert list(doc["overall"][0]) == ["rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative",
                                        "games", "wins", "win_rate", "win_rate_low", "win_rate_high",
-                                       "avg_position", "mean_score", "faults", "disqualified"]
+                                       "avg_position", "mean_score", "faults", "disqualified", "vs_next"]
     rows = list(csv.DictReader(before["standings.csv"].splitlines()))
     assert [r["ruleset"] for r in rows] == ["overall"] * 4 + ["toy-race"] * 4
     assert [r["bot"] for r in rows[:4]] == [r["bot"] for r in doc["overall"]]

@@ -1,0 +1,91 @@
+"""The pairwise results and verdicts in every published format (issue 19): standings.json,
+standings.csv's vs_next column, pairwise.csv, standings.md's pair tables and notes, and
+the compact summary `arena run` ends with (at most 100 columns)."""
+
+import csv
+import json
+import re
+
+import pytest
+
+from arena.publish import (PAIR_FIELDS, ROW_FIELDS, SUMMARY_WIDTH, csv_text, document, markdown,
+                           pairwise_csv_text, publish, summary_text, text_tables)
+from arena.store import Store, StoredGame, encode
+from test_tournament_ratings import coin_flips, round_robin
+
+LONG = "a-bot-with-a-display-name-far-longer-than-any-column-should-be"
+
+
+def stored(tmp_path, names, players, deals, outcome, **kwargs):
+    plan, rows = round_robin(names, players, deals, outcome, **kwargs)
+    store = Store.create(tmp_path / "games.sqlite", {"plan": plan, "seed": 1})
+    store.add([StoredGame(row.index, row.ruleset, row.table, row.deal, 0,
+                          encode([row.seats, row.standing, row.scores, row.faults]), "h", b"{}") for row in rows],
+              run=1)
+    return store
+
+
+@pytest.fixture
+def doc(tmp_path):
+    names = ["strong", "flip-a", "flip-b", LONG]
+    rulesets = [("first", [0, 1, 2, 3]), ("second", [0, 1, 2])]
+    return document(stored(tmp_path, names, 2, 30, coin_flips(strong=(0,)), rulesets=rulesets))
+
+
+def test_the_json_holds_the_pairs_and_each_row_its_verdict_against_the_next(doc):
+    first = doc["pairwise"]["rulesets"]["first"]
+    assert [r["vs_next"] for r in doc["rulesets"]["first"]][0] == "separated"
+    assert doc["rulesets"]["first"][-1]["vs_next"] is None
+    assert len(first["results"]) == 6 and first["pairs"] == 6
+    assert set(first["results"][0]) == {"a", "b", "deals", "mean", "low", "high", "los", "verdict"}
+    assert doc["pairwise"]["overall"]["left_out"] == [LONG]
+    assert [r["bot"] for r in doc["overall"]] == doc["pairwise"]["overall"]["bots"]
+    json.dumps(doc)  # plain data
+
+
+def test_the_csv_files_carry_the_same_numbers(doc):
+    rows = list(csv.DictReader(csv_text(doc).splitlines()))
+    assert list(rows[0]) == ["ruleset", *ROW_FIELDS]
+    assert [r["vs_next"] for r in rows if r["ruleset"] == "first"] == \
+        [r["vs_next"] or "" for r in doc["rulesets"]["first"]]
+    pairs = list(csv.DictReader(pairwise_csv_text(doc).splitlines()))
+    assert tuple(pairs[0]) == PAIR_FIELDS
+    assert [p["ruleset"] for p in pairs] == ["overall"] * 3 + ["first"] * 6 + ["second"] * 3
+    for p, r in zip(pairs[3:9], doc["pairwise"]["rulesets"]["first"]["results"]):
+        assert (p["a"], p["b"], int(p["deals"]), p["verdict"], p["method"]) == \
+            (r["a"], r["b"], r["deals"], r["verdict"], "fixed")
+        assert (float(p["mean"]), float(p["low"]), float(p["high"]), float(p["los"])) == \
+            (r["mean"], r["low"], r["high"], r["los"])
+    assert pairs[0]["low"] == "" and pairs[0]["verdict"] in ("separated", "not separated")
+
+
+def test_the_markdown_shows_the_pairs_the_verdicts_and_what_the_overall_table_leaves_out(doc):
+    md = markdown(doc)
+    assert "| vs next" in md and "Pairs of first (6 compared, fixed-sample 95% intervals" in md
+    assert "fixed-sample 95% (Student t over deals), simultaneous over each ruleset's pairs (Bonferroni)" in md
+    assert f"{LONG} plays only some rulesets" in md
+    cells = re.sub(" +", " ", md)
+    for r in doc["pairwise"]["rulesets"]["second"]["results"]:
+        assert f"| {r['a']} | {r['b']} | {r['deals']} | {r['mean']:.3f} | {r['low']:.3f}-{r['high']:.3f} | " \
+               f"{r['los']:.3f} | {r['verdict']} |" in cells
+    assert "strong" in text_tables(doc) and "LOS" in text_tables(doc)
+
+
+def test_the_summary_fits_100_columns_and_ends_with_the_serve_hint(doc):
+    text = summary_text(doc, "results/t")
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= SUMMARY_WIDTH == 100
+    assert lines[-1] == "Everything (pairs, head-to-head, replays): arena serve results/t"
+    assert lines[0].startswith("overall") and "first" in lines and "second" in lines
+    assert LONG[:21] + "\N{HORIZONTAL ELLIPSIS}" in text and LONG not in text  # long names are cut
+    top = lines[lines.index("first") + 3]
+    assert " strong " in top and "separated" in top
+    mean = doc["pairwise"]["rulesets"]["first"]["results"][0]["mean"]
+    assert f"{mean:.2f} (" in top
+
+
+def test_publish_writes_pairwise_csv_beside_the_standings(tmp_path):
+    store = stored(tmp_path, ["x", "y"], 2, 3, coin_flips())
+    paths = publish(tmp_path / "out", store)
+    assert [p.name for p in paths] == ["standings.md", "standings.csv", "standings.json", "pairwise.csv"]
+    assert (tmp_path / "out" / "pairwise.csv").read_text().startswith(",".join(PAIR_FIELDS))

@@ -121,3 +121,39 @@ def test_a_bad_file_is_one_line_naming_the_key_with_exit_code_2_before_anything_
 def test_a_missing_file_is_a_one_line_error(toy):
     result = CliRunner().invoke(main, ["run", "nowhere.toml"])
     assert result.exit_code == 2 and "nowhere.toml: cannot read it" in result.stderr
+
+
+STOP_CASES = [
+    ('seed = 1', 'seed = 1\nformat = "gauntlet"', "tournament.challengers: missing"),
+    ('seed = 1', 'seed = 1\nchallengers = ["random-1"]', 'tournament.challengers: only used with format = "gauntlet"'),
+    ('seed = 1', 'seed = 1\nformat = "gauntlet"\nchallengers = ["nobody"]',
+     "tournament.challengers[0]: 'nobody' is not a bot of this tournament"),
+    ('seed = 1', 'seed = 1\nformat = "gauntlet"\nchallengers = ["random-1", "random-2", "toy-cautious"]',
+     "tournament.challengers: every bot is a challenger"),
+    ('deals = 2', 'stop = "settled"', None),
+    ('deals = 2', 'stop = "settled"\ndeals = 2', "tournament.deals: not used with stop"),
+    ('deals = 2', 'deals = 2\nmargin = 0.1', "tournament.margin: only used with stop"),
+    ('deals = 2', 'stop = "soon"', 'tournament.stop: must be "settled" or a table'),
+    ('deals = 2', 'stop = "settled"\nconfidence = 1.5', "tournament.confidence: must be at least 0.5 and below 1"),
+    ('deals = 2', 'stop = "settled"\nmax_deals = 0', "tournament.max_deals: must be from 1 to 1,000,000, not 0"),
+    ('deals = 2', 'stop = { test = "sprt", bot = "random-1" }', "tournament.stop.baseline: missing"),
+    ('deals = 2', 'stop = { test = "sprt", bot = "random-1", baseline = "x" }',
+     "tournament.stop.baseline: 'x' is not a bot of this tournament"),
+    ('deals = 2', 'stop = { test = "sprt", bot = "random-1", baseline = "random-2", alpha = 0.7 }',
+     "tournament.stop.alpha: must be above 0 and below 0.5"),
+    ('deals = 2', 'stop = { test = "t", bot = "random-1", baseline = "random-2" }', 'tournament.stop.test: must be "sprt"'),
+    ('deals = 2', 'stop = { test = "sprt", bot = "random-1", baseline = "random-2", power = 1 }',
+     "tournament.stop.power: unknown key"),
+]
+
+
+@pytest.mark.parametrize("old, new, message", STOP_CASES)
+def test_gauntlet_and_stop_keys_are_checked_with_one_line_naming_the_key(plugin_dir, old, new, message):
+    install_toy(plugin_dir)
+    text = BASE.replace(old, new, 1)
+    if message is None:
+        assert parse_tournament(text, load_registry()).stop.kind == "settled"
+        return
+    with pytest.raises(Exception) as caught:
+        parse_tournament(text, load_registry())
+    assert message in str(caught.value) and "\n" not in str(caught.value)

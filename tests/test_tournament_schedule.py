@@ -115,3 +115,34 @@ def test_a_large_sampled_schedule_is_produced_lazily(registry):
     started = time.perf_counter()
     head = list(itertools.islice(schedule, 2000))
     assert len(head) == 2000 and time.perf_counter() - started < 5
+
+
+def gauntlet_text(challengers, entries=5, players=3, deals=2):
+    text = tournament_text(entries=entries, players=players, deals=deals, fmt="gauntlet")
+    names = ", ".join(f'"{c}"' for c in challengers)
+    return text.replace('format = "gauntlet"\n', f'format = "gauntlet"\nchallengers = [{names}]\n')
+
+
+def test_a_gauntlet_seats_exactly_one_challenger_at_every_table_against_every_field_combination(registry):
+    t = parse_tournament(gauntlet_text(["r0", "r3"], entries=5, players=3), registry)
+    games = list(t.schedule(1))
+    tables = {tuple(sorted(g.seats)) for g in games}
+    field = [1, 2, 4]
+    expected = {tuple(sorted((c, *pair))) for c in (0, 3) for pair in itertools.combinations(field, 2)}
+    assert tables == expected and len(games) == len(t.schedule(1)) == len(expected) * 2 * 3
+
+
+def test_deals_come_deal_by_deal_and_their_seeds_are_keyed_by_content_not_file_position(registry):
+    text = tournament_text(entries=4, players=2, deals=3)
+    games = list(parse_tournament(text, registry).schedule(8))
+    assert [g.deal for g in games] == sorted(g.deal for g in games)  # deal-major within the ruleset
+    # Another entry first in the file, and another ruleset before this one: the same tables keep their deals.
+    extended = text.replace("[[bots]]", '[[bots]]\nuse = "random"\nas = "newcomer"\n\n[[bots]]', 1)
+    extended = extended.replace("[[rulesets]]", '[[rulesets]]\nuse = "toy-race"\nas = "first"\nplayers = 3\n\n'
+                                "[[rulesets]]", 1).replace("deals = 3", "deals = 5")
+    t2 = parse_tournament(extended, registry)
+    names = lambda t, g: tuple(t.bots[e].display for e in g.seats)  # noqa: E731
+    t1 = parse_tournament(text, registry)
+    before = {(names(t1, g), g.deal): g.deal_seed for g in games}
+    after = {(names(t2, g), g.deal): g.deal_seed for g in t2.schedule(8) if t2.rulesets[g.ruleset].label == "toy-race"}
+    assert before.items() <= after.items() and len(after) > len(before)

@@ -50,10 +50,13 @@ def replays_option(command: Callable[..., Any]) -> Callable[..., Any]:
                                   "setuptools).")
 @click.option("--allow-network", is_flag=True,
               help="Let pip reach the network while it builds submissions (their sandboxes have none otherwise).")
+@click.option("--report-every", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Print a progress line with each ruleset's leaders every N games stored (default: none on a "
+                   "terminal, where the progress bar shows; otherwise every twentieth of the games).")
 @user_errors
 def run_command(tournament_file: Path, workers: int | None, out: Path | None, restart: bool,
                 backend_name: str, address: str | None, replays: int, wheelhouse: Path | None,
-                allow_network: bool) -> None:
+                allow_network: bool, report_every: int | None) -> None:
     """Play a tournament FILE (TOML; see tournaments/README.md), resumably, and publish its standings.
 
     Running the same command again after an interruption resumes it.
@@ -81,6 +84,7 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
     out = out if out is not None else Path("results") / tournament.name
     try:
         summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays, backend=backend,
+                                 report_every=report_every,
                                  echo=lambda line: click.echo(line, err=True))
     except GameFailedError as exc:
         raise click.ClickException(str(exc)) from None

@@ -1,0 +1,34 @@
+"""Live progress of `arena run` (issue 19 item 7): every --report-every N games, and as
+plain lines whenever the output is not a terminal, a line with each ruleset's leaders."""
+
+import re
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from test_tournament_support import run, toy, toy_file  # noqa: F401 (toy: a fixture)
+
+
+def progress_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("[")]
+
+
+def test_report_every_prints_the_leaders_of_each_ruleset_as_plain_lines(toy):
+    path = toy_file(toy / "t.toml", deals=2, players=3, extra='isolation = "inline"\n')  # 24 games
+    echoed = []
+    run(path, toy / "r", workers=1, batch_size=4, report_every=10, echo=echoed.append)
+    lines = progress_lines("\n".join(echoed))
+    counts = [int(re.match(r"\[(\d+)/24 games\]", line).group(1)) for line in lines]
+    assert counts == [12, 20], lines  # the first batch boundaries at or past 10 and 20 games
+    leaders = lines[-1].split("] ", 1)[1]
+    assert leaders.startswith("toy-race: ") and leaders.count(",") == 2  # the three best of four
+    shares = [float(part.rsplit(" ", 1)[1]) for part in leaders[len("toy-race: "):].split(", ")]
+    assert shares == sorted(shares, reverse=True) and all(0 <= s <= 1 for s in shares)
+
+
+def test_arena_run_off_a_terminal_prints_plain_progress_lines_and_no_bar(toy):
+    path = toy_file(toy / "t.toml", deals=10, players=3, extra='isolation = "inline"\n')  # 120 games
+    result = CliRunner().invoke(main, ["run", str(path), "--workers", "1", "--report-every", "1"])
+    assert result.exit_code == 0, result.output
+    assert len(progress_lines(result.stderr)) >= 2  # one per stored batch here
+    assert "\r" not in result.stderr and "game/s" not in result.stderr  # no tqdm bar off a terminal

@@ -203,6 +203,64 @@ def record_problem(record: Any, decisions: bool = True) -> str | None:
     return None
 
 
+class PlanEntry(msgspec.Struct):
+    """A bot entry of a tournament as its store keeps it (`bot` is its display name)."""
+
+    bot: str
+    uses: str
+    package: str
+    version: str
+    params: dict[str, Any] = {}
+    files_sha256: str | None = None
+
+
+class PlanRuleset(msgspec.Struct):
+    """A ruleset entry of a tournament as its store keeps it: `entries` are the indices
+    of the bot entries that play it, `games` its games in the schedule."""
+
+    label: str
+    id: str
+    version: str
+    players: int
+    entries: list[int]
+    draw_probability: float
+    package: str = "?"
+    package_version: str = "?"
+    options: dict[str, Any] = {}
+    games: int | None = None
+
+
+class Plan(msgspec.Struct):
+    """What a results store keeps about its tournament (``meta`` "plan", made by
+    `arena.runner.make_plan`): enough to rate, publish and verify without plugins.
+    It may hold more keys (a run's own, e.g. how deal seeds are derived)."""
+
+    name: str
+    format: str
+    deals: int
+    total_games: int
+    entries: list[PlanEntry]
+    rulesets: list[PlanRuleset]
+    max_games: int | None = None
+    max_faults: int | None = None
+
+
+def plan_problem(plan: Any) -> str | None:
+    """What makes `plan` unfit to rate and publish from ("rulesets[0].players: missing"), or None."""
+    if type(plan) is not dict:
+        return "no plan object" if plan is None else f"a {type(plan).__name__}, not an object"
+    try:
+        typed = msgspec.convert(plan, Plan)
+    except msgspec.ValidationError as exc:
+        return _schema_problem(str(exc), plan)
+    if not typed.rulesets:
+        return "rulesets: empty"
+    for i, ruleset in enumerate(typed.rulesets):
+        if not all(0 <= entry < len(typed.entries) for entry in ruleset.entries):
+            return f"rulesets[{i}].entries: names an entry that is not in entries"
+    return None
+
+
 def check_outcome(outcome: Any, players: int) -> Outcome:
     """An engine's `outcome` as an `Outcome` (its own keys ignored), checked to have one
     standing and score per player; ValueError naming the problem otherwise."""

@@ -218,3 +218,25 @@ def test_a_damaged_database_file_is_a_store_error_not_a_traceback(tmp_path):
     with pytest.raises(StoreError, match="games.sqlite: cannot read it .*damaged"):
         with Store.open(path) as damaged:  # (the meta page may be the damaged one)
             list(damaged.stored_rows())
+
+
+def test_the_committed_plans_follow_the_plan_schema_and_a_broken_one_is_named_by_its_key_path():
+    """The Plan schema reads every committed store's plan (and the schema 2 fixture's); a
+    plan that breaks it is named by key path."""
+    import json
+
+    from arena.records import plan_problem
+
+    fixtures = Path(__file__).parent / "fixtures"
+    for path in [Path(__file__).parent.parent / "results" / "quickstart" / "games.sqlite",
+                 fixtures / "store_v2" / "games.sqlite"]:
+        db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)  # no -wal, -shm or header write
+        plan = json.loads(db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()[0])
+        db.close()
+        assert plan_problem(plan) is None, path
+        broken = json.loads(json.dumps(plan))
+        del broken["rulesets"][0]["players"]
+        assert plan_problem(broken) == "rulesets[0].players: missing"
+        broken["rulesets"] = []
+        assert plan_problem(broken) == "rulesets: empty"
+    assert plan_problem(None) == "no plan object" and plan_problem({"name": "t"}) == "format: missing"

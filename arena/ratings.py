@@ -16,8 +16,9 @@ over every ruleset's scores); faults (a per-seat ``faults`` list in the record,
 if any). Head-to-head: for A and B, the fraction of their games at the same
 table in which A finished strictly ahead of B.
 
-Pairwise (`arena.pairwise`, the deal as the unit): per ruleset, for every pair that
-shared a table, the mean paired score of the higher-ranked entry against the other,
+Pairwise (`arena.pairwise`, the deal as the unit: deal number d of a ruleset, its games
+at every table holding both entries of a pair, all rotations): per ruleset, for every
+pair that shared a table, the mean paired score of the higher-ranked entry against the other,
 its interval, LOS and number of deals, and a verdict (`VERDICTS`); each row's
 ``vs_next`` is its verdict against the row below. One kind of interval per run
 (`comparison_settings`): fixed-sample when the tournament has no `stop`, the
@@ -47,26 +48,10 @@ WILSON_Z = 1.959963984540054  # two-sided 95%
 DEFAULT_DRAW_PROBABILITY = 0.05
 
 
-def _winner_takes_all(players: int) -> float:
-    # "The winner first, all others tied second": of the table's pairs, the ones
-    # between two losers are draws; for two players only a stopped game is.
-    # (2 players: about one random-bot game in eight reaches max_turns.)
-    return max(0.1, (players - 2) / players)
-
-
-# Measured or derived per ruleset (see tournaments/README.md); a ruleset class may
-# instead carry `draw_probability` (a number, a {players: number} mapping, or a
-# function of players), and a tournament file may set it per ruleset entry.
-DRAW_PROBABILITY: dict[str, Callable[[int], float]] = {
-    "flip-7": lambda players: 0.01,  # standing by total score; a tie at the top plays on
-    "uno-flip": lambda players: 0.02 if players == 2 else 0.25,  # losers on 0 points tie
-    "color-flush": _winner_takes_all,
-    "flip-hue": lambda players: max(0.3, _winner_takes_all(players)),  # weak bots often reach max_turns
-}
-
-
 def default_draw_probability(ruleset: Any, players: int) -> float:
-    """The draw probability used for `ruleset` (a Ruleset class) at tables of `players`."""
+    """The draw probability used for `ruleset` (a Ruleset class) at tables of `players`: the
+    ruleset's own `draw_probability` (a function of players, as `Ruleset` declares it, a
+    number, or a {players: number} mapping), else `DEFAULT_DRAW_PROBABILITY`."""
     own = getattr(ruleset, "draw_probability", None)
     if callable(own):
         return float(own(players))
@@ -74,8 +59,7 @@ def default_draw_probability(ruleset: Any, players: int) -> float:
         return float(own[players])
     if isinstance(own, (int, float)) and not isinstance(own, bool):
         return float(own)
-    rule = DRAW_PROBABILITY.get(getattr(ruleset, "id", ""))
-    return float(rule(players)) if rule else DEFAULT_DRAW_PROBABILITY
+    return DEFAULT_DRAW_PROBABILITY
 
 
 def wilson_interval(successes: int, trials: int, z: float = WILSON_Z) -> tuple[float, float]:
@@ -108,9 +92,6 @@ class _Scope:
     def __init__(self, entries: list[int], n_entries: int, env: trueskill.TrueSkill, paired: bool = False):
         self.entries = entries
         self.tally = PairTally() if paired else None
-        # A deal (table, deal number) is keyed by the schedule index of its first game,
-        # so deal keys sort in schedule order whatever the schedule's layout.
-        self.deal_keys: dict[tuple[int, int], int] = {}
         self.ratings = {e: env.create_rating() for e in entries}
         self.games = [0] * n_entries
         self.wins = [0] * n_entries
@@ -132,8 +113,9 @@ class _Scope:
         everyone_tied = all(s == best for s in standing)
         rated = env.rate([(self.ratings[e],) for e in seats], ranks=standing)
         if self.tally is not None:
-            deal = row.index if row.deal is None else self.deal_keys.setdefault((row.table, row.deal), row.index)
-            self.tally.add(deal, seats, standing)
+            # The unit is the deal number: deal d at every table holding both entries of a
+            # pair, every rotation (as arena.stopping looks at it); d sorts in schedule order.
+            self.tally.add(row.index if row.deal is None else row.deal, seats, standing)
         for seat, entry in enumerate(seats):
             self.ratings[entry] = rated[seat][0]
             self.games[entry] += 1
@@ -181,22 +163,14 @@ def comparison_settings(plan: Mapping[str, Any]) -> dict[str, Any]:
             "interval": interval + ", simultaneous over each ruleset's pairs (Bonferroni)"}
 
 
-def compared_pairs(plan: Mapping[str, Any], ruleset: int) -> list[tuple[int, int]] | None:
-    """The pairs (entry numbers, ascending) of ruleset `ruleset` that the schedule seats at
-    one table, when the plan alone says so: every pair of its entries in a round-robin,
-    challenger against field in a gauntlet; None for a sampled schedule (there, the
-    pairs with at least one deal)."""
-    entries = list(plan["rulesets"][ruleset]["entries"])
-    if plan["rulesets"][ruleset]["players"] < 2:
-        return []
-    fmt = plan.get("format")
-    if fmt == "round-robin":
-        return [(a, b) for i, a in enumerate(entries) for b in entries[i + 1:]]
-    if fmt == "gauntlet":
-        challengers = set(plan.get("challengers") or ())
-        return [(a, b) for i, a in enumerate(entries) for b in entries[i + 1:]
-                if (a in challengers) != (b in challengers)]
-    return None
+def is_compared(plan: Mapping[str, Any], a: int, b: int) -> bool:
+    """Whether entries `a` and `b` (numbers) are compared when they share a table: always,
+    but in a gauntlet only a challenger with a field entry (results between field
+    entries are not reported)."""
+    if plan.get("format") != "gauntlet":
+        return True
+    challengers = plan.get("challengers") or ()
+    return (a in challengers) != (b in challengers)
 
 
 def overall_entries(plan: Mapping[str, Any]) -> list[int]:
@@ -289,10 +263,10 @@ class Rater:
         for i, scope in self.scopes.items():
             rows = self._rows(scope)
             out[labels[i]] = {"rows": rows, "head_to_head": self._head_to_head(scope),
-                              "pairwise": self._pairwise(i, scope, rows)}
+                              "pairwise": self._pairwise(scope, rows)}
         return out
 
-    def _pairwise(self, ruleset: int, scope: _Scope, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def _pairwise(self, scope: _Scope, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """The ruleset's pairs (see the module docstring), compared in the order of `rows`,
         whose ``vs_next`` it sets: ``{"pairs": K, "alpha_per_pair", "settled", "results":
         [{"a", "b", "deals", "mean", "low", "high", "los", "verdict"}]}``, a above b."""
@@ -300,15 +274,12 @@ class Rater:
         settings = comparison_settings(self.plan)
         assert scope.tally is not None
         scores = scope.tally.scores()
-        wanted = compared_pairs(self.plan, ruleset)
-        if wanted is not None:
-            allowed = set(wanted)
-            scores = {pair: deals for pair, deals in scores.items() if (min(pair), max(pair)) in allowed}
-        paired = {(names[a], names[b]): deals for (a, b), deals in scores.items()}
+        paired = {(names[a], names[b]): deals for (a, b), deals in scores.items() if is_compared(self.plan, a, b)}
         order = [r["bot"] for r in rows]
-        pair_count = len(wanted) if wanted is not None and settings["method"] == "sequence" else None
+        # K = the pairs with a deal: in a stopping run, from its first look on, every pair its
+        # schedule seats together, which is the K arena.stopping fixed in advance.
         comparison = compare(order, paired, confidence=settings["confidence"], margin=settings["margin"],
-                             method=settings["method"], pair_count=pair_count)
+                             method=settings["method"])
         verdicts = {(v.upper, v.lower): v for v in comparison.verdicts}
         for upper, lower in zip(rows, rows[1:]):
             v = verdicts.get((upper["bot"], lower["bot"]))

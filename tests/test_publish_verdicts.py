@@ -12,6 +12,7 @@ from arena.publish import (PAIR_FIELDS, ROW_FIELDS, SUMMARY_WIDTH, csv_text, doc
                            pairwise_csv_text, publish, summary_text, text_tables)
 from arena.store import Store, StoredGame, encode
 from test_tournament_ratings import coin_flips, round_robin
+from test_tournament_support import toy  # noqa: F401 (a fixture)
 
 LONG = "a-bot-with-a-display-name-far-longer-than-any-column-should-be"
 
@@ -89,3 +90,31 @@ def test_publish_writes_pairwise_csv_beside_the_standings(tmp_path):
     paths = publish(tmp_path / "out", store)
     assert [p.name for p in paths] == ["standings.md", "standings.csv", "standings.json", "pairwise.csv"]
     assert (tmp_path / "out" / "pairwise.csv").read_text().startswith(",".join(PAIR_FIELDS))
+
+
+def test_a_stopping_run_publishes_the_intervals_its_last_look_judged(toy):
+    """With a stop, the published intervals are the anytime-valid sequences arena.stopping
+    looked at: same deals, same order, same K, so the same verdict for every pair."""
+    from arena.store import read_looks, store_path
+    from test_tournament_stop import SETTLED, TWO_BOTS, toy_stop_file
+    from test_tournament_support import run
+
+    bots = TWO_BOTS + '\n[[bots]]\nuse = "toy-cautious"\nas = "cautious-18"\nparams = { threshold = 18 }\n'
+    path = toy_stop_file(toy / "t.toml", bots=bots, extra=SETTLED.replace("400", "40"))
+    assert run(path, toy / "r", workers=1).complete
+    with Store.open(store_path(toy / "r")) as store:
+        last = read_looks(store)[-1]
+    doc = json.loads((toy / "r" / "standings.json").read_text())
+    assert doc["pairwise"]["method"] == "sequence" and "anytime-valid 95%" in doc["pairwise"]["interval"]
+    published = {}
+    mirrored = {"separated": "reversed", "reversed": "separated"}
+    for r in doc["pairwise"]["rulesets"]["toy-race"]["results"]:
+        published[(r["a"], r["b"])] = (r["verdict"], r["deals"], r["low"], r["high"])
+        published[(r["b"], r["a"])] = (mirrored.get(r["verdict"], r["verdict"]), r["deals"],
+                                       round(1 - r["high"], 6), round(1 - r["low"], 6))
+    assert doc["pairwise"]["rulesets"]["toy-race"]["pairs"] == last.detail["pairs"] == 3
+    names = {"separated": "separated", "reversed": "reversed", "equal": "equal", "unsettled": "not separated"}
+    for upper, lower, status, deals, _, low, high in last.detail["verdicts"]:
+        verdict, count, published_low, published_high = published[(upper, lower)]
+        assert (verdict, count) == (names[status], deals)
+        assert (published_low, published_high) == pytest.approx((low, high), abs=2e-6)

@@ -226,16 +226,15 @@ def test_pairwise_numbers_in_the_standings_are_arena_pairwise_over_deals():
     plan, rows = round_robin(["ann", "bob", "cat", "dan"], 3, 5, coin_flips(strong=(0,)))
     s = rated(plan, rows)
     names = [e["bot"] for e in plan["entries"]]
-    # the deal is (table, deal number): its three rotations are one deal score
-    expected_scores = paired_scores(((row.table, row.deal), [names[e] for e in row.seats], row.standing)
-                                    for row in rows)
+    # the unit is the deal number: its games at both tables holding a pair, every rotation
+    expected_scores = paired_scores((row.deal, [names[e] for e in row.seats], row.standing) for row in rows)
     order = [r["bot"] for r in s["rulesets"]["only"]]
     expected = compare(order, expected_scores, confidence=0.95, margin=0.0, method="fixed")
     got = s["pairwise"]["rulesets"]["only"]
     assert got["pairs"] == 6 and got["alpha_per_pair"] == pytest.approx(0.05 / 6, abs=1e-6)
     assert [(r["a"], r["b"]) for r in got["results"]] == [(v.upper, v.lower) for v in expected.verdicts]
     for r, v in zip(got["results"], expected.verdicts):
-        assert r["deals"] == v.deals == 2 * 5  # two tables hold each pair, five deals each
+        assert r["deals"] == v.deals == 5  # two tables hold each pair: six games a deal
         assert (r["mean"], r["low"], r["high"], r["los"]) == pytest.approx(
             (v.mean, v.interval.low, v.interval.high, v.los), abs=1e-6)
     assert s["pairwise"]["method"] == "fixed" and "fixed-sample 95%" in s["pairwise"]["interval"]
@@ -294,13 +293,8 @@ def test_with_a_stop_the_intervals_are_the_confidence_sequence_over_deals_in_sch
     got = s["pairwise"]["rulesets"]["only"]
     assert got["pairs"] == 3  # every pair the round-robin seats together, fixed in advance
     names = [e["bot"] for e in plan["entries"]]
-    # deals are keyed by their first game's index: in a deal-major schedule, deal 0 of
-    # every table comes before deal 1 of any
-    first_index = {}
-    for row in rows:
-        first_index.setdefault((row.table, row.deal), row.index)
-    scores = paired_scores((first_index[(row.table, row.deal)], [names[e] for e in row.seats], row.standing)
-                           for row in rows)
+    # the sequence runs over deal numbers, in schedule order (deal-major: deal 0 of every table first)
+    scores = paired_scores((row.deal, [names[e] for e in row.seats], row.standing) for row in rows)
     for r in got["results"]:
         bound = confidence_sequence(scores[(r["a"], r["b"])], 0.1 / 3)
         assert (r["low"], r["high"]) == pytest.approx((bound.interval.low, bound.interval.high), abs=1e-6)

@@ -167,6 +167,24 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _extend(store: Store, tournament: Tournament, plan: dict[str, Any], echo: Callable[[str], None]) -> None:
+    """The file changed: if it only adds entries, rulesets or deals, renumber the store to
+    it and say what is added (arena.extend); ConfigError otherwise."""
+    from arena.extend import apply_extension, plan_extension
+
+    n = store.count()
+    try:
+        extension = plan_extension(store, tournament, plan)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc}; rerun with --restart to discard its {n:,} stored games, or use --out for a new "
+                          "results folder") from None
+    stored = store.plan()
+    echo(f"extending {store.path.parent}: {'; '.join(extension.added) or 'nothing new to play'}: keeping its "
+         f"{n:,} stored games, {plan['total_games'] - n:,} new games to play (of {plan['total_games']:,}, "
+         f"was {stored['total_games']:,})")
+    apply_extension(store, extension, tournament)
+
+
 def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """Installed bot and ruleset versions, and bots' files, that differ from the store's.
     (A store from before files were hashed has no files hash to compare.)"""
@@ -216,14 +234,18 @@ def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[
     if path.exists():
         store = Store.open(path)
         stored_hash = store.get("tournament_sha256")
-        if stored_hash != tournament.sha256:
-            n = store.count()
-            store.close()
-            raise ConfigError(f"{tournament.path} changed since {path} was created (sha256 {stored_hash[:12]} -> "
-                              f"{tournament.sha256[:12]}); rerun with --restart to discard its {n} stored games, "
-                              f"or use --out for a new results folder")
         seed = store.get("seed")
+        if store.plan().get("seed_derivation", 1) != SEED_DERIVATION:
+            store.close()
+            raise ConfigError(f"{path} was made by an older arena (deal seeds by file position, seed derivation 1); "
+                              "rerun with --restart to play it again, or use --out for a new results folder")
         current = make_plan(tournament, seed)
+        if stored_hash != tournament.sha256:
+            try:
+                _extend(store, tournament, current, echo)
+            except BaseException:
+                store.close()
+                raise
         try:
             changes = _changes(store.plan(), current)
         except StoreError:

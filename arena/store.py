@@ -37,7 +37,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 import msgspec
 
 from arena.errors import ConfigError
-from arena.records import record_problem
+from arena.records import plan_problem, record_problem
 
 SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -350,11 +350,12 @@ class Store:
 
     def _record(self, index: int, blob: Any) -> dict[str, Any]:
         try:
-            record = unpack_record(blob, self._zdict) if self.version >= 2 else _decoder.decode(blob)
+            record, pairs = _unpack(blob, self._zdict) if self.version >= 2 else (_decoder.decode(blob), None)
         except Exception as exc:  # zlib.error, msgspec.DecodeError, ValueError, TypeError: all a corrupt blob
             raise StoreError(f"{self.path}: game {index}: its record blob is corrupt "
                              f"({type(exc).__name__}: {_first_line(exc)})") from None
-        problem = record_problem(record)
+        # Decisions unpacked from a table of pairs are checked once per pair, not per decision.
+        problem = record_problem(record, decisions=pairs is None) or _pairs_problem(pairs, record["players"])
         if problem:
             raise StoreError(f"{self.path}: game {index}: its record is malformed: {problem}")
         return record
@@ -503,6 +504,32 @@ def after_stop_count(store: Store) -> int:
     return store._read("SELECT COUNT(*) FROM games_after_stop")[0][0] if "games_after_stop" in tables else 0
 
 
+def renumber_games(store: Store, moves: Mapping[int, tuple[int, int, int]], entry_map: Sequence[int],
+                   meta: Mapping[str, Any]) -> None:
+    """Give stored games new places (arena.extend): game `old` becomes schedule index
+    `moves[old][0]` of ruleset entry `moves[old][1]`, table number `moves[old][2]`, its
+    seats' entry numbers mapped by `entry_map`, its result hash recomputed for them; and
+    set `meta`'s keys. One transaction: a kill leaves the store as it was, or renumbered."""
+    changed = []
+    for row in store.stored_rows():
+        new_index, ruleset, table = moves[row.index]
+        seats = [entry_map[e] for e in row.result.seats]
+        result = encode([seats, row.result.standing, row.result.scores, row.result.faults]).decode()
+        hashed = record_result_hash(new_index, seats, row.record, row.result.faults) if store.version >= 3 else None
+        changed.append((new_index, ruleset, table, result, hashed, -1 - row.index))
+    with store.db:
+        store.db.execute("UPDATE games SET game_index = -1 - game_index")  # frees every new index first
+        if store.version >= 3:
+            store.db.executemany("UPDATE games SET game_index = ?, ruleset = ?, table_index = ?, result = ?, "
+                                 "result_hash = ? WHERE game_index = ?", changed)
+        else:
+            store.db.executemany("UPDATE games SET game_index = ?, ruleset = ?, table_index = ?, result = ? "
+                                 "WHERE game_index = ?", [c[:4] + c[5:] for c in changed])
+        store.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
+                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                             [(key, json.dumps(value)) for key, value in meta.items()])
+
+
 def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
     """How many faults each seat committed: the record's ``faults`` are one dict
     (with a ``seat``) per fault; a plain per-seat count is accepted too."""
@@ -517,39 +544,6 @@ def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
 
 
 # -- shapes --------------------------------------------------------------------------
-
-_PLAN_ENTRY_KEYS = (("bot", str), ("uses", str), ("package", str), ("version", str))
-_PLAN_RULESET_KEYS = (("label", str), ("id", str), ("version", str), ("players", int), ("entries", list),
-                      ("draw_probability", (int, float)))
-
-
-def plan_problem(plan: Any) -> str | None:
-    """What makes `plan` unfit to rate and publish from (naming the key), or None."""
-    if type(plan) is not dict:
-        return "no plan object" if plan is None else f"a {type(plan).__name__}, not an object"
-    for key, kind in (("name", str), ("format", str), ("deals", int), ("total_games", int), ("entries", list),
-                      ("rulesets", list)):
-        if not isinstance(plan.get(key), kind) or isinstance(plan.get(key), bool):
-            return f"{key!r} is missing or not a {kind.__name__}"
-    n = len(plan["entries"])
-    for i, entry in enumerate(plan["entries"]):
-        if type(entry) is not dict:
-            return f"entries[{i}] is not an object"
-        for key, kind in _PLAN_ENTRY_KEYS:
-            if not isinstance(entry.get(key), kind):
-                return f"entries[{i}].{key} is missing or not a {kind.__name__}"
-    if not plan["rulesets"]:
-        return "'rulesets' is empty"
-    for i, ruleset in enumerate(plan["rulesets"]):
-        if type(ruleset) is not dict:
-            return f"rulesets[{i}] is not an object"
-        for key, kind in _PLAN_RULESET_KEYS:
-            if not isinstance(ruleset.get(key), kind) or isinstance(ruleset.get(key), bool):
-                return f"rulesets[{i}].{key} is missing or of the wrong type"
-        if not all(type(e) is int and 0 <= e < n for e in ruleset["entries"]):
-            return f"rulesets[{i}].entries names an entry that is not in 'entries'"
-    return None
-
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
@@ -600,12 +594,17 @@ def pack_record(record_json: bytes, zdict: bytes = b"") -> bytes:
 
 def unpack_record(blob: bytes, zdict: bytes = b"") -> Any:
     """The record `pack_record` packed, equal to the original (same keys, same order)."""
+    return _unpack(blob, zdict)[0]
+
+
+def _unpack(blob: bytes, zdict: bytes) -> tuple[Any, list[list[Any]] | None]:
+    """The record `pack_record` packed and its table of distinct decisions (None: kept whole)."""
     inflate = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
     body = inflate.decompress(blob) + inflate.flush()
     line, data = body.split(b"\n", 1)
     head, position, flat, width = _decoder.decode(line)
     if position < 0:
-        return head
+        return head, None
     codes = array(width)
     codes.frombytes(data)
     if sys.byteorder == "big":
@@ -614,7 +613,15 @@ def unpack_record(blob: bytes, zdict: bytes = b"") -> Any:
     decisions = [list(pairs[code]) for code in codes]
     items = list(head.items())
     items.insert(position, ("decisions", decisions))
-    return dict(items)
+    return dict(items), pairs
+
+
+def _pairs_problem(pairs: list[list[Any]] | None, players: int) -> str | None:
+    """What makes a packed record's table of decisions not [seat, action] pairs of its game."""
+    for pair in pairs or ():
+        if not (type(pair[0]) is int and 0 <= pair[0] < players and type(pair[1]) is str):
+            return f"decisions: its table of [seat, action] pairs holds {pair!r}, not a seat below {players}"
+    return None
 
 
 def _connect(path: Path) -> sqlite3.Connection:

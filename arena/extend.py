@@ -1,0 +1,134 @@
+"""Extending a finished (or partly played) tournament: the same file with entries, rulesets
+or deals added (issue 19 item 6).
+
+Deal seeds are keyed by content (ruleset label, the table's entry names, deal index:
+`arena.seeding.table_deal_seed`), so every stored game is also a game of the longer file,
+with the same cards and seats. `plan_extension` checks that the new file only adds, and
+finds each stored game's place in the new schedule; `apply_extension` renumbers the store
+to it in one transaction (schedule index, ruleset and entry numbers, result hash) and
+stores the new file and plan. The store then holds exactly the games a fresh run of the
+new file would have stored so far, in its schedule order, so both rate to the same
+standings; the run plays only the games that are new.
+
+Refused, one line each: another seed or format; an entry removed, renamed, reordered or
+changed (bot, params, version, files); a ruleset removed or changed; fewer deals; any other
+`[tournament]` key changed (limits, isolation, `stop`, `confidence`, `margin`, ...); a file
+with `stop` or the sampled format (its looks and sampled tables depend on the whole file);
+a store of the older seed derivation; and a store whose secret seed has been revealed
+(complete): new games would need a fresh secret with its own commitment, not done yet.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.store import Store
+from arena.tournament import SEED_DERIVATION, Tournament
+
+ADDABLE_KEYS = ("deals",)
+"""The `[tournament]` keys an extension may change (only upwards)."""
+
+
+@dataclass
+class Extension:
+    """What extending a store to a new file does."""
+
+    plan: dict[str, Any]                        # the new file's plan
+    moves: dict[int, tuple[int, int, int]]      # stored index -> (new index, new ruleset, new table number)
+    entry_map: list[int]                        # old entry index -> new entry index
+    added: list[str]                            # what is added, for `arena run` to say
+
+
+def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -> Extension:
+    """Check that `tournament` (whose plan is `plan`) only adds to the store's file, and map
+    every stored game to its place in the new schedule; ConfigError (one line) otherwise."""
+    where = f"{tournament.path}: cannot extend {store.path}"
+    old = store.plan()
+    if old.get("seed_derivation", 1) != SEED_DERIVATION:
+        raise ConfigError(f"{where}: it was made with seed derivation {old.get('seed_derivation', 1)} (deal seeds "
+                          "by file position); rerun with --restart")
+    try:
+        old_head = tomllib.loads(store.get("tournament_text") or "").get("tournament", {})
+    except tomllib.TOMLDecodeError:
+        raise ConfigError(f"{where}: its stored tournament file is not TOML") from None
+    new_head = tomllib.loads(tournament.text).get("tournament", {})
+    for key in sorted(set(old_head) | set(new_head)):
+        if key in ADDABLE_KEYS:
+            continue
+        if key == "challengers" and isinstance(old_head.get(key), list) and isinstance(new_head.get(key), list):
+            old_names = {e["bot"] for e in old["entries"]}
+            if set(old_head[key]) == {c for c in new_head[key] if c in old_names}:
+                continue  # only new entries were made challengers
+        if old_head.get(key) != new_head.get(key):
+            raise ConfigError(f"{where}: tournament.{key} changed ({old_head.get(key)!r} -> {new_head.get(key)!r}); "
+                              "only entries, rulesets and deals may be added")
+    if tournament.stop is not None or tournament.format == "sampled":
+        what = "stop" if tournament.stop is not None else 'format = "sampled"'
+        raise ConfigError(f"{where}: a tournament with {what} cannot be extended (its looks or tables depend on "
+                          "the whole file)")
+    if plan["deals"] < old["deals"]:
+        raise ConfigError(f"{where}: tournament.deals went down ({old['deals']} -> {plan['deals']}); "
+                          "deals may only be added")
+    if store.get("seed_secret") and store.get("finished_at") is not None:
+        raise ConfigError(f"{where}: its secret seed has been revealed (the tournament is complete); new games "
+                          "would need a fresh secret seed, which extending does not do yet: use --out")
+    names = {e["bot"]: i for i, e in enumerate(plan["entries"])}
+    entry_map = []
+    for i, entry in enumerate(old["entries"]):
+        if entry["bot"] not in names:
+            raise ConfigError(f"{where}: entry {entry['bot']!r} was removed; entries may only be added")
+        new = plan["entries"][names[entry["bot"]]]
+        for key in ("uses", "package", "version", "params", "files_sha256"):
+            if entry.get(key) != new.get(key) and not (key == "files_sha256" and not entry.get(key)):
+                raise ConfigError(f"{where}: entry {entry['bot']!r} changed ({key}: {entry.get(key)!r} -> "
+                                  f"{new.get(key)!r}); entries may only be added")
+        entry_map.append(names[entry["bot"]])
+    if entry_map != sorted(entry_map):
+        raise ConfigError(f"{where}: the entries {', '.join(e['bot'] for e in old['entries'])} are in another "
+                          "order; keep their order (new ones may go anywhere)")
+    labels = {r["label"]: i for i, r in enumerate(plan["rulesets"])}
+    ruleset_map = []
+    for r in old["rulesets"]:
+        if r["label"] not in labels:
+            raise ConfigError(f"{where}: ruleset {r['label']!r} was removed; rulesets may only be added")
+        new = plan["rulesets"][labels[r["label"]]]
+        for key in ("id", "version", "package", "package_version", "players", "options", "draw_probability"):
+            if r.get(key) != new.get(key):
+                raise ConfigError(f"{where}: ruleset {r['label']!r} changed ({key}: {r.get(key)!r} -> "
+                                  f"{new.get(key)!r}); rulesets may only be added")
+        dropped = [old["entries"][e]["bot"] for e in r["entries"] if entry_map[e] not in new["entries"]]
+        if dropped:
+            raise ConfigError(f"{where}: {', '.join(dropped)} no longer play {r['label']}")
+        ruleset_map.append(labels[r["label"]])
+    schedule = tournament.schedule(store.get("seed"))
+    positions: list[dict[tuple[int, ...], int]] = []  # per new ruleset: table (new entries) -> table number
+    for ruleset in tournament.rulesets:
+        positions.append({table: number for number, table in enumerate(schedule.tables(ruleset))})
+    moves: dict[int, tuple[int, int, int]] = {}
+    for row in store.stored_rows():
+        k = len(row.result.seats)
+        new_ruleset = ruleset_map[row.ruleset]
+        table = tuple(entry_map[row.result.seats[(j - row.rotation) % k]] for j in range(k))
+        number = positions[new_ruleset].get(table)
+        if number is None:  # (cannot happen when the checks above pass)
+            raise ConfigError(f"{where}: stored game {row.index} has no place in the new schedule")
+        moves[row.index] = (schedule.position(new_ruleset, number, row.deal, row.rotation), new_ruleset, number)
+    added = [f"entries {', '.join(repr(e['bot']) for i, e in enumerate(plan['entries']) if i not in entry_map)}"
+             if len(plan["entries"]) > len(entry_map) else "",
+             f"rulesets {', '.join(repr(r['label']) for i, r in enumerate(plan['rulesets']) if i not in ruleset_map)}"
+             if len(plan["rulesets"]) > len(ruleset_map) else "",
+             f"deals {old['deals']} -> {plan['deals']}" if plan["deals"] > old["deals"] else ""]
+    return Extension(plan, moves, entry_map, [a for a in added if a])
+
+
+def apply_extension(store: Store, extension: Extension, tournament: Tournament) -> None:
+    """Renumber the stored games to the new schedule and store the new file and plan, in
+    one transaction (a kill leaves the store as it was, or extended)."""
+    from arena.store import renumber_games
+
+    renumber_games(store, extension.moves, extension.entry_map, {
+        "plan": extension.plan, "tournament_file": tournament.path, "tournament_text": tournament.text,
+        "tournament_sha256": tournament.sha256, "finished_at": None})

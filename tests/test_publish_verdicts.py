@@ -118,3 +118,19 @@ def test_a_stopping_run_publishes_the_intervals_its_last_look_judged(toy):
         verdict, count, published_low, published_high = published[(upper, lower)]
         assert (verdict, count) == (names[status], deals)
         assert (published_low, published_high) == pytest.approx((low, high), abs=2e-6)
+
+
+def test_arena_run_ends_with_the_compact_tables_and_the_serve_hint(toy, monkeypatch):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from test_tournament_support import toy_file
+
+    path = toy_file(toy / "t.toml", deals=2, extra='isolation = "inline"\n')
+    monkeypatch.chdir(toy)
+    result = CliRunner().invoke(main, ["run", str(path), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "toy-race (the only ruleset: the overall table)"
+    assert lines[-1] == "Everything (pairs, head-to-head, replays): arena serve results/toy"
+    assert max(len(line) for line in lines) <= 100 and "vs next" in lines[1]

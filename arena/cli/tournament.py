@@ -61,7 +61,7 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
 
     Running the same command again after an interruption resumes it.
     """
-    from arena.publish import text_tables
+    from arena.publish import summary_text
     from arena.runner import GameFailedError, run_tournament
     from arena.tournament import load_tournament
 
@@ -95,7 +95,7 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
                    f"({summary.played / max(summary.elapsed, 1e-9):.1f} games/s)", err=True)
     click.echo(f"published {', '.join(str(p) for p in summary.written)}", err=True)
     doc = json.loads((out / "standings.json").read_text())
-    click.echo(text_tables(doc, overall_only=True))
+    click.echo(summary_text(doc, out))
 
 
 def _results_store(results_dir: Path) -> Any:

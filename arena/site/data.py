@@ -8,6 +8,8 @@
   `max_points` points (the first and the last always kept);
 - `head_to_head_matrix`: a scope's head-to-head fractions as a matrix in
   leaderboard order;
+- `pairwise_view`: a scope's pairwise results (mean paired scores, intervals, LOS,
+  verdicts; standings["pairwise"]) as a matrix in leaderboard order and a list of pairs;
 - `faults_rows`: every recorded fault with its ruleset label and bot name;
 - `choose_replays`: which games get a replay file;
 - `chart_svg`, `error_bar_svg`: server-side inline SVG (no script needed).
@@ -89,6 +91,60 @@ def head_to_head_matrix(rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, M
     bots = [r["bot"] for r in rows]
     cells = [[None if a == b else pairs.get(a, {}).get(b) for b in bots] for a in bots]
     return {"bots": bots, "cells": cells}
+
+
+_MARKS = {"separated": "\u25b2", "reversed": "\u25bc", "equal": "="}  # row above / below / equal to column
+_MIRRORED = {"separated": "reversed", "reversed": "separated"}
+
+
+def pairwise_view(rows: Sequence[Mapping[str, Any]], pairwise: Mapping[str, Any] | None,
+                  label: str) -> dict[str, Any] | None:
+    """Scope `label`'s pairs (``"overall"`` or a ruleset label) from standings["pairwise"],
+    for the head-to-head: ``{"bots", "cells", "pairs", "interval", "overall"}`` with bots
+    in leaderboard order; ``cells[i][j]`` the row's result against the column's (None on
+    the diagonal and for pairs not compared): ``{"mean", "low", "high", "los", "deals",
+    "verdict", "mark", "title"}``, verdict and mark from the row's side (a mark for
+    separated, reversed or equal; low, high and los None overall); ``pairs`` the
+    results as published (a ranked above b). None without pairwise results (standings
+    published before them)."""
+    if not pairwise:
+        return None
+    overall = label == OVERALL
+    scope = pairwise.get("overall") if overall else (pairwise.get("rulesets") or {}).get(label)
+    if scope is None:
+        return None
+    bots = [r["bot"] for r in rows]
+    kind = ("fixed-sample" if pairwise.get("method") == "fixed" else "anytime-valid") + \
+        f" {100 * pairwise.get('confidence', 0.95):g}%"
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in scope["results"]:
+        mean = r["mean"]
+        if mean is None:
+            continue
+        low, high, los = r.get("low"), r.get("high"), r.get("los")
+        found[(r["a"], r["b"])] = _pair_cell(r["a"], r["b"], mean, low, high, los, r, r["verdict"], kind)
+        found[(r["b"], r["a"])] = _pair_cell(r["b"], r["a"], _mirror(mean), _mirror(high), _mirror(low), _mirror(los),
+                                             r, _MIRRORED.get(r["verdict"], r["verdict"]), kind)
+    cells = [[None if a == b else found.get((a, b)) for b in bots] for a in bots]
+    return {"bots": bots, "cells": cells, "pairs": list(scope["results"]), "interval": pairwise.get("interval", ""),
+            "overall": overall}
+
+
+def _mirror(value: float | None) -> float | None:
+    return None if value is None else round(1 - value, 6)
+
+
+def _pair_cell(a: str, b: str, mean: float, low: float | None, high: float | None, los: float | None,
+               result: Mapping[str, Any], verdict: str, kind: str) -> dict[str, Any]:
+    if low is None:  # overall: the mean over rulesets, verdicts from every ruleset
+        per = ", ".join(f"{label} {value if a == result['a'] else 1 - value:.3f}"
+                        for label, value in (result.get("rulesets") or {}).items())
+        title = f"{a} against {b}: mean paired score {mean:.3f} over the rulesets ({per}); {verdict}"
+    else:
+        title = (f"{a} against {b}: mean paired score {mean:.3f} over {result['deals']} deals, "
+                 f"{kind} interval {low:.3f}-{high:.3f}, LOS {los:.3f}; {verdict}")
+    return {"mean": mean, "low": low, "high": high, "los": los, "deals": result["deals"], "verdict": verdict,
+            "mark": _MARKS.get(verdict, ""), "title": title}
 
 
 def faults_rows(store: Store, plan: Mapping[str, Any]) -> list[dict[str, Any]]:

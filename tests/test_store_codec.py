@@ -79,6 +79,9 @@ def test_a_record_of_the_oldest_schema_still_reads_unchanged(tmp_path):
     ({"faults": [{"seat": 0, "decision": 1, "detail": ""}]}, "faults[0].kind: missing"),
     ({"faults": [{"seat": 5, "decision": 1, "kind": "crash", "detail": ""}]}, "faults: must list faults with a seat"),
     ({"format": 2}, "format: 2 is a newer record format; this arena reads format 1"),
+    ({"decisions": [[0, "a"], [5, "b"]]}, "decisions: its table of [seat, action] pairs holds [5, 'b'], not a seat "
+                                          "below 2"),  # packed: checked once per distinct pair
+    ({"decisions": [[0, "a"], [1, 2]]}, "decisions[1]: must be [seat, action] with a seat below 2, not [1, 2]"),
     ({"outcome": {"standing": [1, 2], "scores": [1, "lots"]}}, "outcome.scores[1]: must be a number, not 'lots'"),
 ])
 def test_a_stored_record_with_an_unknown_fault_kind_or_a_newer_format_is_a_store_error(tmp_path, change, problem):
@@ -176,9 +179,9 @@ def test_a_bad_result_row_is_a_store_error_naming_the_game(tmp_path, result):
 
 @pytest.mark.parametrize("plan, problem", [
     ("{not json", "meta 'plan' is not JSON"),
-    ('{"name": "t"}', "its plan is malformed: 'format' is missing"),
+    ('{"name": "t"}', "its plan is malformed: format: missing"),
     ('{"name": "t", "format": "round-robin", "deals": 1, "total_games": 1, "entries": [{"bot": "a"}], '
-     '"rulesets": []}', "entries[0].uses is missing"),
+     '"rulesets": []}', "entries[0].uses: missing"),
 ])
 def test_a_bad_plan_is_a_store_error_naming_the_store(tmp_path, plan, problem):
     store = _store_with_a_game(tmp_path / "games.sqlite")

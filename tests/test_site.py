@@ -602,3 +602,190 @@ def test_a_store_without_games_yet_gives_a_site_without_replays(tmp_path, result
     page = (site / "index.html").read_text()
     assert "0 of 12 games" in page and "0 of 0 games have a replay here" in page
     assert list((site / "replays").glob("[0-9]*.js")) == []
+
+
+# -- the site on a phone and on a desktop (issue 21 item 7) ------------------------
+
+WIDTHS = (390, 1400)
+
+
+@pytest.fixture
+def sized(browser):
+    """The browser as a device `width` px wide (a phone below 800: touch, mobile viewport)."""
+    def size(width: int):
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 844 if width < 800 else 1000, "deviceScaleFactor": 1, "mobile": width < 800})
+        return browser
+
+    yield size
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _open(driver, url: str) -> None:
+    driver.get("about:blank")  # a new document even when only the #hash differs
+    driver.get(url)
+    _wait(driver, lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def _page_overflow(driver) -> list[str]:
+    """Elements reaching past the right edge outside a scroll box (what would scroll the page sideways)."""
+    return driver.execute_script(
+        "var w = document.documentElement.clientWidth, out = [];"
+        "if (document.documentElement.scrollWidth > w) out.push('page ' + document.documentElement.scrollWidth);"
+        "document.querySelectorAll('body *').forEach(function (e) { var r = e.getBoundingClientRect();"
+        "  if (r.width && r.right > w + 1 && !e.closest('.scroll-box')) out.push(e.tagName + '.' + e.className); });"
+        "return out.slice(0, 10);")
+
+
+def _flip7_game(results) -> int:
+    for path in sorted((results / SITE_DIR / "replays").glob("[0-9]*.js")):
+        data = _script_data(path.read_text())
+        if data.get("ruleset", {}).get("id") == "flip-7":
+            return data["game"]
+    raise AssertionError("no flip-7 replay")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_no_page_scrolls_sideways_and_tables_keep_their_own_scroll_box(sized, results, width, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    site = results / SITE_DIR
+    game = _flip7_game(results)
+    pages = [site / "index.html", f"{(site / 'replay.html').as_uri()}?game={game}#view=god&d=5",
+             f"{(site / 'replay.html').as_uri()}?game={game}#view=1&d=end",
+             next((site / "bots").glob("*.html"))]
+    for page in pages:
+        _open(driver, page if isinstance(page, str) else page.as_uri())
+        if "replay.html" in str(page):
+            _wait(driver, lambda d: d.find_element(By.ID, "position").text)
+        assert _page_overflow(driver) == [], (width, page)
+        for table in driver.find_elements(By.CSS_SELECTOR, "table.board, table.heat"):
+            assert driver.execute_script("return !!arguments[0].closest('.scroll-box')", table), page
+    _open(driver, (site / "index.html").as_uri())
+    low = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="uses"]')
+    kept = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="conservative"]')
+    assert kept.is_displayed() and low.is_displayed() == (width > 640)
+    driver.save_screenshot(str(tmp_path / f"index-{width}.png"))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_leaderboard_headers_explain_their_columns(sized, results, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    _open(driver, (results / SITE_DIR / "index.html").as_uri())
+    titles = {th.get_attribute("data-col"): th.get_attribute("title")
+              for th in driver.find_elements(By.CSS_SELECTOR, "#board-overall th")}
+    assert "mu - 3 sigma" in titles["conservative"] and "sorted" in titles["conservative"]
+    assert "skill" in titles["mu"] and "uncertain" in titles["sigma"]
+    assert "lower is better" in titles["avg_position"]
+    assert all("click to sort" in t for t in titles.values())
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_each_bot_has_a_page_with_its_games_losses_faults_and_logs(sized, results, store, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    _open(driver, (results / SITE_DIR / "index.html").as_uri())
+    link = driver.find_element(By.CSS_SELECTOR, '#board-overall a[href^="bots/"]')
+    name = link.text
+    driver.execute_script("arguments[0].click()", link)
+    _wait(driver, lambda d: d.find_element(By.TAG_NAME, "h1").text == f"Bot: {name}")
+    entry = [e["bot"] for e in store.plan()["entries"]].index(name)
+    played = [(r.index, r.seats.index(entry)) for r in store.iter_rows() if entry in r.seats]
+    rows = driver.find_elements(By.CSS_SELECTOR, "#bot-games tbody tr")
+    assert [int(r.find_element(By.TAG_NAME, "td").text) for r in rows] == [g for g, _ in played]
+    first = rows[0].find_element(By.TAG_NAME, "a").get_attribute("href")
+    assert first.endswith(f"replay.html?game={played[0][0]}#view={played[0][1]}")
+    for section in ("standings", "games", "losses", "faults", "logs"):
+        assert driver.find_element(By.ID, section).is_displayed()
+    assert _page_overflow(driver) == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_replays_can_be_filtered_by_bot(sized, results, width):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = sized(width)
+    _open(driver, (results / SITE_DIR / "index.html").as_uri())
+    rows = driver.find_elements(By.CSS_SELECTOR, "#replay-table tbody tr")
+    Select(driver.find_element(By.ID, "replay-bot")).select_by_value("flip-hue-heuristic")
+    shown = [r for r in rows if r.is_displayed()]
+    assert 0 < len(shown) < len(rows)
+    assert all("flip-hue-heuristic" in r.text for r in shown)
+    assert not any("flip-hue-heuristic" in r.text for r in rows if not r.is_displayed())
+    assert driver.find_element(By.ID, "replay-count").text == f"{len(shown)} of {len(rows)} games"
+    _open(driver, (results / SITE_DIR / "index.html").as_uri() + "?bot=flip-hue-heuristic")
+    assert len([r for r in driver.find_elements(By.CSS_SELECTOR, "#replay-table tbody tr") if r.is_displayed()]) \
+        == len(shown)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_autoplay_steps_on_its_own_and_pauses(sized, results, width):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = sized(width)
+    _open(driver, (results / SITE_DIR / "replay.html").as_uri() + "?game=3")
+    _wait(driver, lambda d: d.find_element(By.ID, "position").text.startswith("decision 1 of"))
+    Select(driver.find_element(By.ID, "speed")).select_by_value("200")
+    driver.find_element(By.ID, "play").click()
+    assert driver.find_element(By.ID, "play").get_attribute("aria-pressed") == "true"
+    def number(d):
+        match = re.match(r"decision (\d+) of", d.find_element(By.ID, "position").text)
+        return int(match.group(1)) if match else 0
+
+    _wait(driver, lambda d: number(d) >= 4, timeout=10)
+    driver.find_element(By.ID, "play").click()
+    paused = driver.find_element(By.ID, "position").text
+    import time
+
+    time.sleep(0.7)
+    assert driver.find_element(By.ID, "position").text == paused
+    assert driver.find_element(By.ID, "play").get_attribute("aria-pressed") == "false"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_flip7_unseen_and_set_aside_are_drawn_as_cards(sized, results, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    game = _flip7_game(results)
+    data = _script_data((results / SITE_DIR / "replays" / f"{game}.js").read_text())
+    frame = next(f for f in data["frames"] if f["god"]["view"]["set_aside"]) \
+        if any(f["god"]["view"]["set_aside"] for f in data["frames"]) else data["frames"][-1]
+    _open(driver, (results / SITE_DIR / "replay.html").as_uri() + f"?game={game}#view=god&d={frame['n'] + 1}")
+    _wait(driver, lambda d: d.find_element(By.ID, "position").text.startswith(f"decision {frame['n'] + 1} of"))
+    for key in ("unseen", "set_aside"):
+        counts = frame["god"]["view"][key]
+        block = driver.find_element(By.CSS_SELECTOR, f"#table .block-{key}")
+        cards = block.find_elements(By.CSS_SELECTOR, ".card.f7")
+        assert len(cards) == len(counts)
+        assert [c.find_element(By.CLASS_NAME, "count").text for c in cards] == [f"×{n}" for n in counts.values()]
+        assert "{" not in block.text and f"{sum(counts.values())} card" in block.text
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_every_page_has_a_favicon_that_loads(sized, results, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    site = results / SITE_DIR
+    for page in (site / "index.html", site / "replay.html", next((site / "bots").glob("*.html"))):
+        _open(driver, page.as_uri())
+        icon = driver.find_element(By.CSS_SELECTOR, 'link[rel="icon"]').get_attribute("href")
+        loaded = driver.execute_async_script(
+            "var done = arguments[1], img = new Image();"
+            "img.onload = function () { done(img.naturalWidth > 0); }; img.onerror = function () { done(false); };"
+            "img.src = arguments[0];", icon)
+        assert loaded, (page, icon)

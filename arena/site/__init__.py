@@ -7,9 +7,15 @@ installed rulesets, to re-play games for the replay viewer):
   sigma error bar; sorted by the conservative rating), each bot's rating over the
   tournament (inline SVG), the head-to-head heat map, the faults, the replays
   and the provenance;
-- ``replay.html``: the replay viewer (``replay.html?game=N``), which loads
-  ``replays/<N>.js`` with a script tag, so that the site works from file:// as
-  well as from any static host; ``static/``: its CSS and plain JavaScript.
+- ``replay.html``: the replay viewer (``replay.html?game=N#view=god&d=8``: decision
+  8, numbered from 1), which loads ``replays/<N>.js`` with a script tag, so that the
+  site works from file:// as well as from any static host; it steps or autoplays,
+  marks faults and replacement actions and shows the bots' logs;
+- ``bots/<slug>.html``: a page per bot entry (`arena.site.bot_pages`);
+- ``static/``: CSS, plain JavaScript and the favicon.
+
+Every page reads on a 390 px phone without sideways scrolling: tables scroll in their
+own boxes and hide their lower-priority columns there.
 
 No build step, no external requests. Templates are Jinja2 (``templates/``).
 `arena serve` (arena.site.server) serves the site and makes any game's replay file
@@ -25,6 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from arena.site.data import (OKABE_ITO, chart_svg, choose_replays, error_bar_svg, faults_rows,
                              head_to_head_matrix, heat_color, rate_with_history, series_style)
+from arena.site.bot_pages import bot_pages
 from arena.site.replay import error_script, replay_data, replay_script
 from arena.ratings import scope_plan
 from arena.store import Store
@@ -32,6 +39,21 @@ from arena.store import Store
 HERE = Path(__file__).resolve().parent
 SITE_DIR = "site"
 MAX_FAULT_ROWS = 2000
+
+COLUMN_TIPS = {
+    "conservative": "mu - 3 sigma: a rating the bot is very likely above (TrueSkill); the table is sorted by it, "
+                    "so a bot with few games is not ranked high on luck",
+    "mu": "TrueSkill's estimate of the bot's skill (mu), with its uncertainty sigma; the bar shows mu, mu ± σ "
+          "and mu ± 3σ",
+    "sigma": "sigma: how uncertain the skill estimate is; it shrinks as the bot plays more games",
+    "wins": "Games it finished first, alone or shared (a game every player tied is nobody's win)",
+    "win_rate": "Wins / games, with its 95% Wilson interval",
+    "avg_position": "Average finishing position (1 = first; tied players share the mean of the places they span): "
+                    "lower is better",
+    "mean_score": "Average of the game's own score (overall: the plain mean over every ruleset's scores)",
+    "faults": "Decisions or calls where the bot crashed, hung, answered garbage or an illegal action",
+}
+"""The leaderboard's header tooltips."""
 
 __all__ = ["write_site", "write_standings_site", "replay_file_text", "build_context", "SITE_DIR"]
 
@@ -83,10 +105,10 @@ def build_context(store: Store, standings: Mapping[str, Any] | None = None,
     faults = faults_rows(store, plan)
     return {
         **_page_context(provenance(store), plan, standings, history, shared=scope_plan(plan) == [0]),
-        "faults": faults[:MAX_FAULT_ROWS], "faults_total": len(faults),
+        "faults": faults[:MAX_FAULT_ROWS], "faults_total": len(faults), "faults_all": faults,
         "faults_cut": len(faults) > MAX_FAULT_ROWS,
         "replays": list(replay_games), "replay_set": {g["game"] for g in replay_games},
-        "results_name": str(store.path.parent), "missing": None,
+        "results_name": str(store.path.parent), "missing": None, "bot_pages": True,
     }
 
 
@@ -102,7 +124,7 @@ def build_standings_context(results_dir: Path, doc: Mapping[str, Any], missing: 
     return {
         **_page_context(p, plan, doc, None, shared=shared),
         "faults": [], "faults_total": 0, "faults_cut": False, "replays": [], "replay_set": set(),
-        "results_name": str(results_dir), "missing": missing,
+        "results_name": str(results_dir), "missing": missing, "bot_pages": False,
     }
 
 
@@ -142,11 +164,19 @@ def _page_context(p: Mapping[str, Any], plan: Mapping[str, Any], standings: Mapp
             "matrix": head_to_head_matrix(rows, standings["head_to_head"].get(label, {})),
         })
     return {"p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
-            "scopes": scopes, "heat": heat_color, "history": history or {}}
+            "scopes": scopes, "heat": heat_color, "history": history or {}, "tips": COLUMN_TIPS,
+            "bots": [{"name": bot, "slug": bot_slug(bot, order)} for bot in order],
+            "bot_slugs": {bot: bot_slug(bot, order) for bot in order}}
 
 
 def _slug(label: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in label.lower())
+
+
+def bot_slug(bot: str, order: Sequence[str]) -> str:
+    """The file name (without .html) of `bot`'s page: its name made safe, with its place in
+    the plan, so that two names made alike stay apart."""
+    return f"{order.index(bot) + 1}-{_slug(bot)[:60]}"
 
 
 def _game_summary(index: int, record: Mapping[str, Any], label: str) -> dict[str, Any]:
@@ -180,16 +210,22 @@ def write_site(results_dir: str | Path, store: Store, replays: int | None = None
     shutil.copytree(HERE / "static", tmp / "static")
     rulesets = installed_rulesets(plan) if chosen else {}
     games = []
+    records = {}
     for index in chosen:
         record = store.record(index)
         if record is None:
             continue
         (tmp / "replays" / f"{index}.js").write_text(replay_file_text(store, index, rulesets), encoding="utf-8")
         games.append(_game_summary(index, record, labels[groups[index]]))
+        records[index] = record
     (tmp / "replays" / "index.js").write_text(
         "window.ARENA_REPLAY_INDEX = " + json.dumps([g["game"] for g in games]) + ";\n", encoding="utf-8")
 
-    _render_pages(tmp, build_context(store, standings, games))
+    context = build_context(store, standings, games)
+    context["replays_all"] = len(games) == len(rows)
+    _render_pages(tmp, context)
+    _render_bot_pages(tmp, context, bot_pages(plan, rows, context["scopes"], context["faults_all"], records,
+                                              context["bots"]))
     return _swap_in(results_dir, tmp)
 
 
@@ -212,6 +248,13 @@ def _fresh_tmp(results_dir: Path) -> Path:
     if tmp.exists():
         shutil.rmtree(tmp)
     return tmp
+
+
+def _render_bot_pages(folder: Path, context: Mapping[str, Any], pages: Sequence[Mapping[str, Any]]) -> None:
+    template = _environment().get_template("bot.html")
+    (folder / "bots").mkdir()
+    for page in pages:
+        (folder / "bots" / f"{page['slug']}.html").write_text(template.render(**context, bot=page), encoding="utf-8")
 
 
 def _render_pages(folder: Path, context: Mapping[str, Any]) -> None:

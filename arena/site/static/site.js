@@ -33,9 +33,35 @@
   document.querySelectorAll("table.sortable").forEach(function (table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       th.tabIndex = 0;
-      th.title = "sort by " + th.textContent;
+      th.title = (th.title ? th.title + " · " : "") + "click to sort by " + th.textContent;
       th.addEventListener("click", function () { sortBy(table, th); });
       th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(table, th); } });
     });
+  });
+})();
+
+/* Tables filtered by bot: a <select data-table=ID> keeps the rows whose data-bots (a
+   JSON list of names) holds the chosen bot; ?bot=NAME in the address chooses one. */
+(function () {
+  "use strict";
+  document.querySelectorAll("select[data-table]").forEach(function (select) {
+    var table = document.getElementById(select.getAttribute("data-table"));
+    var count = document.getElementById(select.id.replace(/-bot$/, "-count"));
+    if (!table) return;
+    function apply() {
+      var bot = select.value, shown = 0, rows = table.tBodies[0].rows;
+      Array.prototype.forEach.call(rows, function (row) {
+        var keep = !bot || JSON.parse(row.getAttribute("data-bots") || "[]").indexOf(bot) >= 0;
+        row.hidden = !keep;
+        if (keep) shown++;
+      });
+      if (count) count.textContent = bot ? shown + " of " + rows.length + " games" : rows.length + " games";
+    }
+    var wanted = new URLSearchParams(location.search).get("bot");
+    if (wanted !== null && Array.prototype.some.call(select.options, function (o) { return o.value === wanted; })) {
+      select.value = wanted;
+    }
+    select.addEventListener("change", apply);
+    apply();
   });
 })();

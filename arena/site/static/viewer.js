@@ -10,7 +10,7 @@
   var C = window.ArenaCards, el = C.el;
   var params = new URLSearchParams(location.search);
   var game = params.get("game");
-  var data = null, mode = "god", pos = 0, steps = [];
+  var data = null, mode = "god", pos = 0, steps = [], timer = null;
 
   function $(id) { return document.getElementById(id); }
 
@@ -62,6 +62,8 @@
     $("prev").onclick = function () { go(pos - 1); };
     $("next").onclick = function () { go(pos + 1); };
     $("last").onclick = function () { go(steps.length - 1); };
+    $("play").onclick = function () { playing() ? stop() : play(); };
+    $("speed").onchange = function () { if (playing()) { stop(); play(); } };
     document.addEventListener("keydown", onKey);
     faultLinks();
     var h = readHash();
@@ -81,8 +83,29 @@
     else if (e.key === "ArrowLeft") { go(pos - 1); e.preventDefault(); }
     else if (e.key === "Home") { go(0); e.preventDefault(); }
     else if (e.key === "End") { go(steps.length - 1); e.preventDefault(); }
+    else if (e.key === " ") { playing() ? stop() : play(); e.preventDefault(); }
     else if (e.key === "g") setMode("god", currentDecision());
     else if (/^[0-9]$/.test(e.key) && Number(e.key) < data.players) setMode(e.key, currentDecision());
+  }
+
+  /* Autoplay: one step every `speed` ms until the end (of this view's steps) or a pause. */
+  function playing() { return timer !== null; }
+
+  function play() {
+    if (pos === steps.length - 1) go(0);
+    timer = setInterval(function () {
+      if (pos >= steps.length - 1) { stop(); return; }
+      go(pos + 1);
+    }, Number($("speed").value));
+    $("play").textContent = "❚❚ pause";
+    $("play").setAttribute("aria-pressed", "true");
+  }
+
+  function stop() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    $("play").textContent = "▶ play";
+    $("play").setAttribute("aria-pressed", "false");
   }
 
   /* Steps: decision numbers (frame indices), then "end". */
@@ -140,6 +163,7 @@
       $("view-title").textContent = seat === null ? "The end · god view" : "The end · as seat " + seat + " (" + data.names[seat] + ") sees it";
       ctx.viewerOrActor = seat === null ? 0 : seat;
       table.appendChild(C.view(fin.view, ctx));
+      drawCounts(table, fin.view);
       decision.appendChild(outcome());
       $("events-title").textContent = seat === null ? "What happened (god log)" : "What happened since its last decision";
       list("events", seat === null ? fin.log : fin.event_text);
@@ -152,6 +176,7 @@
       if (seat === null) {
         $("view-title").textContent = "God view · decision " + (step + 1) + ": " + who + " to act";
         table.appendChild(C.view(f.god.view, ctx));
+        drawCounts(table, f.god.view);
         $("events-title").textContent = "What happened (god log)";
         list("events", f.god.log);
         list("legal", f.legal, f.action);
@@ -159,6 +184,7 @@
       } else if (f.obs) {
         $("view-title").textContent = "Seat " + seat + " (" + data.names[seat] + ") · its observation at decision " + (step + 1);
         table.appendChild(C.view(f.obs.view, ctx));
+        drawCounts(table, f.obs.view);
         $("events-title").textContent = "Events it received (since its last observation)";
         list("events", f.obs.event_text);
         list("legal", f.obs.legal_actions, f.action);
@@ -216,6 +242,31 @@
     });
     if (!shown.length) box.appendChild(el("p", "muted", seat === null ? "No bot wrote to stderr in this game." : "This seat's bot wrote nothing to stderr."));
     box.appendChild(el("p", "muted", data.log_note || ""));
+  }
+
+  /* Flip 7's card counts (unseen, set aside: {face: count}) as cards with a count,
+     instead of the generic key: value text. */
+  var COUNTED = { "flip-7": { unseen: "unseen (not yet dealt this deck)", set_aside: "set aside (out of play until the deck is reshuffled)" } };
+
+  function drawCounts(table, view) {
+    var fields = COUNTED[data.ruleset.id] || {};
+    Object.keys(fields).forEach(function (key) {
+      var block = table.querySelector(".block-" + key), counts = view[key];
+      if (!block || !counts || typeof counts !== "object" || Array.isArray(counts)) return;
+      block.textContent = "";
+      var total = Object.keys(counts).reduce(function (t, k) { return t + counts[k]; }, 0);
+      block.appendChild(el("h4", "", fields[key] + " · " + total + " card" + (total === 1 ? "" : "s")));
+      var row = el("div", "cards counted");
+      Object.keys(counts).forEach(function (face) {
+        var card = C.f7card(face), n = counts[face];
+        card.appendChild(el("span", "count", "×" + n));
+        card.setAttribute("aria-label", n + " × card " + C.label(face));
+        card.title = n + " × " + C.label(face);
+        row.appendChild(card);
+      });
+      if (!total) row.appendChild(el("span", "muted", "(none)"));
+      block.appendChild(row);
+    });
   }
 
   function outcome() {

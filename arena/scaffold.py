@@ -35,78 +35,8 @@ from arena.rules.base import Ruleset
 
 RESERVED_MODULES = {"arena", "arena_bots", "tests", "test", "bots"}
 
-# Example strategies for the built-in rulesets: the body of `act_<ruleset>`, which
-# has `observation`, `view`, `legal` and `me` (your seat) in scope. Each one only
-# returns strings it found in `legal`.
-EXAMPLES: dict[str, str] = {
-    "flip-7": '''
-        row = view["rows"][me]  # your row this round: numbers, modifiers, status, score...
-        if view["decision"] == "hit-or-stay":
-            # Your strategy: when to stop. Example: stay once the row is worth 20 points.
-            if "stay" in legal and row["score"] >= 20:
-                return "stay"
-            if "hit" in legal:
-                return "hit"
-        elif view["decision"] in ("freeze", "flip-three"):
-            # Example: aim a Freeze or Flip Three at the best row that is not yours.
-            others = [a for a in legal if int(a.split(":")[1]) != me]
-            if others:
-                return max(others, key=lambda a: view["rows"][int(a.split(":")[1])]["score"])
-        return self.rng.choice(legal)
-''',
-    "uno-flip": '''
-        hand = view["hands"][me]  # your cards: {"face": what you see, "back": the other side}
-        # Example: when a play leaves you one card, call UNO (else you draw a penalty).
-        calls = [a for a in legal if a.endswith(":uno")]
-        if calls:
-            return calls[0]
-        if view["phase"] == "challenge" and "accept" in legal:
-            return "accept"  # your strategy: challenge when you suspect a bluff
-        if view["phase"] == "play":
-            # Example: prefer a colored card over a wild, keep the wilds for later.
-            colored = [a for a in legal if a.startswith("play:") and a.count(":") == 1]
-            if colored:
-                return self.rng.choice(colored)
-        return self.rng.choice(legal)
-''',
-    "color-flush": '''
-        hand = view["hands"][me]  # {"face": toward you, "back": toward the others or None}
-        # Example: collect the color you see most in your hand (white is a joker).
-        counts = {}
-        for card in hand:
-            if card["face"] not in ("white", "black"):
-                counts[card["face"]] = counts.get(card["face"], 0) + 1
-        target = max(sorted(counts), key=counts.get) if counts else None
-        for action in legal:
-            # Flip a card whose face is off-color but whose back (when you know it) is on it.
-            if action.startswith("flip:"):
-                card = hand[int(action.split(":")[1])]
-                if card["face"] not in (target, "white") and card["back"] in (target, "white"):
-                    return action
-            # Give away (or place on the pile) a card that is off-color.
-            if action.startswith(("give:", "place:")):
-                if hand[int(action.split(":")[1])]["face"] not in (target, "white"):
-                    return action
-        return self.rng.choice(legal)
-''',
-    "flip-hue": '''
-        hand = view["hand"]  # your cards: {"face": toward you, "back": toward the others}
-        faction = view["factions"][me]
-        colors = (faction["top"], faction["bottom"])  # the two colors that win for you
-        if view["step"] == "push":
-            # Example: give away a card whose face is not one of your colors.
-            for action in legal:
-                if action.startswith("give:") and hand[int(action.split(":")[1])]["face"] not in colors:
-                    return action
-        elif view["step"] == "cleanup":
-            # Example: discard a card that is not one of your colors.
-            for action in legal:
-                if action.startswith("discard:") and hand[int(action.split(":")[1])]["face"] not in colors:
-                    return action
-        return self.rng.choice(legal)
-''',
-}
-
+# The body of `act_<ruleset>` for a ruleset that declares no `bot_example`: it has
+# `observation`, `view`, `legal` and `me` (your seat) in scope.
 GENERIC_EXAMPLE = '''
         # Your strategy goes here: read `view`, return one string of `legal`.
         return self.rng.choice(legal)
@@ -217,7 +147,7 @@ def bot_module_text(name: str, rulesets: Sequence[type[Ruleset]]) -> str:
     for ruleset in rulesets:
         hints = hint_lines(ruleset)
         comment = "\n".join(f"        # {line}".rstrip() for line in hints)
-        body = textwrap.indent(textwrap.dedent(EXAMPLES.get(ruleset.id, GENERIC_EXAMPLE)).strip("\n"), "        ")
+        body = textwrap.indent(textwrap.dedent(getattr(ruleset, "bot_example", None) or GENERIC_EXAMPLE).strip("\n"), "        ")
         methods.append(f'''
     def {method_name(ruleset.id)}(self, observation):
         """One decision of {getattr(ruleset, "title", ruleset.id)} ({ruleset.id} {ruleset.version})."""

@@ -8,7 +8,8 @@ for the playout heuristic's choice), `expand` (one untried action), evaluate (an
 evaluation) and `backpropagate`. The tree is open-loop over chance; a node's children are
 keyed by ``(seat, action)``. The move played is the most visited root child.
 
-Per-ruleset settings are `SearchHints` (`search_hints(ruleset_id)`). Rewards are per seat in
+Per-ruleset settings are `SearchHints` (`search_hints(ruleset_id)`), from what each ruleset
+declares (`Ruleset.search_hints`; the cut-off evaluations it names live here). Rewards are per seat in
 [0, 1]: the share of the other seats a seat finished ahead of (a tie counts 1/2).
 
 Parameters (keyword, JSON values): ``iterations`` (200; the bot is then deterministic, all its
@@ -27,8 +28,8 @@ import math
 import random
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Mapping, Protocol
 
 import arena
 from arena.rules.base import fresh_copy
@@ -127,7 +128,7 @@ def evaluate_flip_hue(state: Any, me: int) -> list[float]:
     return pairwise(values, 1.0)
 
 
-# -- search hints: everything ismcts knows of a ruleset, in one place ---------------------
+# -- search hints: what each ruleset declares, as one frozen record ----------------------
 
 
 @dataclass(frozen=True)
@@ -142,34 +143,39 @@ class SearchHints:
     evaluation: Callable[[Any, int], list[float]] = neutral_evaluation   # at the cut-off
 
 
-SEARCH_HINTS: dict[str, SearchHints] = {
-    # the round's end comes before 60 decisions; what follows it is mostly noise for this
-    # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
-    "flip-7": SearchHints("arena_bots.flip7_threshold:Flip7ThresholdBot", 60, 60, "round-end", 0.0,
-                          evaluate_flip_7),
-    "uno-flip": SearchHints("arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot", 20, 20, None, 0.0,
-                            evaluate_uno_flip),
-    # these heuristics look one to two plies ahead (~1 ms a decision): short playouts, a prior
-    "color-flush": SearchHints("arena_bots.color_flush_heuristic:ColorFlushHeuristicBot", 3, 0, None, 1.0,
-                               evaluate_color_flush),
-    "flip-hue": SearchHints("arena_bots.flip_hue_heuristic:FlipHueHeuristicBot", 3, 0, None, 1.0,
-                            evaluate_flip_hue),
-}
 NO_HINTS = SearchHints()
 
 
+def hints_from(declared: Mapping[str, Any]) -> SearchHints:
+    """A ruleset's declared `search_hints` (`Ruleset.search_hints`, plain data) as a
+    SearchHints: the "module:function" `evaluation` imported. ValueError for a key that
+    is not a SearchHints field."""
+    given = dict(declared)
+    unknown = sorted(set(given) - {f.name for f in fields(SearchHints)})
+    if unknown:
+        raise ValueError(f"unknown search hints {unknown} (known: {', '.join(f.name for f in fields(SearchHints))})")
+    if isinstance(given.get("evaluation"), str):
+        given["evaluation"] = _imported(given["evaluation"])
+    return SearchHints(**given)
+
+
 def search_hints(ruleset_id: str) -> SearchHints:
-    """The search hints of `ruleset_id` (`NO_HINTS` for a ruleset without any)."""
-    return SEARCH_HINTS.get(ruleset_id, NO_HINTS)
+    """The search hints `ruleset_id` declares (`NO_HINTS` for a ruleset without any)."""
+    cls = ruleset_class(ruleset_id)
+    declared = getattr(cls, "search_hints", None) if cls is not None else None
+    return hints_from(declared) if declared else NO_HINTS
+
+
+def _imported(name: str) -> Any:
+    """The object a "module:attribute" name points at."""
+    module_name, _, attribute = name.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
 
 
 def heuristic_bot(ruleset_id: str) -> type | None:
     """The built-in heuristic bot class that plays `ruleset_id`'s playouts, if any."""
     name = search_hints(ruleset_id).playout_bot
-    if name is None:
-        return None
-    module_name, class_name = name.split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return None if name is None else _imported(name)
 
 
 _RULESETS: dict[str, Any] = {}

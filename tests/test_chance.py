@@ -106,3 +106,27 @@ def test_a_clone_has_its_own_chance():
     assert twin.rng.getstate() == state.rng.getstate()
     twin.chance.below(10)
     assert twin.chance.points == state.chance.points + 1
+
+
+# -- declared capabilities and the one layout hook (rules/base.py) --------------------
+
+@pytest.mark.parametrize("ruleset_id, ruleset", RULESETS)
+def test_every_builtin_ruleset_declares_sampling_and_layout(ruleset_id, ruleset):
+    assert ruleset.supports("sample_state") and ruleset.supports("lay_out")
+    assert not ruleset.supports("no-such-capability")
+
+
+@pytest.mark.parametrize("ruleset_id, ruleset", RULESETS)
+def test_lay_out_without_a_position_is_the_deal_of_its_seed(ruleset_id, ruleset):
+    laid = ruleset.lay_out(3, seed=4)
+    dealt = ruleset.new_game(3, ruleset.resolve_options(), random.Random(4))
+    assert laid.view(0) == dealt.view(0) and laid.legal_actions() == dealt.legal_actions()
+
+
+def test_a_ruleset_cannot_declare_a_capability_it_lacks_or_does_not_know():
+    from arena.rules.base import Ruleset
+
+    with pytest.raises(TypeError, match=r"declares \['sample_state'\] but does not define"):
+        type("Broken", (Ruleset,), {"capabilities": frozenset({"sample_state"})})
+    with pytest.raises(TypeError, match="unknown capabilities"):
+        type("Broken", (Ruleset,), {"capabilities": frozenset({"teleport"})})

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from arena.errors import IllegalActionError, OptionError, PlayerCountError
-from arena.rules.color_flush import DEFAULT_DECK, ColorFlush, layout_state
+from arena.rules.color_flush import DEFAULT_DECK, ColorFlush
 
 
 # -- helpers -----------------------------------------------------------------------
@@ -19,7 +19,8 @@ def cards(text):
 
 
 def state(*hands, pile="", **kw):
-    return layout_state([cards(h) for h in hands], cards(pile), **kw)
+    options, seed = kw.pop("options", None), kw.pop("seed", 0)
+    return ColorFlush.lay_out(len(hands), options, seed, hands=[cards(h) for h in hands], pile=cards(pile), **kw)
 
 
 def faces(st, seat):

@@ -106,6 +106,7 @@ def test_accepting_an_illegal_action_fails_the_playout_check():
 
 def test_a_ruleset_without_a_sampler_is_reported_as_skipped_not_failed():
     class NoSampler(Flip7):
+        capabilities = frozenset({"lay_out"})
         sample_state = None
 
     report = check_ruleset(NoSampler, seeds=1, players=[2], variants=False)

@@ -14,13 +14,7 @@ from arena.rules.flip_7 import Flip7, deck_for, row_score
 def table(players, top, totals=None, dealer=0, exact=False, **options):
     """A game whose deck starts with `top` (first card drawn first), dealt at once.
     Round 1 is dealt by `dealer`: the deal goes dealer+1, ..., dealer."""
-    state = Flip7.new_game(players, Flip7.resolve_options(options), random.Random(0), start=False)
-    state.stack_deck(list(top), exact=exact)
-    if totals is not None:
-        state.totals = list(totals)
-    state.dealer = dealer
-    state.start()
-    return state
+    return Flip7.lay_out(players, options, deck_top=top, exact=exact, totals=totals, dealer=dealer)
 
 
 def play(state, *moves):
@@ -522,7 +516,6 @@ def test_player_range_is_1_to_36_with_a_second_deck_above_18():
                                              "freeze": 3, "flip-three": 3, "second-chance": 3})
 
 
-def test_stack_deck_refuses_a_card_the_deck_lacks():
-    game = Flip7.new_game(2, Flip7.resolve_options(), random.Random(0), start=False)
+def test_lay_out_refuses_a_card_the_deck_lacks():
     with pytest.raises(ValueError, match="no '1' left"):
-        game.stack_deck(["1", "1"])
+        Flip7.lay_out(2, deck_top=["1", "1"])

@@ -21,14 +21,12 @@ FILLER = [("yellow", "orange"), ("purple", "green"), ("blue", "yellow"), ("orang
 
 def make(players=3, factions=None, hands=None, draw=None, discard=(), active=0, turn=0,
          max_turns=300, backs_seen=True) -> FlipHueState:
-    """A game whose deal is replaced by a hand-set layout (see FlipHueState.set_up)."""
-    options = FlipHue.resolve_options({"max_turns": max_turns})
-    state = FlipHue.new_game(players, options, random.Random(0))
+    """A game whose deal is replaced by a hand-set layout (see FlipHue.lay_out)."""
     factions = factions if factions is not None else FACTIONS3[:players]
     hands = hands if hands is not None else [list(MIXED) for _ in range(players)]
     draw = draw if draw is not None else list(FILLER)
-    state.set_up(factions, hands, draw, discard, active=active, turn=turn, backs_seen=backs_seen)
-    return state
+    return FlipHue.lay_out(players, {"max_turns": max_turns}, factions=factions, hands=hands, draw=draw,
+                           discard=discard, active=active, turn=turn, backs_seen=backs_seen)
 
 
 def hand_faces(state, seat):

@@ -291,9 +291,8 @@ def deck_with_flip_over(dark_face):
 def flip_opening(players, dark_face, after=(), dealer=0):
     """Open with a light Flip whose dark face is `dark_face`; `after` are the cards
     (dark faces) that surface after the draw pile turns over, top first."""
-    from arena.rules.uno_flip import UnoFlipState
     deck = deck_with_flip_over(dark_face)
-    state = UnoFlipState(players, EVERY_OPTION_DEFAULT, random.Random(0), deck=deck)
+    state = UnoFlip.lay_out(players, deck=deck)
     rig(state, [[f"{color}-{n}" for n in (1, 2, 3)] for color in ("blue", "green", "yellow", "red")][:players], [])
     used = set(c for h in state.table.hands for c in h)
     flip = next(c for c in deck.canonical if deck.faces[c][LIGHT].endswith("-flip")

@@ -67,6 +67,10 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
     return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
 
 
+CAPABILITIES = ("sample_state", "lay_out")
+"""The optional parts a ruleset may declare (see `Ruleset.capabilities`)."""
+
+
 class Ruleset(ABC):
     """A game: its identity and options as class data, and a factory of states."""
 
@@ -78,6 +82,54 @@ class Ruleset(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     options: ClassVar[dict[str, Option]] = {}
+    capabilities: ClassVar[frozenset[str]] = frozenset()
+    """The optional parts this ruleset provides, each a classmethod of that name (checked
+    when the class is made; callers ask `supports`):
+
+    - ``"sample_state"``: ``sample_state(observation, rng, events=None) -> GameState``, a
+      full state consistent with what the observing seat knows, the rest drawn from
+      `rng` (a determinization for search bots; the conformance kit checks it).
+    - ``"lay_out"``: ``lay_out(players, options=None, seed=0, **position) -> GameState``,
+      a state with a position set by hand, for tests and puzzles. The keyword arguments
+      of `position` are the game's own, documented on its `lay_out`; with none, it is
+      `new_game`'s deal from `seed`.
+    """
+
+    # What the harness asks of a game, declared by the game (defaults: a game that declares
+    # nothing); tables keyed by ruleset id elsewhere read these instead.
+
+    search_hints: ClassVar[Mapping[str, Any]] = {}
+    """How a search bot (ismcts) should search this game, as data: ``playout_bot``
+    ("module:Class" of a heuristic bot for playouts), ``playout_depth`` and
+    ``random_playout_depth`` (decisions before the cut-off), ``playout_stop`` (an event
+    type that also ends a playout), ``prior_weight`` (root bonus of the heuristic's
+    choice), ``evaluation`` ("module:function", ``(state, seat) -> value per seat in
+    [0, 1]`` at the cut-off). Names, not imports: rules import nothing of the bots."""
+
+    bot_example: ClassVar[str | None] = None
+    """The body of a new bot's decision method for this game (`arena new-bot`): Python
+    with `self`, `observation`, `view`, `legal` and `me` (the seat) in scope, returning a
+    string of `legal`. None: a generic body."""
+
+    @classmethod
+    def draw_probability(cls, players: int) -> float:
+        """TrueSkill's draw probability at a table of `players` (the ratings use it)."""
+        return 0.05
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        unknown = sorted(set(cls.capabilities) - set(CAPABILITIES))
+        if unknown:
+            raise TypeError(f"{cls.__name__} declares unknown capabilities {unknown} "
+                            f"(known: {', '.join(CAPABILITIES)})")
+        missing = sorted(name for name in cls.capabilities if not callable(getattr(cls, name, None)))
+        if missing:
+            raise TypeError(f"{cls.__name__} declares {missing} but does not define them")
+
+    @classmethod
+    def supports(cls, capability: str) -> bool:
+        """Whether this ruleset declares the optional `capability` (see `capabilities`)."""
+        return capability in cls.capabilities
 
     @classmethod
     def resolve_options(cls, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -343,6 +395,12 @@ def copy_rng(rng: random.Random) -> random.Random:
     twin = random.Random()
     twin.setstate(rng.getstate())
     return twin
+
+
+def winner_takes_all_draws(players: int) -> float:
+    """A draw probability for "the winner first, all others tied second": of the table's
+    pairs, those between two losers are draws; for two players only a stopped game is."""
+    return max(0.1, (players - 2) / players)
 
 
 def standing_from_scores(scores: Sequence[float], highest_first: bool = True) -> list[int]:

@@ -143,10 +143,10 @@ from __future__ import annotations
 import functools
 import random
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from arena.errors import OptionError
-from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing
+from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing, winner_takes_all_draws
 from arena.rules.cards import TwoFacedTable
 from arena.rules.matching import assign_cards
 from arena.rules.recall import AnonymousFaces, RecallCache
@@ -249,6 +249,54 @@ class ColorFlush(Ruleset):
                                       f"(a lowercase word such as 'red', 'white' or 'black')")
             if card[0] == BLACK and card[1] == BLACK:
                 raise OptionError(f"option 'deck': card {index} is black on both faces")
+
+    capabilities = frozenset({"sample_state", "lay_out"})
+    # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
+    search_hints = {"playout_bot": "arena_bots.color_flush_heuristic:ColorFlushHeuristicBot", "playout_depth": 3,
+                    "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
+                    "evaluation": "arena_bots.ismcts:evaluate_color_flush"}
+
+    @classmethod
+    def draw_probability(cls, players: int) -> float:
+        return winner_takes_all_draws(players)
+
+    bot_example = '''
+        hand = view["hands"][me]  # {"face": toward you, "back": toward the others or None}
+        # Example: collect the color you see most in your hand (white is a joker).
+        counts = {}
+        for card in hand:
+            if card["face"] not in ("white", "black"):
+                counts[card["face"]] = counts.get(card["face"], 0) + 1
+        target = max(sorted(counts), key=counts.get) if counts else None
+        for action in legal:
+            # Flip a card whose face is off-color but whose back (when you know it) is on it.
+            if action.startswith("flip:"):
+                card = hand[int(action.split(":")[1])]
+                if card["face"] not in (target, "white") and card["back"] in (target, "white"):
+                    return action
+            # Give away (or place on the pile) a card that is off-color.
+            if action.startswith(("give:", "place:")):
+                if hand[int(action.split(":")[1])]["face"] not in (target, "white"):
+                    return action
+        return self.rng.choice(legal)
+'''
+
+    @classmethod
+    def lay_out(cls, players: int, options: Mapping[str, Any] | None = None, seed: int = 0, *,
+                hands: Sequence[Sequence[Sequence[str]]] | None = None, pile: Sequence[Sequence[str]] = (),
+                active: int = 0, left: Sequence[str] = ("give", "take", "flip"),
+                turns: int = 0) -> ColorFlushState:
+        """A state built from a table layout (see `Ruleset.capabilities`): `hands[seat]`
+        lists ``(face, back)`` pairs relative to the holder, in position order; `pile`
+        lists ``(up, down)`` pairs, bottom first. Each holder has seen their faces,
+        everyone else the backs, everyone the pile top. The deck option becomes exactly
+        these cards (its size is not checked); no win or black check is made. Without
+        `hands`, the deal of `seed`."""
+        if hands is None:
+            return cls.new_game(players, cls.resolve_options(options), random.Random(seed))
+        if len(hands) != players:
+            raise ValueError(f"lay_out: {len(hands)} hands for {players} players")
+        return _layout_state(hands, pile, active=active, left=left, turns=turns, options=options, seed=seed)
 
     @classmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> ColorFlushState:
@@ -672,14 +720,14 @@ class ColorFlushState(OwnEventCopies):
 
 def layout_state(hands, pile=(), *, active: int = 0, left=("give", "take", "flip"), turns: int = 0,
                  options: Mapping[str, Any] | None = None, seed: int = 0) -> ColorFlushState:
-    """A state built directly from a table layout, for tests.
+    """`ColorFlush.lay_out` under its old name (tests of bots and samplers use it)."""
+    return ColorFlush.lay_out(len(hands), options, seed, hands=hands, pile=pile, active=active,
+                              left=left, turns=turns)
 
-    `hands[seat]` lists ``(face, back)`` pairs relative to the holder, in position
-    order; `pile` lists ``(up, down)`` pairs, bottom first. Each holder has seen
-    their faces, everyone else the backs, everyone the pile top. The deck option
-    becomes exactly these cards (its size is not checked). No win or black check
-    is made: the state is as given.
-    """
+
+def _layout_state(hands, pile, *, active: int, left, turns: int, options: Mapping[str, Any] | None,
+                  seed: int) -> ColorFlushState:
+    """`ColorFlush.lay_out` with a layout."""
     players = len(hands)
     given = dict(options or {})
     given.pop("deck", None)

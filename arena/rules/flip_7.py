@@ -241,6 +241,48 @@ class Flip7(Ruleset):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise OptionError(f"option {name!r} must be an integer of at least 1, not {value!r}")
 
+    capabilities = frozenset({"sample_state", "lay_out"})
+    # the round's end comes before 60 decisions; what follows it is mostly noise for this
+    # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
+    search_hints = {"playout_bot": "arena_bots.flip7_threshold:Flip7ThresholdBot", "playout_depth": 60,
+                    "random_playout_depth": 60, "playout_stop": "round-end", "prior_weight": 0.0,
+                    "evaluation": "arena_bots.ismcts:evaluate_flip_7"}
+
+    @classmethod
+    def draw_probability(cls, players: int) -> float:
+        return 0.01  # standing by total score; a tie at the top plays on
+
+    bot_example = '''
+        row = view["rows"][me]  # your row this round: numbers, modifiers, status, score...
+        if view["decision"] == "hit-or-stay":
+            # Your strategy: when to stop. Example: stay once the row is worth 20 points.
+            if "stay" in legal and row["score"] >= 20:
+                return "stay"
+            if "hit" in legal:
+                return "hit"
+        elif view["decision"] in ("freeze", "flip-three"):
+            # Example: aim a Freeze or Flip Three at the best row that is not yours.
+            others = [a for a in legal if int(a.split(":")[1]) != me]
+            if others:
+                return max(others, key=lambda a: view["rows"][int(a.split(":")[1])]["score"])
+        return self.rng.choice(legal)
+'''
+
+    @classmethod
+    def lay_out(cls, players: int, options: Mapping[str, Any] | None = None, seed: int = 0, *,
+                deck_top: Iterable[str] = (), exact: bool = False, totals: Iterable[int] | None = None,
+                dealer: int = 0) -> Flip7State:
+        """A game whose deck starts with `deck_top` (first card drawn first; with `exact`
+        the deck is exactly these cards), with `totals` carried in, round 1 dealt by
+        `dealer` at once (see `Ruleset.capabilities`)."""
+        state = cls.new_game(players, cls.resolve_options(options), random.Random(seed), start=False)
+        state.stack_deck(list(deck_top), exact=exact)
+        if totals is not None:
+            state.totals = list(totals)
+        state.dealer = dealer
+        state.start()
+        return state
+
     @classmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random,
                  start: bool = True) -> Flip7State:
@@ -358,7 +400,7 @@ class Flip7State(GameState):
     # -- setting up (also the test hooks) ------------------------------------------
 
     def stack_deck(self, cards_top_first: list[str], exact: bool = False) -> None:
-        """Put `cards_top_first` on top of the deck, first card drawn first, taking
+        """What `Flip7.lay_out` does with `deck_top`: put `cards_top_first` on top of the deck, first card drawn first, taking
         one copy of each out of the deck (ValueError if the deck lacks it). With
         ``exact=True`` every other deck card goes to the set-aside pile, so the deck
         is exactly these cards (to test a deck that runs out)."""

@@ -161,7 +161,7 @@ import random
 from typing import Any, Mapping, Sequence
 
 from arena.errors import OptionError
-from arena.rules.base import GameState, Option, OwnEventCopies, Ruleset, winner_standing
+from arena.rules.base import GameState, Option, OwnEventCopies, Ruleset, winner_standing, winner_takes_all_draws
 from arena.rules.cards import TwoFacedTable
 from arena.rules.recall import AnonymousFaces, RecallCache
 from arena.rules.matching import assign_cards  # the card-matching search Color Flush shares
@@ -240,6 +240,53 @@ class FlipHue(Ruleset):
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"], cls.min_players)
+
+    capabilities = frozenset({"sample_state", "lay_out"})
+    # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
+    search_hints = {"playout_bot": "arena_bots.flip_hue_heuristic:FlipHueHeuristicBot", "playout_depth": 3,
+                    "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
+                    "evaluation": "arena_bots.ismcts:evaluate_flip_hue"}
+
+    @classmethod
+    def draw_probability(cls, players: int) -> float:
+        return max(0.3, winner_takes_all_draws(players))  # weak bots often reach max_turns
+
+    bot_example = '''
+        hand = view["hand"]  # your cards: {"face": toward you, "back": toward the others}
+        faction = view["factions"][me]
+        colors = (faction["top"], faction["bottom"])  # the two colors that win for you
+        if view["step"] == "push":
+            # Example: give away a card whose face is not one of your colors.
+            for action in legal:
+                if action.startswith("give:") and hand[int(action.split(":")[1])]["face"] not in colors:
+                    return action
+        elif view["step"] == "cleanup":
+            # Example: discard a card that is not one of your colors.
+            for action in legal:
+                if action.startswith("discard:") and hand[int(action.split(":")[1])]["face"] not in colors:
+                    return action
+        return self.rng.choice(legal)
+'''
+
+    @classmethod
+    def lay_out(cls, players: int, options: Mapping[str, Any] | None = None, seed: int = 0, *,
+                factions: Sequence[Sequence[str]] | None = None,
+                hands: Sequence[Sequence[Sequence[str]]] = (), draw: Sequence[Sequence[str]] = (),
+                discard: Sequence[Sequence[str]] = (), active: int = 0, turn: int = 0,
+                backs_seen: bool = True) -> FlipHueState:
+        """The deal of `seed`, replaced by a hand-set layout when `factions` is given
+        (see `Ruleset.capabilities`): `factions` per seat ``(top, bottom)``; `hands` per
+        seat a list of ``(face, back)`` relative to the holder; `draw` and `discard`:
+        piles bottom first, each card ``(up, down)``. The table shows what it would:
+        everyone has seen each faction top, each hand card's back (but its holder),
+        each card's face (its holder), and each pile top. `backs_seen`: holders have
+        also seen their backs (as after the deal). Factions are not checked. An empty
+        draw pile is refilled from the discard pile at once. `active`'s turn
+        `turn + 1` begins, with no events pending."""
+        state = cls.new_game(players, cls.resolve_options(options), random.Random(seed))
+        if factions is not None:
+            state.set_up(factions, hands, draw, discard, active=active, turn=turn, backs_seen=backs_seen)
+        return state
 
     @classmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> FlipHueState:
@@ -370,17 +417,8 @@ class FlipHueState(OwnEventCopies):
     def set_up(self, factions: Sequence[Sequence[str]], hands: Sequence[Sequence[Sequence[str]]],
                draw: Sequence[Sequence[str]] = (), discard: Sequence[Sequence[str]] = (),
                active: int = 0, turn: int = 0, backs_seen: bool = True) -> None:
-        """Replace the deal with a hand-set layout (for tests and analysis).
-
-        `factions`: per seat ``(top, bottom)``; `hands`: per seat a list of ``(face,
-        back)`` relative to the holder; `draw` and `discard`: piles bottom first, each
-        card ``(up, down)``. The table shows what it would: everyone has seen each
-        faction top, each hand card's back (but its holder), each card's face (its
-        holder), and each pile top. `backs_seen`: holders have also seen their backs
-        (as after the deal). Factions are not checked. An empty draw pile is refilled
-        from the discard pile at once. Pending events are dropped; `active`'s turn
-        `turn + 1` begins.
-        """
+        """Replace the deal with a hand-set layout: what `FlipHue.lay_out` does with
+        a layout (its arguments are documented there)."""
         if len(factions) != self.players or len(hands) != self.players:
             raise ValueError("set_up needs a faction and a hand per seat")
         if any(len(hand) > MAX_HAND - 2 for hand in hands):

@@ -280,6 +280,7 @@ class UnoFlipDeck:
         # A draw pile lies active side down: the inactive side is up.
         self.up_sides = ([DARK] * n, [LIGHT] * n)
         self.canonical = tuple(sorted(range(n), key=lambda c: self.faces[c]))
+        self.sampler_index: Any = None   # the sampler's `_DeckIndex`, made on first use
 
 
 def face_string(color: str, value: str) -> str:
@@ -455,6 +456,40 @@ class UnoFlip(Ruleset):
     @classmethod
     def describe_event(cls, event: Mapping[str, Any]) -> str:
         return _describe_event(event) or super().describe_event(event)
+
+    capabilities = frozenset({"sample_state", "lay_out"})
+    search_hints = {"playout_bot": "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot", "playout_depth": 20,
+                    "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0,
+                    "evaluation": "arena_bots.ismcts:evaluate_uno_flip"}
+
+    @classmethod
+    def draw_probability(cls, players: int) -> float:
+        return 0.02 if players == 2 else 0.25  # losers on 0 points tie
+
+    bot_example = '''
+        hand = view["hands"][me]  # your cards: {"face": what you see, "back": the other side}
+        # Example: when a play leaves you one card, call UNO (else you draw a penalty).
+        calls = [a for a in legal if a.endswith(":uno")]
+        if calls:
+            return calls[0]
+        if view["phase"] == "challenge" and "accept" in legal:
+            return "accept"  # your strategy: challenge when you suspect a bluff
+        if view["phase"] == "play":
+            # Example: prefer a colored card over a wild, keep the wilds for later.
+            colored = [a for a in legal if a.startswith("play:") and a.count(":") == 1]
+            if colored:
+                return self.rng.choice(colored)
+        return self.rng.choice(legal)
+'''
+
+    @classmethod
+    def lay_out(cls, players: int, options: Mapping[str, Any] | None = None, seed: int = 0, *,
+                deck: UnoFlipDeck | None = None) -> UnoFlipState:
+        """Round 1 dealt from `seed` with `deck`'s cards (e.g. the same cards under other
+        ids, or a deck of other composition) instead of option `deck`'s (see
+        `Ruleset.capabilities`)."""
+        cls.check_players(players)
+        return UnoFlipState(players, cls.resolve_options(options), random.Random(seed), deck=deck)
 
     @classmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> UnoFlipState:
@@ -1002,13 +1037,11 @@ class _DeckIndex:
         return template.clone()
 
 
-_INDEX: dict[int, _DeckIndex] = {}
-
-
 def _deck_index(deck: UnoFlipDeck) -> _DeckIndex:
-    index = _INDEX.get(id(deck))
-    if index is None or index.deck is not deck:
-        index = _INDEX[id(deck)] = _DeckIndex(deck)
+    """The sampler's index of `deck`, made once and kept on the deck."""
+    index = deck.sampler_index
+    if index is None:
+        index = deck.sampler_index = _DeckIndex(deck)
     return index
 
 

@@ -1,0 +1,49 @@
+"""What a ruleset declares for the harness (rules/base.py) and the generic consumers reading it:
+draw probability (ratings), the new-bot example (scaffold), search hints (ismcts)."""
+
+import pytest
+
+from arena.ratings import default_draw_probability
+from arena.rules.color_flush import ColorFlush
+from arena.rules.flip_7 import Flip7
+from arena.rules.flip_hue import FlipHue
+from arena.rules.uno_flip import UnoFlip
+from arena.scaffold import GENERIC_EXAMPLE, bot_module_text
+from arena_bots.ismcts import NO_HINTS, SearchHints, evaluate_flip_7, hints_from, search_hints
+
+
+def test_draw_probabilities_are_the_games_own_with_the_values_of_the_old_table():
+    assert [default_draw_probability(Flip7, n) for n in (2, 5)] == [0.01, 0.01]
+    assert [default_draw_probability(UnoFlip, n) for n in (2, 3)] == [0.02, 0.25]
+    assert [default_draw_probability(ColorFlush, n) for n in (2, 4)] == [0.1, 0.5]
+    assert [default_draw_probability(FlipHue, n) for n in (2, 6)] == [0.3, 4 / 6]
+
+
+def test_a_ruleset_that_declares_nothing_gets_the_defaults():
+    class Bare(Flip7):
+        search_hints = {}
+        bot_example = None
+
+        @classmethod
+        def draw_probability(cls, players):
+            return 0.05
+
+    assert default_draw_probability(Bare, 3) == 0.05
+    assert hints_from({}) == NO_HINTS
+    assert "return self.rng.choice(legal)" in bot_module_text("plain", [Bare])
+    assert GENERIC_EXAMPLE.strip() in bot_module_text("plain", [Bare])
+
+
+def test_new_bot_writes_the_games_declared_example():
+    text = bot_module_text("clever", [Flip7, UnoFlip])
+    assert 'if view["decision"] == "hit-or-stay":' in text   # Flip 7's bot_example
+    assert 'calls = [a for a in legal if a.endswith(":uno")]' in text   # UNO Flip's
+
+
+def test_search_hints_come_from_the_ruleset_declaration():
+    assert search_hints("flip-7") == SearchHints("arena_bots.flip7_threshold:Flip7ThresholdBot", 60, 60,
+                                                 "round-end", 0.0, evaluate_flip_7)
+    assert hints_from({"playout_depth": 7, "evaluation": "arena_bots.ismcts:evaluate_flip_7"}) \
+        == SearchHints(playout_depth=7, evaluation=evaluate_flip_7)
+    with pytest.raises(ValueError, match=r"unknown search hints \['depth'\]"):
+        hints_from({"depth": 3})

@@ -203,7 +203,7 @@ def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: F
     except BotFault as error:
         return error
     if not isinstance(action, str) or action not in legal:
-        return BotFault(FaultKind.ILLEGAL, f"answered {action!r} at decision {decision}, "
+        return BotFault(FaultKind.ILLEGAL, f"answered {action!r} at decision {decision + 1}, "
                                    f"which is not among its {len(legal)} legal actions")
     return action
 
@@ -247,9 +247,9 @@ def replay(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
     for index, (seat, action) in enumerate(record["decisions"]):
         if state.current_seat() != seat:
             raise ReplayMismatchError(
-                f"decision {index}: the record has seat {seat}, the game asks seat {state.current_seat()}")
+                f"decision {index + 1}: the record has seat {seat}, the game asks seat {state.current_seat()}")
         if action not in state.legal_actions():
-            raise ReplayMismatchError(f"decision {index}: {action!r} is not legal in the replayed game")
+            raise ReplayMismatchError(f"decision {index + 1}: {action!r} is not legal in the replayed game")
         state.apply(action)
     if not state.is_terminal():
         raise ReplayMismatchError("the record ends before the game does")

@@ -376,7 +376,7 @@ def _first_difference(first: list[list[Any]], second: list[list[Any]], seat: int
     for number, (a, b) in enumerate(zip(first, second)):
         if a != b:
             who = "your bot" if a[0] == seat else f"seat {a[0]}"
-            return f"decision {number} ({who}) was {a[1]!r} the first time and {b[1]!r} the second"
+            return f"decision {number + 1} ({who}) was {a[1]!r} the first time and {b[1]!r} the second"
     return f"the game lasted {len(first)} decisions the first time and {len(second)} the second"
 
 

@@ -384,7 +384,7 @@ def fault_problem(record: Mapping[str, Any], cls: Any) -> str | None:
         if decision is None:
             continue
         if type(decision) is not int or not 0 <= decision < len(decisions) or decisions[decision][0] != fault["seat"]:
-            return f"seat {fault['seat']} has a fault at decision {decision!r}, which is not one of its decisions"
+            return f"seat {fault['seat']} has a fault at decision index {decision!r}, which is not one of its decisions"
         faulted[decision] = fault["seat"]
         first[fault["seat"]] = min(first.get(fault["seat"], decision), decision)
     forfeited = {seat: first.get(seat, 0) for seat in record.get("forfeited") or []}
@@ -395,8 +395,8 @@ def fault_problem(record: Mapping[str, Any], cls: Any) -> str | None:
         legal = state.legal_actions()
         silenced = seat in forfeited and i >= forfeited[seat] and len(legal) > 1
         if (i in faulted or silenced) and action != replacement_action(deal_seed, i, legal):
-            why = f"a fault at decision {i}" if i in faulted else f"its forfeit from decision {forfeited[seat]}"
-            return f"seat {seat} played {action!r} at decision {i}, not the replacement action {why} implies"
+            why = f"a fault at decision {i + 1}" if i in faulted else f"its forfeit from decision {forfeited[seat] + 1}"
+            return f"seat {seat} played {action!r} at decision {i + 1}, not the replacement action {why} implies"
         state.apply(action)
     return None
 

@@ -78,11 +78,11 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
     logged = 0
     for number, (seat, action) in enumerate(record["decisions"]):
         if state.current_seat() != seat:
-            raise ReplayMismatchError(f"decision {number}: the record has seat {seat}, "
+            raise ReplayMismatchError(f"decision {number + 1}: the record has seat {seat}, "
                                       f"the game asks seat {state.current_seat()}")
         legal = state.legal_actions()
         if action not in legal:
-            raise ReplayMismatchError(f"decision {number}: {action!r} is not legal in the replayed game")
+            raise ReplayMismatchError(f"decision {number + 1}: {action!r} is not legal in the replayed game")
         log = [_text(ruleset.describe_event, e) for e in state.god_log[logged:]]
         logged = len(state.god_log)
         if len(legal) == 1:

@@ -1,0 +1,196 @@
+"""Calibration and efficiency of a tournament's `stop`, measured on real games (issue 19 item 8).
+
+Every run is a real `arena.runner.run_tournament` of a two-entry Flip 7 tournament (two
+players, inline `flip7-threshold` bots, fast), its seed the run's number, its verdict read
+from the last look recorded in its store; nothing here is simulated. Modes:
+
+- ``measure A B --deals N``: one long fixed run of threshold A against B: the mean paired
+  score of A against B over N deals, its 95% interval, and the deal-score sd;
+- ``null A --runs R``: two copies of threshold A, R runs of ``stop = "settled"``: how many
+  runs wrongly separate them (the error rate the settled stop promises: 1 - confidence);
+- ``gap A B --runs R``: R runs of ``stop = "settled"`` on a pair with a known gap: how many
+  separate them in the right order (A first, if A is the better one);
+- ``sprt A B --runs R --margin M``: R runs of the SPRT of A against B (H1 = 0.5 + M): power,
+  mean deals, and the ratio to the smallest fixed number of deals giving the fixed-sample
+  test (the 95% t interval excludes 1/2, looked at once) the same power at the true mean
+  and sd (``--true-mean``, ``--sd`` from ``measure``); also the settled stop's deals.
+
+Usage (what README.md reports; the machine was shared with other work, so times are noisy)::
+
+    .venv/bin/python benchmarks/bench_stopping.py measure 23 31 --deals 4000
+    .venv/bin/python benchmarks/bench_stopping.py null 27 --runs 200
+    .venv/bin/python benchmarks/bench_stopping.py gap 23 31 --runs 100
+    .venv/bin/python benchmarks/bench_stopping.py sprt 17 27 --runs 100 --margin 0.1 --true-mean 0.6 --sd 0.45
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+
+from arena import pairwise
+from arena.plugins import load_registry
+from arena.runner import run_tournament
+from arena.store import Store, read_looks, store_path
+from arena.tournament import parse_tournament
+
+
+@dataclass
+class Outcome:
+    """One stopping run's verdict on the pair (first entry against second)."""
+
+    status: str      # pairwise.SEPARATED / REVERSED / EQUAL / UNSETTLED, for first against second
+    deals: int       # deals the run played before it stopped
+    reason: str      # "settled" or "max_deals" (the SPRT: its decision)
+    mean: float      # the first entry's mean paired score against the second
+
+
+def tournament_text(seed: int, a: int, b: int, stop: str, max_deals: int, look_every: int,
+                    same: bool = False) -> str:
+    """A two-entry Flip 7 tournament of flip7-threshold `a` against `b` (`same`: two copies of `a`)."""
+    second = a if same else b
+    return (f'[tournament]\nname = "calibration"\nseed = {seed}\nisolation = "inline"\n{stop}\n'
+            f"max_deals = {max_deals}\nlook_every = {look_every}\n\n"
+            f'[[bots]]\nuse = "flip7-threshold"\nas = "first"\nparams = {{ threshold = {a} }}\n\n'
+            f'[[bots]]\nuse = "flip7-threshold"\nas = "second"\nparams = {{ threshold = {second} }}\n\n'
+            '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+
+
+def stopping_run(text: str, folder: Path, registry=None) -> Outcome:
+    """Run the tournament `text` to its stop in `folder`; its verdict on first against second."""
+    registry = registry or load_registry()
+    tournament = parse_tournament(text, registry, str(folder / "t.toml"))
+    run_tournament(tournament, folder / "out", workers=1, progress=False, echo=lambda line: None, replays=0)
+    with Store.open(store_path(folder / "out")) as store:
+        look = read_looks(store)[-1]
+    detail = look.detail
+    if detail["test"] == "sprt":
+        status = {pairwise.ACCEPT_H1: pairwise.SEPARATED, pairwise.ACCEPT_H0: pairwise.EQUAL}.get(
+            detail["decision"], pairwise.UNSETTLED)
+        return Outcome(status, look.deals, detail["decision"], detail["mean"])
+    upper, lower, status, _, mean, _, _ = detail["verdicts"][0]
+    if upper != "first":  # the verdict is for the ranking's order: turn it to first against second
+        status = {pairwise.SEPARATED: pairwise.REVERSED, pairwise.REVERSED: pairwise.SEPARATED}.get(status, status)
+        mean = 1 - mean
+    return Outcome(status, look.deals, detail.get("reason", ""), mean)
+
+
+def many_runs(runs: int, a: int, b: int, stop: str, max_deals: int, look_every: int, same: bool = False,
+              first_seed: int = 1, echo=print) -> list[Outcome]:
+    """`runs` stopping runs, seeds first_seed, first_seed + 1, ..."""
+    registry = load_registry()
+    outcomes = []
+    with tempfile.TemporaryDirectory(prefix="arena-calibration-") as scratch:
+        for i in range(runs):
+            folder = Path(scratch) / f"run{i}"
+            folder.mkdir()
+            text = tournament_text(first_seed + i, a, b, stop, max_deals, look_every, same)
+            outcomes.append(stopping_run(text, folder, registry))
+            if echo and (i + 1) % max(1, runs // 10) == 0:
+                echo(f"  {i + 1}/{runs} runs", file=sys.stderr)
+    return outcomes
+
+
+def measure(a: int, b: int, deals: int, seed: int = 1) -> tuple[float, float, pairwise.PairSummary]:
+    """One fixed run of `deals` deals: (mean paired score of a against b, deal-score sd, summary)."""
+    registry = load_registry()
+    text = (f'[tournament]\nname = "measure"\nseed = {seed}\nisolation = "inline"\ndeals = {deals}\n\n'
+            f'[[bots]]\nuse = "flip7-threshold"\nas = "first"\nparams = {{ threshold = {a} }}\n\n'
+            f'[[bots]]\nuse = "flip7-threshold"\nas = "second"\nparams = {{ threshold = {b} }}\n\n'
+            '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+    with tempfile.TemporaryDirectory(prefix="arena-measure-") as scratch:
+        tournament = parse_tournament(text, registry, str(Path(scratch) / "t.toml"))
+        schedule = tournament.schedule(seed)
+        run_tournament(tournament, Path(scratch) / "out", workers=0, progress=False, echo=lambda line: None,
+                       replays=0)
+        with Store.open(store_path(Path(scratch) / "out")) as store:
+            per_deal = schedule.table_counts[0] * 2
+            games = [(row.index // per_deal, ["first" if e == 0 else "second" for e in row.seats], row.standing)
+                     for row in store.iter_rows()]
+    scores = [d.score for d in pairwise.paired_scores(games)[("first", "second")]]
+    return statistics.fmean(scores), statistics.stdev(scores), pairwise.summarize(scores)
+
+
+def fixed_sample_deals(true_mean: float, sd: float, power: float = 0.95, confidence: float = 0.95,
+                       two_sided: bool = True) -> int:
+    """The smallest number of deals with which the fixed-sample test (the interval excludes
+    1/2, looked at once) has `power` at `true_mean` and deal-score `sd` (normal formula)."""
+    z = NormalDist().inv_cdf
+    alpha = 1 - confidence
+    z_alpha = z(1 - alpha / 2) if two_sided else z(1 - alpha)
+    return math.ceil(((z_alpha + z(power)) * sd / (true_mean - 0.5)) ** 2)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=["measure", "null", "gap", "sprt"])
+    parser.add_argument("a", type=int, help="the first entry's threshold")
+    parser.add_argument("b", type=int, nargs="?", default=None, help="the second entry's threshold")
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--deals", type=int, default=4000, help="measure: deals of the long run")
+    parser.add_argument("--max-deals", type=int, default=400)
+    parser.add_argument("--look-every", type=int, default=4)
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--margin", type=float, default=0.05)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--true-mean", type=float, default=None)
+    parser.add_argument("--sd", type=float, default=None)
+    parser.add_argument("--first-seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    settled = f'stop = "settled"\nconfidence = {args.confidence}\nmargin = {args.margin}'
+    if args.mode == "measure":
+        mean, sd, summary = measure(args.a, args.b, args.deals)
+        print(f"threshold {args.a} against {args.b} over {summary.deals} deals: mean paired score {mean:.4f} "
+              f"(95% {summary.interval.low:.4f}-{summary.interval.high:.4f}), deal-score sd {sd:.4f}, "
+              f"LOS {summary.los:.4f}")
+    elif args.mode == "null":
+        out = many_runs(args.runs, args.a, args.a, settled, args.max_deals, args.look_every, same=True,
+                        first_seed=args.first_seed)
+        wrong = sum(o.status in (pairwise.SEPARATED, pairwise.REVERSED) for o in out)
+        equal = sum(o.status == pairwise.EQUAL for o in out)
+        print(f"two copies of threshold {args.a}, {args.runs} runs of stop = \"settled\" (confidence "
+              f"{args.confidence}, margin {args.margin}, max_deals {args.max_deals}, look_every {args.look_every}): "
+              f"wrongly separated {wrong}/{args.runs}, shown equal {equal}, unsettled at max_deals "
+              f"{args.runs - wrong - equal}; mean deals {statistics.fmean(o.deals for o in out):.1f}")
+    elif args.mode == "gap":
+        out = many_runs(args.runs, args.a, args.b, settled, args.max_deals, args.look_every,
+                        first_seed=args.first_seed)
+        right = sum(o.status == pairwise.SEPARATED for o in out)
+        wrong = sum(o.status == pairwise.REVERSED for o in out)
+        print(f"threshold {args.a} against {args.b}, {args.runs} runs of stop = \"settled\" (max_deals "
+              f"{args.max_deals}, look_every {args.look_every}): separated in the right order {right}/{args.runs}, "
+              f"in the wrong order {wrong}, not separated {args.runs - right - wrong}; mean deals "
+              f"{statistics.fmean(o.deals for o in out):.1f}, median {statistics.median(o.deals for o in out)}")
+    else:
+        stop = (f'stop = {{ test = "sprt", bot = "first", baseline = "second", margin = {args.margin}, '
+                f'alpha = {args.alpha}, beta = {args.beta} }}')
+        out = many_runs(args.runs, args.a, args.b, stop, args.max_deals, args.look_every,
+                        first_seed=args.first_seed)
+        accepted = sum(o.reason == pairwise.ACCEPT_H1 for o in out)
+        mean_deals = statistics.fmean(o.deals for o in out)
+        line = (f"SPRT threshold {args.a} against {args.b} (H1 = 0.5 + {args.margin}, alpha {args.alpha}, beta "
+                f"{args.beta}, look_every {args.look_every}), {args.runs} runs: accepted H1 {accepted}/{args.runs}, "
+                f"H0 {sum(o.reason == pairwise.ACCEPT_H0 for o in out)}, mean deals {mean_deals:.1f}, median "
+                f"{statistics.median(o.deals for o in out)}")
+        print(line)
+        if args.true_mean is not None and args.sd is not None:
+            power = 1 - args.beta
+            two = fixed_sample_deals(args.true_mean, args.sd, power, 1 - args.alpha)
+            one = fixed_sample_deals(args.true_mean, args.sd, power, 1 - args.alpha, two_sided=False)
+            print(f"fixed-sample test at true mean {args.true_mean}, sd {args.sd}, power {power}: {two} deals "
+                  f"(two-sided 95% interval; {one} one-sided): {two / mean_deals:.2f}x the SPRT's mean "
+                  f"({one / mean_deals:.2f}x one-sided)")
+    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

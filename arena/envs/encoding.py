@@ -112,14 +112,32 @@ def _faces(options: Mapping[str, Any]) -> dict[Any, int]:
     return table
 
 
-def _put_card(out: np.ndarray, at: int, card: Mapping[str, Any] | None, first: str, second: str,
+def _put_card(hot: list[int], at: int, card: Mapping[str, Any] | None, first: str, second: str,
               faces: dict[Any, int]) -> None:
-    """A card slot at `at`: one-hot of its `first` side, then of its `second` side."""
+    """A card slot at `at`: one-hot of its `first` side, then of its `second` side (the
+    positions to set are appended to `hot`, set at once by the caller)."""
     if card is None:
         return
     width = len(faces)
-    out[at + faces.get(card.get(first), width - 1)] = 1.0
-    out[at + width + faces.get(card.get(second), width - 1)] = 1.0
+    hot.append(at + faces.get(card[first], width - 1))
+    hot.append(at + width + faces.get(card[second], width - 1))
+
+
+def _put_hands(hot: list[int], at: int, hands: Sequence[Sequence[Mapping[str, Any]]], cap: int, slot: int,
+               faces: dict[Any, int]) -> None:
+    """Every seat's hand, `cap` positions of `slot` entries per seat (`_put_card`'s layout
+    for ``face`` and ``back``): the hot loop of the card games' encodings."""
+    unknown = len(faces) - 1
+    width = len(faces)
+    get = faces.get
+    append = hot.append
+    for hand in hands:
+        base = at
+        for card in hand[:cap]:
+            append(base + get(card["face"], unknown))
+            append(base + width + get(card["back"], unknown))
+            base += slot
+        at += cap * slot
 
 
 def _one_hot(out: np.ndarray, at: int, value: Any, choices: Sequence[Any]) -> None:
@@ -203,6 +221,7 @@ def _uno_flip(players: int, options: Mapping[str, Any]) -> Encoding:
     target = float(options["target_score"] or 500)
 
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
+        hot: list[int] = []
         out[me + seat] = 1.0
         _one_hot(out, turn, view["turn"], seats)
         _one_hot(out, dealer, view["dealer"], seats)
@@ -215,13 +234,12 @@ def _uno_flip(players: int, options: Mapping[str, Any]) -> Encoding:
         out[turns] = view["turns"] / view["max_turns"]
         out[draw_size] = view["draw_pile"]["size"] / deck_cards
         out[discard_size] = view["discard"]["size"] / deck_cards
-        _put_card(out, draw_top, view["draw_pile"]["top"], "up", "down", faces)
-        _put_card(out, discard_top, view["discard"]["top"], "up", "down", faces)
+        _put_card(hot, draw_top, view["draw_pile"]["top"], "up", "down", faces)
+        _put_card(hot, discard_top, view["discard"]["top"], "up", "down", faces)
         for s, hand in enumerate(view["hands"]):
             out[sizes + s] = min(len(hand) / cap, 1.0)
-            at = hands + s * cap * slot
-            for p, card in enumerate(hand[:cap]):
-                _put_card(out, at + p * slot, card, "face", "back", faces)
+        _put_hands(hot, hands, view["hands"], cap, slot, faces)
+        out[hot] = 1.0
 
     return Encoding("uno-flip", players, options, actions, layout.size, fill)
 
@@ -248,6 +266,7 @@ def _color_flush(players: int, options: Mapping[str, Any]) -> Encoding:
     deck_cards = float(len(options["deck"]))
 
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
+        hot: list[int] = []
         out[me + seat] = 1.0
         _one_hot(out, turn, view["turn"], seats)
         _one_hot(out, winner, view["winner"], seats)
@@ -256,12 +275,11 @@ def _color_flush(players: int, options: Mapping[str, Any]) -> Encoding:
             _one_hot(out, left, action, ("give", "take", "flip"))
         out[turns] = view["turn_number"] / view["max_turns"]
         out[pile_size] = view["draw_pile"]["size"] / deck_cards
-        _put_card(out, pile_top, view["draw_pile"]["top"], "up", "down", faces)
+        _put_card(hot, pile_top, view["draw_pile"]["top"], "up", "down", faces)
         for s, hand in enumerate(view["hands"]):
             out[sizes + s] = len(hand) / cap
-            at = hands + s * cap * slot
-            for p, card in enumerate(hand[:cap]):
-                _put_card(out, at + p * slot, card, "face", "back", faces)
+        _put_hands(hot, hands, view["hands"], cap, slot, faces)
+        out[hot] = 1.0
 
     return Encoding("color-flush", players, options, actions, layout.size, fill)
 
@@ -291,6 +309,7 @@ def _flip_hue(players: int, options: Mapping[str, Any]) -> Encoding:
     deck_cards = float(len(options["deck"]))
 
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
+        hot: list[int] = []
         out[me + seat] = 1.0
         _one_hot(out, turn, view["turn"], seats)
         _one_hot(out, to_act, view["to_act"], seats)
@@ -299,10 +318,10 @@ def _flip_hue(players: int, options: Mapping[str, Any]) -> Encoding:
         out[turns] = min(view["turn_number"] / view["max_turns"], 1.0)
         out[draw_size] = view["draw_pile"]["size"] / deck_cards
         out[discard_size] = view["discard_pile"]["size"] / deck_cards
-        _put_card(out, draw_top, view["draw_pile"]["top"], "up", "down", faces)
-        _put_card(out, discard_top, view["discard_pile"]["top"], "up", "down", faces)
+        _put_card(hot, draw_top, view["draw_pile"]["top"], "up", "down", faces)
+        _put_card(hot, discard_top, view["discard_pile"]["top"], "up", "down", faces)
         for s, faction in enumerate(view["factions"]):
-            _put_card(out, factions + s * slot, faction, "top", "bottom", faces)
+            _put_card(hot, factions + s * slot, faction, "top", "bottom", faces)
         pull = view["pull"]
         if pull is not None:
             _one_hot(out, puller, pull["seat"], seats)
@@ -310,9 +329,8 @@ def _flip_hue(players: int, options: Mapping[str, Any]) -> Encoding:
             _one_hot(out, pulled_pos, pull["pos"], list(positions))
         for s, hand in enumerate(view["hands"]):
             out[sizes + s] = min(len(hand) / cap, 1.0)
-            at = hands + s * cap * slot
-            for p, card in enumerate(hand[:cap]):
-                _put_card(out, at + p * slot, card, "face", "back", faces)
+        _put_hands(hot, hands, view["hands"], cap, slot, faces)
+        out[hot] = 1.0
 
     return Encoding("flip-hue", players, options, actions, layout.size, fill)
 

@@ -17,7 +17,8 @@
 - Observations: ``{"observation": float32 array (the encoding of that seat's
   observation), "action_mask": int8 array}``; the mask is all zeros for an agent that
   is not acting. ``info["observation"]`` of the acting agent is the raw observation, the
-  same plain data a bot gets (`arena.Bot`), events since its previous decision included.
+  same plain data a bot gets (`arena.Bot`), events since its previous decision included
+  (its ``options`` are one copy per game, shared by the game's raw observations).
 - Rewards: zero until the game ends, then each seat's return (`arena.returns`). A game
   always ends (every ruleset has a turn limit), so there is no truncation.
 - Seeding: `reset(seed)` seeds ``np_random``; each game's deal seed is drawn from it.
@@ -47,10 +48,9 @@ DEAL_SEEDS = 1 << 63
 def env(ruleset: str | type[Ruleset], players: int = 2, options: Mapping[str, Any] | None = None,
         render_mode: str | None = None) -> AECEnv:
     """The AEC environment of `ruleset` for `players` seats and `options` (defaults for
-    the rest), wrapped as PettingZoo's classic environments are (out-of-bounds actions
-    refused, order of calls enforced)."""
-    raw = ArenaEnv(ruleset, players, options, render_mode)
-    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw))
+    the rest), wrapped in PettingZoo's OrderEnforcingWrapper (`step` itself refuses an
+    index out of range or not legal, naming it)."""
+    return wrappers.OrderEnforcingWrapper(ArenaEnv(ruleset, players, options, render_mode))
 
 
 class ArenaEnv(AECEnv):
@@ -101,6 +101,7 @@ class ArenaEnv(AECEnv):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.deal_seed = int(self.np_random.integers(DEAL_SEEDS))
         self.state = self.ruleset.new_game(self.players, self.game_options, random.Random(self.deal_seed))
+        self._options = fresh_copy(self.game_options)  # one copy a game, shared by its raw observations
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -122,7 +123,7 @@ class ArenaEnv(AECEnv):
             return
         legal = state.legal_actions()
         self._raw = {"ruleset": self.ruleset.id, "version": self.ruleset.version,
-                     "options": fresh_copy(self.game_options), "seat": seat, "players": self.players,
+                     "options": self._options, "seat": seat, "players": self.players,
                      "view": state.view(seat), "events": state.take_events(seat), "legal_actions": list(legal)}
         self.agent_selection = self.possible_agents[seat]
         for agent in self.agents:
@@ -134,7 +135,10 @@ class ArenaEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        text = self.encoding.actions[int(action)]
+        actions = self.encoding.actions
+        if not 0 <= int(action) < len(actions):
+            raise ValueError(f"{self.ruleset.id}: action {action!r} is outside the index (0 to {len(actions) - 1})")
+        text = actions[int(action)]
         if text not in self._raw["legal_actions"]:
             raise ValueError(f"{self.ruleset.id}: action {int(action)} ({text!r}) is not legal for {agent}; "
                              "use the action_mask")

@@ -43,7 +43,7 @@ HEADER = re.compile(r"^== (\S+) · (decision (\d+)|the end) · ")
 def ruleset_or_skip(ruleset_id):
     registry = load_registry()
     if ruleset_id not in registry.rulesets:
-        pytest.skip(f"ruleset {ruleset_id} is not registered yet (arena/rules/builtin.py)")
+        pytest.skip(f"ruleset {ruleset_id} is not registered yet (arena/builtin_rulesets.py)")
     return registry.rulesets[ruleset_id].cls
 
 

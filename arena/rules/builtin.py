@@ -1,5 +1,7 @@
-"""The old import path of the built-in registration, now `arena.builtin_rulesets` (rules
-import nothing of the harness; this re-export goes once the installed entry point names
-the new module)."""
+"""The old entry-point target of the built-in registration, now `arena.builtin_rulesets`.
+
+An environment installed before the move still names this module in its `arena` entry
+point until it is reinstalled; this re-export keeps it working. Nothing else imports it
+(rules import nothing of the harness)."""
 
 from arena.builtin_rulesets import register_rulesets  # noqa: F401

@@ -128,6 +128,13 @@ def fixed_sample_deals(true_mean: float, sd: float, power: float = 0.95, confide
     return math.ceil(((z_alpha + z(power)) * sd / (true_mean - 0.5)) ** 2)
 
 
+def wald_bound(true_mean: float, sd: float, alpha: float = 0.05, beta: float = 0.05) -> float:
+    """Wald's lower bound on the mean number of deals ANY sequential test with error rates
+    alpha and beta needs at `true_mean` (normal deal scores of sd `sd`, H0 at 1/2)."""
+    kl = (true_mean - 0.5) ** 2 / (2 * sd * sd)
+    return ((1 - beta) * math.log((1 - beta) / alpha) + beta * math.log(beta / (1 - alpha))) / kl
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["measure", "null", "gap", "sprt"])
@@ -186,9 +193,16 @@ def main(argv: list[str] | None = None) -> None:
             power = 1 - args.beta
             two = fixed_sample_deals(args.true_mean, args.sd, power, 1 - args.alpha)
             one = fixed_sample_deals(args.true_mean, args.sd, power, 1 - args.alpha, two_sided=False)
+            bound = wald_bound(args.true_mean, args.sd, args.alpha, args.beta)
             print(f"fixed-sample test at true mean {args.true_mean}, sd {args.sd}, power {power}: {two} deals "
                   f"(two-sided 95% interval; {one} one-sided): {two / mean_deals:.2f}x the SPRT's mean "
-                  f"({one / mean_deals:.2f}x one-sided)")
+                  f"({one / mean_deals:.2f}x one-sided); no sequential test can average fewer than {bound:.1f} "
+                  f"deals here (Wald), so at most {two / bound:.2f}x")
+            measured = accepted / len(out)
+            if 0.5 < measured < 1:
+                same = fixed_sample_deals(args.true_mean, args.sd, measured, 1 - args.alpha)
+                print(f"at the SPRT's measured power {measured:.3f}: the fixed-sample test needs {same} deals, "
+                      f"{same / mean_deals:.2f}x the SPRT's mean")
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
 
 

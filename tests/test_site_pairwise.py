@@ -50,3 +50,20 @@ def test_the_overall_cells_average_the_rulesets_and_leave_out_who_plays_fewer(st
 
 def test_standings_without_pairwise_results_have_no_view():
     assert pairwise_view([{"bot": "a"}], None, "overall") is None
+
+
+def test_the_page_shows_each_rulesets_pairs_and_the_verdict_against_the_next_bot(tmp_path):
+    from arena.site import write_site
+    from test_publish_verdicts import stored
+
+    store = stored(tmp_path, ["strong", "flip-a", "flip-b"], 2, 20, coin_flips(strong=(0,)))
+    site = write_site(tmp_path, store, replays=0)
+    page = (site / "index.html").read_text()
+    pairs = Rater(store.plan())
+    pairs.drain(store, stop_at_gap=False)
+    results = pairs.standings()["pairwise"]["rulesets"]["only"]["results"]
+    assert 'table class="board sortable pairs"' in page and "fixed-sample 95%" in page
+    for r in results:
+        assert f"{r['mean']:.3f}</td>" in page and f"{r['low']:.3f}–{r['high']:.3f}" in page
+    assert '<td data-value="separated" class="nowrap">separated</td>' in page  # strong vs next
+    assert "\u25b2" in page and "\u25bc" in page  # strong's row, and the column's side

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arena.site.data import (OKABE_ITO, chart_svg, choose_replays, error_bar_svg, faults_rows,
-                             head_to_head_matrix, heat_color, rate_with_history, series_style)
+                             head_to_head_matrix, heat_color, pairwise_view, rate_with_history, series_style)
 from arena.site.bot_pages import bot_pages
 from arena.site.replay import error_script, replay_data, replay_script
 from arena.ratings import scope_plan
@@ -162,6 +162,8 @@ def _page_context(p: Mapping[str, Any], plan: Mapping[str, Any], standings: Mapp
             else label,
             "rows": shown, "chart": Markup(chart),
             "matrix": head_to_head_matrix(rows, standings["head_to_head"].get(label, {})),
+            # With one ruleset that everyone plays, its pairs (with intervals) are the overall ones.
+            "pairwise": pairwise_view(rows, standings.get("pairwise"), labels[0] if shared else label),
         })
     return {"p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
             "scopes": scopes, "heat": heat_color, "history": history or {}, "tips": COLUMN_TIPS,

@@ -82,3 +82,17 @@ def test_a_complete_secret_seed_tournament_is_not_extended_under_its_revealed_se
     path.write_text(path.read_text().replace("deals = 1", "deals = 2"))
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])
     assert result.exit_code == 2 and "its secret seed has been revealed" in result.stderr, result.output
+
+
+def test_a_store_from_before_content_keyed_seeds_is_not_resumed(toy):
+    import json
+
+    path = toy_file(toy / "t.toml", deals=1, players=3, extra=INLINE)
+    run(path, toy / "r", workers=1)
+    with sqlite3.connect(store_path(toy / "r")) as db:
+        plan = json.loads(db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()[0])
+        del plan["seed_derivation"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'plan'", (json.dumps(plan),))
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])
+    assert result.exit_code == 2 and "seed derivation 1" in result.stderr and "--restart" in result.stderr
+    assert result.stderr.count("\n") == 1

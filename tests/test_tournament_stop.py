@@ -155,3 +155,21 @@ def test_kill_9_and_resume_stop_at_the_same_deal_as_an_uninterrupted_run(toy, pl
     assert games(toy / "killed") == games(toy / "reference")
     assert without_provenance(toy / "killed" / "standings.json") == \
         without_provenance(toy / "reference" / "standings.json")
+
+
+@pytest.mark.parametrize("extra, bots, players", [
+    (SETTLED, TWO_BOTS, 2),
+    ('isolation = "inline"\nmax_deals = 60\nlook_every = 2\nstop = { test = "sprt", bot = "cautious-15", '
+     'baseline = "random-1", margin = 0.1 }\n', TWO_BOTS + '\n[[bots]]\nuse = "random"\nas = "random-2"\n', 3),
+    ('isolation = "inline"\nmax_deals = 40\nlook_every = 4\nstop = "settled"\nformat = "gauntlet"\n'
+     'challengers = ["cautious-15"]\n', TWO_BOTS + '\n[[bots]]\nuse = "random"\nas = "random-2"\n', 2),
+], ids=["settled", "sprt", "gauntlet"])
+def test_arena_rank_checks_a_stopped_store_against_its_records(toy, extra, bots, players):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    run(toy_stop_file(toy / "t.toml", extra=extra, bots=bots, players=players), toy / "r", workers=2, batch_size=3)
+    result = CliRunner().invoke(main, ["rank", str(toy / "r")])
+    assert result.exit_code == 0, result.output
+    assert "replayed exactly" in result.stderr

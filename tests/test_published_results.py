@@ -65,7 +65,9 @@ def test_running_again_rewrites_the_standings_byte_for_byte_and_the_times_only_i
     path = toy_file(toy / "t.toml", deals=1, extra='isolation = "inline"\n')
     monkeypatch.setattr(arena.runner, "_now", lambda: "2026-01-01T00:00:00+00:00")
     run(path, toy / "r")
-    first = {name: (toy / "r" / name).read_bytes() for name in ("standings.md", "standings.csv", "standings.json")}
+    from arena.publish import FILES
+
+    first = {name: (toy / "r" / name).read_bytes() for name in FILES}  # every committed file
     monkeypatch.setattr(arena.runner, "_now", lambda: "2027-06-30T12:00:00+00:00")
     run(path, toy / "r", restart=True)
     assert {name: (toy / "r" / name).read_bytes() for name in first} == first

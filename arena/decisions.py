@@ -68,7 +68,7 @@ def decision_notes(record: Mapping[str, Any], forced: Container[int] = ()) -> di
     for fault in record.get("faults") or []:
         if isinstance(fault, dict) and fault.get("decision") is not None:
             what = "forfeits the game; " if fault.get("seat") in forfeited else ""
-            notes[fault["decision"]] = (f"fault by {names.get(fault.get('seat'), '?')} ({fault.get('kind')}): "
+            notes[fault["decision"]] = (f"{fault.get('kind')} fault by {names.get(fault.get('seat'), '?')}: "
                                         f"{fault.get('detail', '')}; {what}a replacement action was played")
     silenced = silenced_from(record)
     for index, (seat, _action) in enumerate(record.get("decisions") or []):

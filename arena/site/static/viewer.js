@@ -49,6 +49,7 @@
 
   function start(d) {
     data = d;
+    C.setFaces(d.ruleset.faces);
     message("");
     $("title").textContent = "Game " + d.game + " · " + d.ruleset.title + " (" + d.ruleset.id + " " + d.ruleset.version + ")";
     $("subtitle").textContent = d.names.map(function (n, i) { return "seat " + i + ": " + n; }).join(" · ") +
@@ -202,7 +203,8 @@
         raw = { asked: false, legal_actions: f.legal, action: f.action };
       }
       var d = el("div", "chosen-action");
-      d.appendChild(el("div", "muted", (seat === null ? who : "it") + (f.asked ? " chose" : " played")));
+      d.appendChild(el("div", "muted", (seat === null ? who : "it") + (f.asked && !f.note ? " chose" : " played") +
+                                        (f.note ? " (a replacement action)" : "")));
       d.appendChild(el("div", "action-text", f.action_text && (seat === null || seat === f.seat) ? f.action_text : f.action));
       d.appendChild(el("code", "", f.action));
       if (!f.asked && seat === null) d.appendChild(el("div", "muted", "(" + f.why + ")"));

@@ -289,12 +289,15 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
               help="Show what this seat saw at each of its decisions (default: the god view).")
 @click.option("--color", type=COLOR_CHOICE, default="auto", show_default=True,
               help="Color the cards: auto = only on a terminal and when NO_COLOR is not set.")
+@click.option("--logs", "with_logs", is_flag=True,
+              help="Also print what the bots wrote to stderr (with --seat, that seat's only; the first 8 KiB a game).")
 @user_errors
-def replay(source: Path, game_id: str | None, seat: int | None, color: str) -> None:
+def replay(source: Path, game_id: str | None, seat: int | None, color: str, with_logs: bool) -> None:
     """Print a stored game step by step, and check that it replays exactly.
 
     SOURCE is a record file (from `arena match --save`) or a results folder, then
     GAME_ID is the game's number in it. With --seat N you see what seat N saw.
+    Decisions are numbered from 1; faults and replacement actions are marked.
     """
     from arena.errors import ReplayMismatchError
     from arena.match import replay as replay_record
@@ -311,5 +314,19 @@ def replay(source: Path, game_id: str | None, seat: int | None, color: str) -> N
     write = _echo(style)
     for line in replay_lines(record, ruleset, seat, style):
         write(line)
+    if with_logs:
+        write_bot_logs(record, seat, write)
     write(f"\n{where}: replays exactly ({len(record['decisions'])} decisions, "
           f"transcript {record['transcript_hash'][:16]})")
+
+
+def write_bot_logs(record: dict[str, Any], seat: int | None, write: Any) -> None:
+    """The bots' stderr of a recorded game (one seat's with `seat`), and the cap on it."""
+    from arena.decisions import LOG_NOTE, log_lines
+
+    lines = log_lines(record, None if seat is None else (seat,))
+    write("")
+    write(LOG_NOTE + "; per game and seat, not per decision")
+    for line in lines or ["(no bot wrote to stderr in this game)" if seat is None else
+                          f"(seat {seat}'s bot wrote nothing to stderr in this game)"]:
+        write(line)

@@ -47,3 +47,12 @@ def test_search_hints_come_from_the_ruleset_declaration():
         == SearchHints(playout_depth=7, evaluation=evaluate_flip_7)
     with pytest.raises(ValueError, match=r"unknown search hints \['depth'\]"):
         hints_from({"depth": 3})
+
+
+def test_the_face_tables_cover_every_face_of_the_default_decks():
+    for ruleset in (UnoFlip, ColorFlush, FlipHue):
+        faces = {face for pair in ruleset.resolve_options()["deck"] for face in pair}
+        assert faces == set(ruleset.card_faces), ruleset.id
+    assert UnoFlip.card_faces["red-7"] == ("red", "red 7")
+    assert UnoFlip.card_faces["wild-draw-color"] == ("wild", "wild draw color")
+    assert Flip7.card_faces == {}   # its one-sided cards are drawn by cards.js's f7card

@@ -111,6 +111,11 @@ class Ruleset(ABC):
     with `self`, `observation`, `view`, `legal` and `me` (the seat) in scope, returning a
     string of `legal`. None: a generic body."""
 
+    card_faces: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    """How the site draws a card face: ``face -> (colour, label)``, the colour a name
+    the site's palette knows ("red", "wild", ...). A face not listed is drawn from its
+    text (coloured by a leading colour word)."""
+
     @classmethod
     def draw_probability(cls, players: int) -> float:
         """TrueSkill's draw probability at a table of `players` (the ratings use it)."""

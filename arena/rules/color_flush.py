@@ -260,6 +260,8 @@ class ColorFlush(Ruleset):
     def draw_probability(cls, players: int) -> float:
         return winner_takes_all_draws(players)
 
+    card_faces = {face: (face, face) for pair in sorted(DEFAULT_DECK) for face in pair}   # a face is a color
+
     bot_example = '''
         hand = view["hands"][me]  # {"face": toward you, "back": toward the others or None}
         # Example: collect the color you see most in your hand (white is a joker).

@@ -251,6 +251,8 @@ class FlipHue(Ruleset):
     def draw_probability(cls, players: int) -> float:
         return max(0.3, winner_takes_all_draws(players))  # weak bots often reach max_turns
 
+    card_faces = {face: (face, face) for pair in sorted(DEFAULT_DECK) for face in pair}   # a face is a color
+
     bot_example = '''
         hand = view["hand"]  # your cards: {"face": toward you, "back": toward the others}
         faction = view["factions"][me]

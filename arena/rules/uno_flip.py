@@ -466,6 +466,10 @@ class UnoFlip(Ruleset):
     def draw_probability(cls, players: int) -> float:
         return 0.02 if players == 2 else 0.25  # losers on 0 points tie
 
+    # every face of the deck, coloured by its color (a wild's color is "wild") for the site
+    card_faces = {face: ("wild" if face.startswith("wild") else face.split("-")[0], face.replace("-", " "))
+                  for pair in sorted(DEFAULT_DECK) for face in pair}
+
     bot_example = '''
         hand = view["hands"][me]  # your cards: {"face": what you see, "back": the other side}
         # Example: when a play leaves you one card, call UNO (else you draw a penalty).

@@ -121,7 +121,9 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
              "seats": final_seats}
     return {
         "game": game, "ruleset": {"id": ruleset.id, "version": ruleset.version,
-                                  "title": getattr(ruleset, "title", ruleset.id), "options": meta["options"]},
+                                  "title": getattr(ruleset, "title", ruleset.id), "options": meta["options"],
+                                  "faces": {face: list(drawn) for face, drawn
+                                            in sorted(getattr(ruleset, "card_faces", {}).items())}},
         "players": players, "names": displays, "seats": record.get("seats", []),
         "deal_seed": record["deal_seed"], "transcript_hash": record.get("transcript_hash"),
         "outcome": record["outcome"], "faults": record.get("faults") or [],

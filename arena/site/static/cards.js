@@ -21,9 +21,15 @@
     return e;
   }
 
+  /* The ruleset's face -> [colour, label] table (Ruleset.card_faces), set by the viewer;
+     a face it does not list is drawn from its text. */
+  var FACES = {};
+  function setFaces(table) { FACES = table || {}; }
+
   function colorOf(face) {
     if (face === null || face === undefined) return null;
     var s = String(face);
+    if (Object.prototype.hasOwnProperty.call(FACES, s)) return COLORS[FACES[s][0]] || null;
     if (COLORS[s]) return COLORS[s];
     var first = s.split("-")[0];
     if (COLORS[first]) return COLORS[first];
@@ -31,7 +37,10 @@
     return null;
   }
 
-  function label(face) { return String(face).replace(/-/g, " "); }
+  function label(face) {
+    var s = String(face);
+    return Object.prototype.hasOwnProperty.call(FACES, s) ? String(FACES[s][1]) : s.replace(/-/g, " ");
+  }
 
   /* One side of a card: a colored patch with its text label and shape, or "?". */
   function side(face, cls) {
@@ -229,5 +238,6 @@
     return root;
   }
 
-  window.ArenaCards = { card: card, f7card: f7card, view: view, isCard: isCard, el: el, label: label };
+  window.ArenaCards = { card: card, f7card: f7card, view: view, isCard: isCard, el: el, label: label,
+                        setFaces: setFaces };
 })();

@@ -479,10 +479,14 @@ def unprivileged_user() -> str | None:
 
 
 def privilege_notice() -> str | None:
-    """A one-line notice when bots will run as root, or None."""
+    """A one-line notice when bots will run as root, or None: what it means and what to do."""
     user, reason = _probe_unprivileged_user()
     if user is None and reason:
-        return f"bots run as root: user 'nobody' cannot run {sys.executable} ({reason})"
+        return (f"bots run as root under process isolation, so a bot can read and change anything on this "
+                f"machine (run only bots you trust). arena runs them as user 'nobody' when it can, but 'nobody' "
+                f"cannot run {sys.executable} ({reason}). To contain bots: keep the virtualenv where every user "
+                f"can read it (not under /root), or run arena as an ordinary user, or use isolation = \"sandbox\" "
+                f"(the default, where bubblewrap works: `arena run` says when it does not).")
     return None
 
 

@@ -185,3 +185,15 @@ def test_an_inline_bot_calling_exit_is_a_crash_fault():
     result = play_game(FLIP7, [Entrant(bad.Quitter), Entrant(RandomBot)], deal_seed=1, policy=POLICY,
                        ask_forced=True)
     assert [f["kind"] for f in result.record["faults"]] == ["crash"]
+
+
+def test_the_bots_run_as_root_notice_says_what_it_means_and_what_to_do(monkeypatch):
+    from arena import seats
+
+    monkeypatch.setattr(seats, "_probe_unprivileged_user", lambda: (None, "Permission denied"))
+    notice = seats.privilege_notice()
+    assert "bots run as root" in notice and "read and change anything" in notice  # what it means
+    assert "Permission denied" in notice  # why arena could not do better
+    assert "ordinary user" in notice and 'isolation = "sandbox"' in notice and "virtualenv" in notice  # what to do
+    monkeypatch.setattr(seats, "_probe_unprivileged_user", lambda: ("nobody", ""))
+    assert seats.privilege_notice() is None

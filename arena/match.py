@@ -161,7 +161,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     try:
         check_outcome(outcome, players)
     except ValueError as exc:
-        raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed {exc}") from None
+        raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed outcome ({exc})") from None
     if forfeited:
         outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
     logs = []

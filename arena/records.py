@@ -267,7 +267,7 @@ def check_outcome(outcome: Any, players: int) -> Outcome:
     try:
         typed = msgspec.convert(outcome, Outcome)
     except msgspec.ValidationError as exc:
-        raise ValueError(f"outcome {_schema_problem(str(exc), outcome, 'outcome')}") from None
+        raise ValueError(_schema_problem(str(exc), outcome, "outcome")) from None
     if not len(typed.standing) == len(typed.scores) == players:
         raise ValueError(f"outcome: {len(typed.standing)} standings and {len(typed.scores)} scores for "
                          f"{players} players")

@@ -356,3 +356,53 @@ def test_on_fault_has_one_definition_and_its_error_names_the_choices():
     assert OnFault.RAISE not in TOURNAMENT_ON_FAULT and all(policy.help for policy in OnFault)
     with pytest.raises(ConfigError, match=r"""on_fault must be "raise", "random" or "forfeit", not 'retry'"""):
         FaultPolicy(on_fault="retry")
+
+
+def test_arena_match_hosts_its_bots_through_the_worker_host_pool(monkeypatch, tmp_path):
+    """`arena match` makes its hosts as a tournament's worker does (arena.worker.HostPool):
+    a local file's bot inline, an installed bot and a protocol program each in its own
+    process under --isolation process, and a program in its own process under inline."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from arena import worker
+    from arena.cli import main
+
+    (tmp_path / "mine.py").write_text("import arena\n\nclass Mine(arena.Bot):\n    def act(self, observation):\n"
+                                      "        return observation['legal_actions'][-1]\n")
+    (tmp_path / "first.py").write_text(
+        "import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'shutdown':\n"
+        "        break\n    r = ({'type': 'hello', 'protocol': 1, 'bot': 'first'} if m['type'] == 'hello' else\n"
+        "         {'type': 'action', 'action': m['observation']['legal_actions'][0]} if m['type'] == 'act' else\n"
+        "         {'type': 'ok'})\n    sys.stdout.write(json.dumps(r) + '\\n')\n    sys.stdout.flush()\n")
+    made = []
+    host = worker.HostPool.host
+    monkeypatch.setattr(worker.HostPool, "host", lambda pool, entry: made.append(type(host(pool, entry)).__name__)
+                        or pool.hosts[entry])
+    hashes = []
+    for isolation, hosts in [("process", ["InlineHost", "ProcessHost", "ProcessHost"]),
+                             ("inline", ["InlineHost", "InlineHost", "ProcessHost"])]:
+        made.clear()
+        result = CliRunner().invoke(main, ["match", "flip-7", f"{tmp_path / 'mine.py'}:Mine", "random", "--command",
+                                           f"{sys.executable} {tmp_path / 'first.py'}", "--seed", "3",
+                                           "--isolation", isolation, "--json"])
+        assert result.exit_code == 0, result.output
+        assert made == hosts
+        hashes.append(json.loads(result.output)["transcript_hash"])
+    assert hashes[0] == hashes[1]
+
+
+def test_an_engine_outcome_without_a_standing_per_player_is_refused_where_it_enters_the_match(monkeypatch):
+    from arena.errors import ConfigError
+
+    ruleset = RULESETS["flip-7"].cls
+    state_cls = type(ruleset.new_game(3, ruleset.resolve_options({}), random.Random(0)))
+    real = state_cls.outcome
+    monkeypatch.setattr(state_cls, "outcome", lambda self: dict(real(self), standing=[1]))
+    with pytest.raises(ConfigError, match=r"ruleset 'flip-7' ended a game with a malformed outcome \(outcome: 1 "
+                                          r"standings and 3 scores for 3 players\)"):
+        play(ruleset)
+    monkeypatch.setattr(state_cls, "outcome", lambda self: dict(real(self), scores="high"))
+    with pytest.raises(ConfigError, match=r"malformed outcome \(outcome.scores: must be a list, not 'high'\)"):
+        play(ruleset)

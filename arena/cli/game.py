@@ -20,7 +20,7 @@ from tabulate import tabulate
 from arena.bot import Bot
 from arena.cli.support import SEED_RANGE, load_plugins, parse_assignment, print_json, seat_entrants, user_errors
 from arena.errors import ConfigError, PlayerCountError
-from arena.seats import LIMIT_BOUNDS
+from arena.seats import LIMIT_BOUNDS, Limits
 from arena.tournament import check_plain_values
 
 COLOR_CHOICE = click.Choice(["auto", "always", "never"])
@@ -112,7 +112,7 @@ def seat_bots(registry: Any, ruleset: Any, bot_names: Sequence[str], commands: S
                    "each in its own process behind the bot protocol, or all in this process.")
 @click.option("--time-per-decision", type=click.FloatRange(*LIMIT_BOUNDS["time_per_decision"]), default=None,
               help="With --isolation sandbox or process: seconds per decision before the bot is stopped "
-                   "(default: 1.0).")
+                   f"(default: {Limits.time_per_decision}).")
 @user_errors
 def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...], seed: int,
           options: tuple[str, ...], params: tuple[str, ...], as_json: bool, show_log: bool, save: Path | None,
@@ -128,8 +128,8 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...]
     arena match flip-7 ./bot.py:MyBot random --command "node bot.js"
     """
     from arena.match import FaultPolicy, play_game
-    from arena.sandbox import SandboxHost, sandbox_unavailable
-    from arena.seats import InlineHost, Limits, ProcessHost
+    from arena.sandbox import sandbox_unavailable
+    from arena.worker import HostPool, Job
 
     if not bot_names and not commands:
         raise ConfigError("name at least one BOT or give a --command")
@@ -157,27 +157,19 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...]
     if isolation == "sandbox" and (reason := sandbox_unavailable()):
         click.echo(f"warning: no sandbox can be made here ({reason}); bots run in their own processes", err=True)
         isolation = "process"
-    limit = time_per_decision or 1.0
+    limit = time_per_decision or Limits.time_per_decision
     limits = Limits(time_per_decision=limit)
-    hosts: list[Any] = []
-    for seat, (entrant, kind) in enumerate(zip(entrants, seated.kinds)):
-        if kind == "command":
-            argv = seated.commands[seat]
-            hosts.append(SandboxHost.for_command(argv, limits, entrant.display_name) if isolation == "sandbox"
-                         else ProcessHost(argv, limits, name=entrant.display_name))
-        elif kind == "local" or isolation == "inline":
-            hosts.append(InlineHost(entrant.cls))
-        else:
-            host_for = SandboxHost.for_bot if isolation == "sandbox" else ProcessHost.for_bot
-            hosts.append(host_for(entrant.cls.name, limits))
     policy = FaultPolicy()
     if isolation != "inline" or commands:
         policy = FaultPolicy(on_fault="raise", time_per_decision=limit, time_bank=limits.time_bank)
+    argvs = tuple(tuple(seated.commands[seat]) if seat in seated.commands else None for seat in range(len(entrants)))
+    pool = HostPool(Job(((ruleset, chosen),), tuple(entrants), isolation, argvs, limits, policy,
+                        local=tuple(kind == "local" for kind in seated.kinds)))
     try:
-        result = play_game(ruleset, entrants, deal_seed=seed, options=chosen, hosts=hosts, policy=policy)
+        result = play_game(ruleset, entrants, deal_seed=seed, options=chosen,
+                           hosts=[pool.host(seat) for seat in range(len(entrants))], policy=policy)
     finally:
-        for host in hosts or ():
-            host.close()
+        pool.close()
     record = result.record
 
     if save is not None:

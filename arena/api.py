@@ -211,6 +211,13 @@ def bot_from_file(spec: str) -> type[Bot]:
     return cls
 
 
+def command_name(argv: Sequence[str]) -> str:
+    """A display name for a protocol program: the first argument naming a file (the
+    script, as in ``python3 bot.py``), else the program; "node bot.js" -> "bot"."""
+    named = next((part for part in argv[1:] if Path(part).is_file()), argv[0])
+    return bot_name(Path(named).stem if named != argv[0] else Path(named).name)
+
+
 def is_local_bot(text: str) -> bool:
     """True if `text` names a bot in a file (``PATH.py:Name``) rather than an installed bot."""
     return ".py:" in text

@@ -19,17 +19,9 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import arena.rulesets  # noqa: E402
 from arena.envs.encoding import encoding_for  # noqa: E402
-from arena.envs.openspiel import ArenaState, _state_from, load_game  # noqa: E402
+from arena.envs.openspiel import load_game  # noqa: E402
 
 RULESETS = ["color-flush", "flip-7", "flip-hue", "uno-flip"]
-
-
-def wrap(game, engine, seat, events):
-    like = ArenaState.__new__(ArenaState)
-    like.own_actions = [[] for _ in range(game.players)]
-    like.events = [events if s == seat else [] for s in range(game.players)]
-    like._moves = 0
-    return _state_from(game, engine, seat, like)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -55,7 +47,8 @@ def test_a_seat_gets_the_same_arrays_and_strings_from_states_differing_only_in_w
                     twin = cls.sample_state(observation, random.Random(decision), list(events[seat]))
                     mine = encoding.encode({"seat": seat, "view": state.view(seat)})
                     assert np.array_equal(mine, encoding.encode({"seat": seat, "view": twin.view(seat)}))
-                    real, other = wrap(game, state, seat, events[seat]), wrap(game, twin, seat, events[seat])
+                    real = game.state_around(state, seat, events=events[seat])
+                    other = game.state_around(twin, seat, events=events[seat])
                     assert real.information_state_string(seat) == other.information_state_string(seat)
                     assert real.observation_string(seat) == other.observation_string(seat)
                     assert real.observation_tensor(seat) == other.observation_tensor(seat)

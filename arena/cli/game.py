@@ -58,7 +58,7 @@ def seat_bots(registry: Any, ruleset: Any, bot_names: Sequence[str], commands: S
               params: Sequence[str]) -> Seated:
     """Installed bots and local files (`BOT...`), then `--command` programs, one per seat;
     --param applies to installed bots. Each bot must play `ruleset`."""
-    from arena.api import bot_from_file, bot_name, is_local_bot
+    from arena.api import bot_from_file, command_name, is_local_bot
     from arena.match import Entrant
 
     installed = [name for name in bot_names if not is_local_bot(name)]
@@ -80,7 +80,7 @@ def seat_bots(registry: Any, ruleset: Any, bot_names: Sequence[str], commands: S
             raise ConfigError(f"--command {command!r}: {exc}") from None
         if not argv:
             raise ConfigError("--command must not be empty")
-        label = bot_name(Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name)
+        label = command_name(argv)
         stand_in = type("CommandBot", (Bot,), {"name": label, "rulesets": "*"})
         argvs[len(entrants)] = argv
         entrants.append(Entrant(stand_in, {}, label, "command", "-"))

@@ -117,10 +117,10 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
                     click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own "
                                "process", err=True)
                     isolation = "process"
-            from arena.api import bot_name
+            from arena.api import command_name
 
             report = validate_command(argv, settings, registry, progress, isolation,
-                                      bot_name(Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name))
+                                      command_name(argv))
         else:
             report = validate_local(target, settings, registry, progress)
         if as_json:

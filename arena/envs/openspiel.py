@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyspiel
@@ -117,6 +117,21 @@ class ArenaGame(pyspiel.Game):
 
     def new_initial_state(self) -> ArenaState:
         return ArenaState(self)
+
+    def state_around(self, engine: GameState, player: int, own_actions: Sequence[str] = (),
+                     events: Sequence[dict[str, Any]] = (), moves: int = 0) -> ArenaState:
+        """A state around `engine` (e.g. one sampled from `player`'s observation) at a
+        decision, carrying what `player` knows beyond its view: its own actions and the
+        events it received (the other players' records are empty)."""
+        state = ArenaState.__new__(ArenaState)
+        pyspiel.State.__init__(state, self)
+        state._game = self
+        state.engine = engine
+        state._pending, state._outcomes, state._need, state._choices = None, [], None, []
+        state._moves, state._capped = moves, False
+        state.own_actions = [list(own_actions) if seat == player else [] for seat in range(self.players)]
+        state.events = [list(events) if seat == player else [] for seat in range(self.players)]
+        return state
 
     def __deepcopy__(self, memo: dict) -> ArenaGame:
         return self  # immutable; a copy rebuilt from its pyspiel string would lose the options
@@ -304,7 +319,8 @@ class ArenaState(pyspiel.State):
         observation = self.observation_for(player_id)
         rng = random.Random(int(probability_sampler() * (1 << 53)))
         sampled = self._game.ruleset.sample_state(observation, rng, observation["events"])
-        return self._game.state_from(sampled, player_id, self)
+        return self._game.state_around(sampled, player_id, self.own_actions[player_id], self.events[player_id],
+                                       self._moves)
 
 
 def _fisher_yates(n: int, choices: list[int]) -> list[int]:
@@ -315,23 +331,6 @@ def _fisher_yates(n: int, choices: list[int]) -> list[int]:
         place = n - 1 - k
         order[place], order[j] = order[j], order[place]
     return order
-
-
-def _state_from(game: ArenaGame, engine: GameState, player: int, like: ArenaState) -> ArenaState:
-    """A new ArenaState around `engine` (a sampled one) carrying `like`'s record of what
-    `player` knows (its own actions and events); the other players' records are emptied."""
-    state = ArenaState.__new__(ArenaState)
-    pyspiel.State.__init__(state, game)
-    state._game = game
-    state.engine = engine
-    state._pending, state._outcomes, state._need, state._choices = None, [], None, []
-    state._moves, state._capped = like._moves, False
-    state.own_actions = [list(actions) if seat == player else [] for seat, actions in enumerate(like.own_actions)]
-    state.events = [list(events) if seat == player else [] for seat, events in enumerate(like.events)]
-    return state
-
-
-ArenaGame.state_from = lambda self, engine, player, like: _state_from(self, engine, player, like)
 
 
 class ArenaObserver:
@@ -405,11 +404,7 @@ class OpenSpielBot(Bot):
         else:
             observation = dict(observation, events=list(self.events))
             engine = self.game.ruleset.sample_state(observation, self.rng, self.events)
-            like = ArenaState.__new__(ArenaState)
-            like.own_actions = [self.mine if s == observation["seat"] else [] for s in range(self.game.players)]
-            like.events = [self.events if s == observation["seat"] else [] for s in range(self.game.players)]
-            like._moves = 0
-            state = _state_from(self.game, engine, observation["seat"], like)
+            state = self.game.state_around(engine, observation["seat"], self.mine, self.events)
             action = self.game.encoding.actions[self.bot.step(state)]
         self.mine.append(action)
         return action

@@ -1,0 +1,6 @@
+"""Flip 7, one package: `engine` (the rules page, `Flip7` and its state), `sampler` (the
+determinization for search bots). The names of both are importable from here, as from the
+module this package replaced (`from arena.rules.flip_7 import Flip7`)."""
+
+from arena.rules.flip_7.engine import *  # noqa: F401,F403
+from arena.rules.flip_7.sampler import sample_flip7_state  # noqa: F401

@@ -1,0 +1,6 @@
+"""Flip Hue, one package: `engine` (the rules page, `FlipHue` and its state), `sampler` (the
+determinization for search bots). The names of both are importable from here, as from the
+module this package replaced (`from arena.rules.flip_hue import FlipHue`)."""
+
+from arena.rules.flip_hue.engine import *  # noqa: F401,F403
+from arena.rules.flip_hue.sampler import _recall, sample_state  # noqa: F401

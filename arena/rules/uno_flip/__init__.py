@@ -1,0 +1,6 @@
+"""UNO Flip, one package: `engine` (the rules page, `UnoFlip` and its state), `sampler` (the
+determinization for search bots). The names of both are importable from here, as from the
+module this package replaced (`from arena.rules.uno_flip import UnoFlip`)."""
+
+from arena.rules.uno_flip.engine import *  # noqa: F401,F403
+from arena.rules.uno_flip.sampler import sample_uno_flip_state  # noqa: F401

@@ -14,8 +14,10 @@ Refused, one line each: another seed or format; an entry removed, renamed, reord
 changed (bot, params, version, files); a ruleset removed or changed; fewer deals; any other
 `[tournament]` key changed (limits, isolation, `stop`, `confidence`, `margin`, ...); a file
 with `stop` or the sampled format (its looks and sampled tables depend on the whole file);
-a store of the older seed derivation; and a store whose secret seed has been revealed
-(complete): new games would need a fresh secret with its own commitment, not done yet.
+and a store of the older seed derivation. A secret seed that has been revealed (the
+tournament was complete) deals no new game: those get a fresh secret seed with its own
+commitment, the revealed one staying in the plan's ``seed_history`` with the games it dealt
+(`arena.tournament.epoch_seed`).
 """
 
 from __future__ import annotations
@@ -72,9 +74,6 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
     if plan["deals"] < old["deals"]:
         raise ConfigError(f"{where}: tournament.deals went down ({old['deals']} -> {plan['deals']}); "
                           "deals may only be added")
-    if store.get("seed_secret") and store.get("finished_at") is not None:
-        raise ConfigError(f"{where}: its secret seed has been revealed (the tournament is complete); new games "
-                          "would need a fresh secret seed, which extending does not do yet: use --out")
     names = {e["bot"]: i for i, e in enumerate(plan["entries"])}
     entry_map = []
     for i, entry in enumerate(old["entries"]):
@@ -124,11 +123,31 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
     return Extension(plan, moves, entry_map, [a for a in added if a])
 
 
-def apply_extension(store: Store, extension: Extension, tournament: Tournament) -> None:
+def apply_extension(store: Store, extension: Extension, tournament: Tournament) -> str | None:
     """Renumber the stored games to the new schedule and store the new file and plan, in
-    one transaction (a kill leaves the store as it was, or extended)."""
+    one transaction (a kill leaves the store as it was, or extended). A secret seed that
+    has been revealed (the tournament was complete) moves to the plan's ``seed_history``
+    with the games it dealt, and a fresh secret seed deals the new ones: its commitment is
+    returned (None when the seed stays)."""
+    import secrets
+
+    from arena.runner import seed_commitment
     from arena.store import renumber_games
 
-    renumber_games(store, extension.moves, extension.entry_map, {
-        "plan": extension.plan, "tournament_file": tournament.path, "tournament_text": tournament.text,
-        "tournament_sha256": tournament.sha256, "finished_at": None})
+    old = store.plan()
+    plan = dict(extension.plan, seed_history=list(old.get("seed_history") or ()))
+    meta: dict[str, Any] = {"plan": plan, "tournament_file": tournament.path, "tournament_text": tournament.text,
+                            "tournament_sha256": tournament.sha256, "finished_at": None}
+    fresh = None
+    if store.get("seed_secret") and store.get("finished_at") is not None:
+        plan["seed_history"].append({
+            "seed": store.get("seed"), "salt": store.get("seed_salt"), "commitment": store.get("seed_commitment"),
+            "deals": old["deals"],
+            "rulesets": {r["label"]: [old["entries"][e]["bot"] for e in r["entries"]] for r in old["rulesets"]}})
+        seed, salt = secrets.randbits(63), secrets.token_hex(16)
+        fresh = seed_commitment(seed, salt)
+        meta.update(seed=seed, seed_salt=salt, seed_commitment=fresh)
+    if not plan["seed_history"]:
+        del plan["seed_history"]
+    renumber_games(store, extension.moves, extension.entry_map, meta)
+    return fresh

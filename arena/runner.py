@@ -182,7 +182,10 @@ def _extend(store: Store, tournament: Tournament, plan: dict[str, Any], echo: Ca
     echo(f"extending {store.path.parent}: {'; '.join(extension.added) or 'nothing new to play'}: keeping its "
          f"{n:,} stored games, {plan['total_games'] - n:,} new games to play (of {plan['total_games']:,}, "
          f"was {stored['total_games']:,})")
-    apply_extension(store, extension, tournament)
+    fresh = apply_extension(store, extension, tournament)
+    if fresh:
+        echo(f"its secret seed was revealed: the new games are dealt from a fresh secret seed, commitment "
+             f"sha256:{fresh}")
 
 
 def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
@@ -224,9 +227,12 @@ class RunSummary:
     rating_tail: float = 0.0  # rating left to do once the last game was stored
 
 
-def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[[str], None]) -> tuple[Store, bool]:
-    """Open the store in `out` for `tournament`, or create it. Refuses (ConfigError) a store
-    made from another tournament file or other bot/ruleset versions unless `restart`."""
+def open_store(tournament: Tournament, out: Path, restart: bool,
+               echo: Callable[[str], None]) -> tuple[Store, str | None]:
+    """Open the store in `out` for `tournament`, or create it; and say which: "created",
+    "extended" (the file only adds to the store's: arena.extend) or None. Refuses
+    (ConfigError) a store made from another tournament file or other bot/ruleset versions
+    unless `restart`."""
     path = store_path(out)
     if path.exists() and restart:
         Store.remove(path)
@@ -240,7 +246,8 @@ def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[
             raise ConfigError(f"{path} was made by an older arena (deal seeds by file position, seed derivation 1); "
                               "rerun with --restart to play it again, or use --out for a new results folder")
         current = make_plan(tournament, seed)
-        if stored_hash != tournament.sha256:
+        extended = stored_hash != tournament.sha256
+        if extended:
             try:
                 _extend(store, tournament, current, echo)
             except BaseException:
@@ -255,7 +262,7 @@ def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[
             store.close()
             raise ConfigError(f"installed bots or rulesets changed since {path} was created: {'; '.join(changes)}; "
                               "rerun with --restart to start again, or use --out for a new results folder")
-        return store, False
+        return store, "extended" if extended else None
     if tournament.seed is None:
         seed, salt = secrets.randbits(63), secrets.token_hex(16)
         secret = {"seed": seed, "seed_secret": True, "seed_salt": salt, "seed_commitment": seed_commitment(seed, salt)}
@@ -267,7 +274,7 @@ def open_store(tournament: Tournament, out: Path, restart: bool, echo: Callable[
         "tournament_sha256": tournament.sha256, "arena_version": arena.__version__,
         "started_at": _now(), "finished_at": None, **secret,
     })
-    return store, True
+    return store, "created"
 
 
 BATCH_SECONDS = 0.25  # aim: a task long enough to hide its overhead, short enough to balance the tail
@@ -436,7 +443,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
     started = time.perf_counter()
     try:
         seed = store.get("seed")
-        schedule: Schedule = tournament.schedule(seed)
+        schedule: Schedule = tournament.schedule(seed, store.plan().get("seed_history"))
         total = schedule.total
         done = store.done_mask(total)
         stored_before = sum(bin(byte).count("1") for byte in done)
@@ -457,8 +464,10 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         if store.get("seed_secret"):
             echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
                  "(revealed in the provenance when the tournament is complete)")
-        if created:
+        if created == "created":
             summary.written = publish.publish(out, store, Rater(store.plan()).standings())
+        elif created == "extended":  # the published provenance names the new file (and a fresh commitment)
+            summary.written = publish.publish(out, store)
         if stored_before:
             echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
         if remaining:

@@ -174,9 +174,10 @@ class Tournament:
     stop: Stop | None = None
     look_every: int = 4
 
-    def schedule(self, seed: int) -> "Schedule":
-        """The games of this tournament dealt from `seed` (the file's, or the secret one)."""
-        return Schedule(self, seed)
+    def schedule(self, seed: int, history: Any = ()) -> "Schedule":
+        """The games of this tournament dealt from `seed` (the file's, or the secret one);
+        `history`: the earlier seeds of an extended store (see `epoch_seed`)."""
+        return Schedule(self, seed, tuple(history or ()))
 
     def limits(self) -> Limits:
         """The limits of every bot host of this tournament (the file's, defaults for the rest)."""
@@ -725,6 +726,7 @@ class Schedule:
 
     tournament: Tournament
     seed: int
+    history: tuple[dict[str, Any], ...] = ()  # earlier seeds of an extended store (`epoch_seed`)
     counts: list[int] = field(init=False)  # games per ruleset
     table_counts: list[int] = field(init=False)  # tables per ruleset
 
@@ -763,7 +765,9 @@ class Schedule:
         """The seed of `deal` at `table` of `ruleset`: keyed by the ruleset's label, the
         table's entry names and the deal index (seed derivation 2), so a game keeps its
         cards when entries, rulesets or deals are added to the file."""
-        return table_deal_seed(self.seed, ruleset.label, [self.tournament.bots[e].display for e in table], deal)
+        names = [self.tournament.bots[e].display for e in table]
+        return table_deal_seed(epoch_seed(self.history, self.seed, ruleset.label, names, deal), ruleset.label,
+                               names, deal)
 
     def ruleset_games(self, ruleset: RulesetSpec, first_deal: int = 0,
                       end_deal: int | None = None) -> Iterator[GameSpec]:
@@ -804,6 +808,19 @@ class Schedule:
                          f"{tables:,} {how} x {most}{t.deals} deals x {ruleset.players} rotations = "
                          f"{most}{count:,} games")
         return lines
+
+
+def epoch_seed(history: Any, seed: int, label: str, names: list[str] | tuple[str, ...], deal: int) -> int:
+    """The tournament seed a game is dealt from. A secret-seed tournament extended after its
+    seed was revealed deals its new games from a fresh secret seed (arena.extend); each
+    earlier seed stays in `history` (the plan's ``seed_history``) with the games it covers:
+    ``deals`` and, per ruleset label, the entry names then playing it. A game whose ruleset,
+    table and deal an earlier seed covers is dealt from the first such seed; others from `seed`."""
+    for epoch in history or ():
+        covered = epoch["rulesets"].get(label)
+        if covered is not None and deal < epoch["deals"] and all(name in covered for name in names):
+            return epoch["seed"]
+    return seed
 
 
 def plan_tables(plan: dict[str, Any], ruleset: int, seed: int) -> Iterator[tuple[int, ...]]:

@@ -188,6 +188,10 @@ def check_seed(store: Store) -> int:
         if seed_commitment(seed, salt) != commitment:
             raise StoreError(f"{path}: its seed and salt do not hash to its seed commitment {commitment[:16]}...: "
                              "the seed was changed after the commitment was published")
+        for epoch in (meta.get("plan") or {}).get("seed_history") or ():  # earlier seeds of an extended store
+            if not isinstance(epoch, dict) or seed_commitment(epoch.get("seed"), epoch.get("salt")) != \
+                    epoch.get("commitment"):
+                raise StoreError(f"{path}: an earlier seed of its seed history does not hash to its commitment")
     else:
         try:
             file_seed = tomllib.loads(meta.get("tournament_text") or "").get("tournament", {}).get("seed")
@@ -300,7 +304,10 @@ class _Checker:
             table_of_deal = [result.seats[(j - row.rotation) % players] for j in range(players)]
             names = [self.plan["entries"][e]["bot"] if 0 <= e < len(self.plan["entries"]) else "?"
                      for e in table_of_deal]
-            deal_seed = table_deal_seed(self.seed, r["label"], names, row.deal)
+            from arena.tournament import epoch_seed
+
+            deal_seed = table_deal_seed(epoch_seed(self.plan.get("seed_history"), self.seed, r["label"], names,
+                                                   row.deal), r["label"], names, row.deal)
         else:
             deal_seed = derive_seed(self.seed, "deal", row.ruleset, row.table, row.deal)
         if record["deal_seed"] != deal_seed:

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.store import store_path
+from arena.store import Store, store_path
 from test_tournament_support import run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
 
 INLINE = 'isolation = "inline"\n'
@@ -76,14 +76,6 @@ def test_changing_stop_or_margin_is_refused(toy):
     assert result.exit_code == 2 and "tournament.margin changed (None -> 0.1)" in result.stderr, result.output
 
 
-def test_a_complete_secret_seed_tournament_is_not_extended_under_its_revealed_seed(toy):
-    path = toy_file(toy / "t.toml", seed=None, deals=1, players=3, extra=INLINE)
-    run(path, toy / "r", workers=1)
-    path.write_text(path.read_text().replace("deals = 1", "deals = 2"))
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])
-    assert result.exit_code == 2 and "its secret seed has been revealed" in result.stderr, result.output
-
-
 def test_a_store_from_before_content_keyed_seeds_is_not_resumed(toy):
     import json
 
@@ -96,3 +88,56 @@ def test_a_store_from_before_content_keyed_seeds_is_not_resumed(toy):
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])
     assert result.exit_code == 2 and "seed derivation 1" in result.stderr and "--restart" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_extending_a_complete_secret_seed_tournament_deals_the_new_games_from_a_fresh_secret(toy):
+    import json
+
+    path = toy_file(toy / "t.toml", seed=None, deals=1, players=3, extra=INLINE)
+    first = run(path, toy / "r", workers=1)
+    revealed = json.loads((toy / "r" / "standings.json").read_text())["tournament"]
+    assert revealed["complete"] and revealed["seed"] is not None
+    before = {row[0]: row[6] for row in stored(toy / "r")}
+    path.write_text(path.read_text().replace("deals = 1", "deals = 2"))
+    echoed = []
+    run(path, toy / "r", workers=1, echo=echoed.append, backend=_Interrupting(1), batch_size=2)
+    fresh = [line for line in echoed if "fresh secret seed, commitment sha256:" in line]
+    assert fresh, echoed
+    commitment = fresh[0].rsplit("sha256:", 1)[1]
+    middle = json.loads((toy / "r" / "standings.json").read_text())["tournament"]
+    assert middle["seed_commitment"] == commitment != revealed["seed_commitment"] and middle["seed"] is None
+    with Store.open(store_path(toy / "r")) as store:
+        assert store.plan()["seed_history"][0]["seed"] == revealed["seed"]
+    assert CliRunner().invoke(main, ["rank", str(toy / "r")]).exit_code == 0  # checked while the new seed is secret
+    done = run(path, toy / "r", workers=2)
+    assert done.complete and done.total == 2 * first.total
+    after = json.loads((toy / "r" / "standings.json").read_text())["tournament"]
+    assert after["seed"] not in (None, revealed["seed"])
+    kept = {row[6] for row in stored(toy / "r")}
+    assert set(before.values()) <= kept  # the old games are still there, under their revealed seed
+    result = CliRunner().invoke(main, ["rank", str(toy / "r")])
+    assert result.exit_code == 0, result.output
+
+
+class _Interrupting:
+    """A backend that plays `batches` batches in this process, then Ctrl-C arrives."""
+
+    workers = 1
+
+    def __init__(self, batches):
+        self.left = batches
+
+    def start(self, job):
+        from arena.backends import InProcessBackend
+
+        self.inner = InProcessBackend()
+        self.inner.start(job)
+
+    def submit(self, batch):
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return self.inner.submit(batch)
+
+    def stop(self, abandon=False):
+        pass

@@ -156,10 +156,10 @@ def workers_gone(group, wait=10.0):
 def test_a_changed_file_is_refused_unless_restart(toy):
     path = toy_file(toy / "t.toml", deals=1)
     assert run(path, toy / "r").complete
-    path.write_text(path.read_text() + "\n# an edit\n")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 1\ntime_per_decision = 2.0"))
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])
-    assert result.exit_code == 2
-    assert "changed since" in result.stderr and "--restart" in result.stderr
+    assert result.exit_code == 2  # (a file that only adds entries, rulesets or deals extends: test_tournament_extend)
+    assert "tournament.time_per_decision changed" in result.stderr and "--restart" in result.stderr
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r"), "--restart"])
     assert result.exit_code == 0, result.output
     with Store.open(store_path(toy / "r")) as store:

@@ -6,7 +6,8 @@ from the last look recorded in its store; nothing here is simulated. Modes:
 
 - ``measure A B --deals N``: one long fixed run of threshold A against B: the mean paired
   score of A against B over N deals, its 95% interval, and the deal-score sd;
-- ``null A --runs R``: two copies of threshold A, R runs of ``stop = "settled"``: how many
+- ``null 0 --runs R``: two copies of the random bot (0; a threshold bot is deterministic, so
+  two copies of it tie every deal), R runs of ``stop = "settled"``: how many
   runs wrongly separate them (the error rate the settled stop promises: 1 - confidence);
 - ``gap A B --runs R``: R runs of ``stop = "settled"`` on a pair with a known gap: how many
   separate them in the right order (A first, if A is the better one);
@@ -17,10 +18,13 @@ from the last look recorded in its store; nothing here is simulated. Modes:
 
 Usage (what README.md reports; the machine was shared with other work, so times are noisy)::
 
-    .venv/bin/python benchmarks/bench_stopping.py measure 23 31 --deals 4000
-    .venv/bin/python benchmarks/bench_stopping.py null 27 --runs 200
-    .venv/bin/python benchmarks/bench_stopping.py gap 23 31 --runs 100
-    .venv/bin/python benchmarks/bench_stopping.py sprt 17 27 --runs 100 --margin 0.1 --true-mean 0.6 --sd 0.45
+    .venv/bin/python benchmarks/bench_stopping.py measure 23 15 --deals 4000
+    .venv/bin/python benchmarks/bench_stopping.py null 0 --runs 200 --max-deals 200
+    .venv/bin/python benchmarks/bench_stopping.py gap 23 15 --runs 200 --max-deals 600
+    .venv/bin/python benchmarks/bench_stopping.py measure 23 17 --deals 4000
+    .venv/bin/python benchmarks/bench_stopping.py sprt 23 17 --runs 200 --margin 0.1 --look-every 1 \
+        --true-mean 0.596 --sd 0.334
+    .venv/bin/python benchmarks/bench_stopping.py sprt 0 0 --runs 200 --margin 0.1   # the SPRT's false H1
 """
 
 from __future__ import annotations
@@ -52,15 +56,22 @@ class Outcome:
     mean: float      # the first entry's mean paired score against the second
 
 
+def entry(name: str, threshold: int) -> str:
+    """A `[[bots]]` entry: flip7-threshold at `threshold`, or the random bot for threshold 0."""
+    if threshold == 0:
+        return f'[[bots]]\nuse = "random"\nas = "{name}"\n\n'
+    return f'[[bots]]\nuse = "flip7-threshold"\nas = "{name}"\nparams = {{ threshold = {threshold} }}\n\n'
+
+
 def tournament_text(seed: int, a: int, b: int, stop: str, max_deals: int, look_every: int,
                     same: bool = False) -> str:
-    """A two-entry Flip 7 tournament of flip7-threshold `a` against `b` (`same`: two copies of `a`)."""
+    """A two-entry Flip 7 tournament of flip7-threshold `a` against `b` (`same`: two copies of
+    `a`; threshold 0 is the random bot: two copies of a deterministic bot tie every deal, as
+    each plays both seats of the same cards, so the null case needs the random one)."""
     second = a if same else b
     return (f'[tournament]\nname = "calibration"\nseed = {seed}\nisolation = "inline"\n{stop}\n'
             f"max_deals = {max_deals}\nlook_every = {look_every}\n\n"
-            f'[[bots]]\nuse = "flip7-threshold"\nas = "first"\nparams = {{ threshold = {a} }}\n\n'
-            f'[[bots]]\nuse = "flip7-threshold"\nas = "second"\nparams = {{ threshold = {second} }}\n\n'
-            '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+            + entry("first", a) + entry("second", second) + '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
 
 
 def stopping_run(text: str, folder: Path, registry=None) -> Outcome:
@@ -102,9 +113,7 @@ def measure(a: int, b: int, deals: int, seed: int = 1) -> tuple[float, float, pa
     """One fixed run of `deals` deals: (mean paired score of a against b, deal-score sd, summary)."""
     registry = load_registry()
     text = (f'[tournament]\nname = "measure"\nseed = {seed}\nisolation = "inline"\ndeals = {deals}\n\n'
-            f'[[bots]]\nuse = "flip7-threshold"\nas = "first"\nparams = {{ threshold = {a} }}\n\n'
-            f'[[bots]]\nuse = "flip7-threshold"\nas = "second"\nparams = {{ threshold = {b} }}\n\n'
-            '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+            + entry("first", a) + entry("second", b) + '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
     with tempfile.TemporaryDirectory(prefix="arena-measure-") as scratch:
         tournament = parse_tournament(text, registry, str(Path(scratch) / "t.toml"))
         schedule = tournament.schedule(seed)
@@ -138,7 +147,7 @@ def wald_bound(true_mean: float, sd: float, alpha: float = 0.05, beta: float = 0
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["measure", "null", "gap", "sprt"])
-    parser.add_argument("a", type=int, help="the first entry's threshold")
+    parser.add_argument("a", type=int, help="the first entry's threshold (0: the random bot)")
     parser.add_argument("b", type=int, nargs="?", default=None, help="the second entry's threshold")
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--deals", type=int, default=4000, help="measure: deals of the long run")
@@ -164,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
                         first_seed=args.first_seed)
         wrong = sum(o.status in (pairwise.SEPARATED, pairwise.REVERSED) for o in out)
         equal = sum(o.status == pairwise.EQUAL for o in out)
-        print(f"two copies of threshold {args.a}, {args.runs} runs of stop = \"settled\" (confidence "
+        print(f"two copies of {'random' if args.a == 0 else f'threshold {args.a}'}, {args.runs} runs of stop = \"settled\" (confidence "
               f"{args.confidence}, margin {args.margin}, max_deals {args.max_deals}, look_every {args.look_every}): "
               f"wrongly separated {wrong}/{args.runs}, shown equal {equal}, unsettled at max_deals "
               f"{args.runs - wrong - equal}; mean deals {statistics.fmean(o.deals for o in out):.1f}")

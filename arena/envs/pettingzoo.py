@@ -72,6 +72,7 @@ class ArenaEnv(AECEnv):
         self.encoding: Encoding = encoding_for(self.ruleset.id, players, self.game_options)
         self.metadata = dict(self.metadata, name=f"arena_{self.ruleset.id.replace('-', '_')}_v0")
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (self.encoding.size,), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (len(self.encoding.actions),), dtype=np.int8),
@@ -108,6 +109,7 @@ class ArenaEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
+        self._raw = None
         self._next_decision()
 
     def _next_decision(self) -> None:
@@ -122,12 +124,12 @@ class ArenaEnv(AECEnv):
             self._raw = None
             return
         legal = state.legal_actions()
+        if self._raw is not None:  # the previous decision's info goes; no other agent's info is set
+            self.infos[self.possible_agents[self._raw["seat"]]] = {}
         self._raw = {"ruleset": self.ruleset.id, "version": self.ruleset.version,
                      "options": self._options, "seat": seat, "players": self.players,
                      "view": state.view(seat), "events": state.take_events(seat), "legal_actions": list(legal)}
         self.agent_selection = self.possible_agents[seat]
-        for agent in self.agents:
-            self.infos[agent] = {}
         self.infos[self.agent_selection] = {"observation": self._raw, "legal_actions": list(legal)}
 
     def step(self, action: int | None) -> None:
@@ -136,23 +138,23 @@ class ArenaEnv(AECEnv):
             self._was_dead_step(action)
             return
         actions = self.encoding.actions
-        if not 0 <= int(action) < len(actions):
+        number = int(action)
+        if not 0 <= number < len(actions):
             raise ValueError(f"{self.ruleset.id}: action {action!r} is outside the index (0 to {len(actions) - 1})")
-        text = actions[int(action)]
+        text = actions[number]
         if text not in self._raw["legal_actions"]:
-            raise ValueError(f"{self.ruleset.id}: action {int(action)} ({text!r}) is not legal for {agent}; "
+            raise ValueError(f"{self.ruleset.id}: action {number} ({text!r}) is not legal for {agent}; "
                              "use the action_mask")
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         self.state.apply(text)
         self._next_decision()
-        self._accumulate_rewards()
-        if self.state.current_seat() is None:
-            # The game is over: every agent is done; the last to act is asked first.
+        if self._raw is None:
+            # The game is over: the rewards are in; every agent is done, the last to act asked first.
+            self._accumulate_rewards()
             self.agent_selection = agent
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         acting = self._raw is not None and self._raw["seat"] == seat
         view = self._raw["view"] if acting else self.state.view(seat)
         observation = self.encoding.encode({"seat": seat, "view": view})

@@ -33,7 +33,7 @@ from tabulate import tabulate
 
 import arena
 from arena.ratings import rate_store
-from arena.store import Store
+from arena.store import Store, read_looks
 
 ROW_FIELDS = ("rank", "bot", "uses", "package", "version", "mu", "sigma", "conservative", "games", "wins",
               "win_rate", "win_rate_low", "win_rate_high", "avg_position", "mean_score", "faults", "disqualified",
@@ -65,6 +65,7 @@ def provenance(store: Store) -> dict[str, Any]:
         "seed_secret": secret,
         "seed_commitment": meta.get("seed_commitment"),
         "seed_salt": meta.get("seed_salt") if secret and revealed else None,
+        **({"earlier_seeds": plan["seed_history"]} if plan.get("seed_history") else {}),  # arena.extend
         "arena_version": meta.get("arena_version"),
         "published_by_arena_version": arena.__version__,
         "rulesets": {r["label"]: {"id": r["id"], "version": r["version"], "package": r.get("package"),
@@ -88,7 +89,39 @@ def document(store: Store, standings: dict[str, Any] | None = None, workers: int
         standings = rate_store(store, workers or _cores())
     return {"tournament": provenance(store), "overall": standings["overall"],
             "rulesets": standings["rulesets"], "head_to_head": standings["head_to_head"],
-            "pairwise": standings["pairwise"]}
+            "pairwise": with_stops(standings["pairwise"], store)}
+
+
+def with_stops(pairwise: dict[str, Any], store: Store) -> dict[str, Any]:
+    """`pairwise` with, for each ruleset of a run with a `stop`, where it stands:
+    ``"stop": {"looks", "deals", "stopped", "reason", "test", "decision"}`` from its last
+    recorded look (reason "settled" or "max_deals" once stopped; decision the SPRT's)."""
+    looks = read_looks(store)
+    if not looks:
+        return pairwise
+    labels = [r["label"] for r in store.plan()["rulesets"]]
+    last = {look.ruleset: look for look in looks}
+    rulesets = dict(pairwise["rulesets"])
+    for r, look in sorted(last.items()):
+        if 0 <= r < len(labels) and labels[r] in rulesets:
+            rulesets[labels[r]] = {**rulesets[labels[r]], "stop": {
+                "looks": look.look, "deals": look.deals, "stopped": look.stopped, "reason": look.detail.get("reason"),
+                "test": look.detail.get("test"), "decision": look.detail.get("decision")}}
+    return {**pairwise, "rulesets": rulesets}
+
+
+def stop_text(comparison: dict[str, Any]) -> str:
+    """Where a stopping run's ruleset stands, in a few words ("" without a stop)."""
+    stop = comparison.get("stop")
+    if not stop:
+        return ""
+    deals = f"{stop['deals']:,} deal{'' if stop['deals'] == 1 else 's'}"
+    if not stop["stopped"]:
+        return f"not stopped yet: looked after {deals}"
+    if stop.get("test") == "sprt":
+        return f"stopped after {deals}: SPRT {stop.get('decision')}"
+    why = "settled" if stop.get("reason") == "settled" else "not settled by max_deals"
+    return f"stopped after {deals}: {why}"
 
 
 def _cores() -> int:
@@ -290,8 +323,9 @@ def markdown(doc: dict[str, Any]) -> str:
         if label in comparisons:
             c = comparisons[label]
             settled = "every adjacent pair is settled" if c["settled"] else "not every adjacent pair is separated"
+            stopped = f"; {stop_text(c)}" if stop_text(c) else ""
             parts += [f"Pairs of {label} ({c['pairs']} compared, {interval_kind(doc)} intervals at error rate "
-                      f"{c['alpha_per_pair']:.4g} each; {settled}):", "",
+                      f"{c['alpha_per_pair']:.4g} each; {settled}{stopped}):", "",
                       pair_table(c["results"]) if c["results"] else "(no pairs played yet)", ""]
     return "\n".join(parts)
 
@@ -323,6 +357,8 @@ def summary_text(doc: dict[str, Any], results_dir: str | Path) -> str:
                                  doc["overall"], overall), ""]
     for label, rows in doc["rulesets"].items():
         title = label if len(doc["rulesets"]) > 1 else f"{label} (the only ruleset: the overall table)"
+        if stop_text(comparisons.get(label) or {}):
+            title += f"; {stop_text(comparisons[label])}"
         parts += [_summary_block(title, rows, comparisons.get(label)), ""]
     if pairwise:
         parts += ["score vs next: the mean paired score against the next bot, and its interval",

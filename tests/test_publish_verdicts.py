@@ -113,6 +113,11 @@ def test_a_stopping_run_publishes_the_intervals_its_last_look_judged(toy):
         published[(r["b"], r["a"])] = (mirrored.get(r["verdict"], r["verdict"]), r["deals"],
                                        round(1 - r["high"], 6), round(1 - r["low"], 6))
     assert doc["pairwise"]["rulesets"]["toy-race"]["pairs"] == last.detail["pairs"] == 3
+    stop = doc["pairwise"]["rulesets"]["toy-race"]["stop"]
+    assert stop == {"looks": last.look, "deals": last.deals, "stopped": True, "reason": last.detail["reason"],
+                    "test": "settled", "decision": None}
+    why = "settled" if last.detail["reason"] == "settled" else "not settled by max_deals"
+    assert f"stopped after {last.deals:,} deals: {why}" in (toy / "r" / "standings.md").read_text()
     names = {"separated": "separated", "reversed": "reversed", "equal": "equal", "unsettled": "not separated"}
     for upper, lower, status, deals, _, low, high in last.detail["verdicts"]:
         verdict, count, published_low, published_high = published[(upper, lower)]

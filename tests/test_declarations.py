@@ -55,4 +55,16 @@ def test_the_face_tables_cover_every_face_of_the_default_decks():
         assert faces == set(ruleset.card_faces), ruleset.id
     assert UnoFlip.card_faces["red-7"] == ("red", "red 7")
     assert UnoFlip.card_faces["wild-draw-color"] == ("wild", "wild draw color")
-    assert Flip7.card_faces == {}   # its one-sided cards are drawn by cards.js's f7card
+    assert Flip7.card_faces["x2"] == ("bright-green", "x2") and "7" not in Flip7.card_faces
+
+
+def test_the_terminal_renders_each_game_with_its_declared_renderer_and_faces():
+    from arena.render import Style, renderer_for
+    from arena.rules.flip_7.text import Flip7Renderer
+    from arena.rules.text import Renderer
+
+    renderer = renderer_for("flip-7", Style(True), ["seat 0", "seat 1"], 0, 2)
+    assert type(renderer) is Flip7Renderer is Flip7.renderer
+    assert renderer.s.face("x2") == "\x1b[1;32m[x2]\x1b[0m"        # Flip 7's card_faces colour
+    assert renderer.s.face("flip-three") == "\x1b[33m[flip three]\x1b[0m"
+    assert type(renderer_for("no-such-game", Style(False), ["seat 0"], 0, 1)) is Renderer

@@ -22,6 +22,7 @@ import msgspec
 
 from arena.errors import IllegalActionError, OptionError, PlayerCountError
 from arena.rules.chance import Chance, draw_distribution
+from arena.rules.text import Renderer
 
 JSONScalar = (str, int, float, bool, type(None))
 
@@ -110,6 +111,11 @@ class Ruleset(ABC):
     """The body of a new bot's decision method for this game (`arena new-bot`): Python
     with `self`, `observation`, `view`, `legal` and `me` (the seat) in scope, returning a
     string of `legal`. None: a generic body."""
+
+    renderer: ClassVar[type[Renderer]] = Renderer
+    """How people see this game (`arena play`, `arena replay`, the site's replays): a
+    `rules.text.Renderer` subclass laying out its view, actions and events; the generic
+    one prints any view readably."""
 
     card_faces: ClassVar[Mapping[str, tuple[str, str]]] = {}
     """How the site draws a card face: ``face -> (colour, label)``, the colour a name

@@ -65,10 +65,10 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
     style = Style(color=False)
     seat_renderers = []
     for seat in range(players):
-        renderer = renderer_for(ruleset.id, style, names, seat, players)
+        renderer = renderer_for(ruleset, style, names, seat, players)
         renderer.you = False
         seat_renderers.append(renderer)
-    actor = renderer_for(ruleset.id, style, names, None, players)
+    actor = renderer_for(ruleset, style, names, None, players)
     faults = {f["decision"]: f for f in record.get("faults") or []
               if isinstance(f, dict) and f.get("decision") is not None}
     silenced = silenced_from(record)

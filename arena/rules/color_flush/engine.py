@@ -148,6 +148,7 @@ from typing import Any, Mapping, Sequence
 from arena.errors import OptionError
 from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing, winner_takes_all_draws
 from arena.rules.cards import TwoFacedTable
+from arena.rules.color_flush.text import ColorFlushRenderer
 
 # -- constants -----------------------------------------------------------------
 
@@ -249,6 +250,7 @@ class ColorFlush(Ruleset):
                 raise OptionError(f"option 'deck': card {index} is black on both faces")
 
     capabilities = frozenset({"sample_state", "lay_out"})
+    renderer = ColorFlushRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_bot": "arena_bots.color_flush_heuristic:ColorFlushHeuristicBot", "playout_depth": 3,
                     "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,

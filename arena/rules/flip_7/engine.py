@@ -160,6 +160,7 @@ from typing import Any, Iterable, Mapping
 
 from arena.errors import OptionError
 from arena.rules.base import GameState, Option, Ruleset, standing_from_scores
+from arena.rules.flip_7.text import Flip7Renderer
 
 # -- constants ---------------------------------------------------------------------
 
@@ -242,6 +243,10 @@ class Flip7(Ruleset):
                 raise OptionError(f"option {name!r} must be an integer of at least 1, not {value!r}")
 
     capabilities = frozenset({"sample_state", "lay_out"})
+    renderer = Flip7Renderer
+    card_faces = {**{bonus: ("green", bonus) for bonus in ("+2", "+4", "+6", "+8", "+10")},
+                  "x2": ("bright-green", "x2"), "freeze": ("teal", "freeze"),
+                  "flip-three": ("yellow", "flip three"), "second-chance": ("purple", "second chance")}
     # the round's end comes before 60 decisions; what follows it is mostly noise for this
     # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
     search_hints = {"playout_bot": "arena_bots.flip7_threshold:Flip7ThresholdBot", "playout_depth": 60,

@@ -163,6 +163,7 @@ from typing import Any, Mapping, Sequence
 from arena.errors import OptionError
 from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing, winner_takes_all_draws
 from arena.rules.cards import TwoFacedTable
+from arena.rules.flip_hue.text import FlipHueRenderer
 
 COLORS = ("red", "orange", "yellow", "green", "blue", "purple")
 FLIP = "flip"
@@ -240,6 +241,7 @@ class FlipHue(Ruleset):
         check_deck(options["deck"], cls.min_players)
 
     capabilities = frozenset({"sample_state", "lay_out"})
+    renderer = FlipHueRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_bot": "arena_bots.flip_hue_heuristic:FlipHueHeuristicBot", "playout_depth": 3,
                     "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,

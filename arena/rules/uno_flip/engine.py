@@ -180,6 +180,7 @@ from typing import Any, Mapping, Sequence
 from arena.errors import ArenaError, OptionError
 from arena.rules.base import (GameState, Option, Ruleset, standing_from_scores)
 from arena.rules.cards import TwoFacedTable
+from arena.rules.uno_flip.text import UnoFlipRenderer
 
 # -- constants -------------------------------------------------------------------
 
@@ -458,6 +459,7 @@ class UnoFlip(Ruleset):
         return _describe_event(event) or super().describe_event(event)
 
     capabilities = frozenset({"sample_state", "lay_out"})
+    renderer = UnoFlipRenderer
     search_hints = {"playout_bot": "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot", "playout_depth": 20,
                     "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0,
                     "evaluation": "arena_bots.ismcts:evaluate_uno_flip"}

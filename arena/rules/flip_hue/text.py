@@ -1,0 +1,106 @@
+"""Flip Hue as text for people: its renderer (the view laid out, actions in plain words,
+events as sentences), declared as `renderer` on the ruleset and used by `arena play`,
+`arena replay` and the site's replays."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from arena.rules.text import Renderer, hands_lines
+
+
+class FlipHueRenderer(Renderer):
+    def view(self, view):
+        s = self.s
+        lines = [f"Turn {view.get('turn_number')} of at most {view.get('max_turns')} · active "
+                 f"{self.who(view.get('turn'))} · step: {view.get('step')}"]
+        pull = view.get("pull")
+        if pull:
+            lines.append(f"{self.who(pull.get('seat'))} pulls card {pull.get('pos')} of "
+                         f"{self.who(pull.get('target'))}")
+        factions = view.get("factions") or []
+        lines.append("Factions (top/bottom): " + " · ".join(
+            f"{self.who(i)} {s.face(f.get('top'))}/{s.face(f.get('bottom'))}" for i, f in enumerate(factions)))
+        draw, discard = view.get("draw_pile") or {}, view.get("discard_pile") or {}
+        lines.append(f"Draw pile ({draw.get('size')}): {s.top(draw.get('top'))} · discard pile "
+                     f"({discard.get('size')}): {s.top(discard.get('top'))}")
+        lines.extend(hands_lines(self, view.get("hands", []), view.get("to_act")))
+        if view.get("winner") is not None:
+            lines.append(f"Winner: {self.who(view.get('winner'))}")
+        return lines
+
+    def action(self, action, view):
+        s, parts = self.s, action.split(":")
+        hands, me = view.get("hands", []), view.get("to_act")
+        hand = hands[me] if isinstance(me, int) and me < len(hands) else []
+
+        def card(pos: int, holder: Sequence[Any] = hand) -> Mapping[str, Any]:
+            return holder[pos] if 0 <= pos < len(holder) else {}
+
+        if parts[0] == "give":
+            pos, to = int(parts[1]), int(parts[2])
+            return f"give card {pos} {s.held(card(pos))} to {self.who(to)}"
+        if parts[0] == "flip":
+            pos, target = int(parts[1]), int(parts[2])
+            whom = "you flip your own hand" if self.mine(target) else f"{self.who(target)} flips their hand"
+            return f"discard your Flip card {pos}: {whom}"
+        if parts[0] == "pull":
+            target, pos = int(parts[1]), int(parts[2])
+            other = hands[target] if target < len(hands) else []
+            return f"pull card {pos} of {self.who(target)} (its back: {s.face(card(pos, other).get('back'))})"
+        pull = view.get("pull") or {}
+        if action == "allow":
+            pos = pull.get("pos")
+            shown = s.held(card(pos)) if isinstance(pos, int) else "[?]"
+            return f"let {self.who(pull.get('seat'))} take your card {pos} {shown}"
+        if parts[0] == "block":
+            return f"block with your Flip card {parts[1]}: {self.who(pull.get('seat'))} flips their hand"
+        if parts[0] == "discard":
+            pos = int(parts[1])
+            up = card(pos).get(parts[2]) if len(parts) > 2 else None
+            return f"discard card {pos} {s.held(card(pos))} with {s.face(up)} up"
+        return action
+
+    def event(self, e):
+        s, kind, who = self.s, e.get("type"), self.who(e.get("seat"))
+        if kind == "faction":
+            kept = "keeps it" if e.get("kept") else "it is unfit and goes to the discard pile"
+            return f"{who} is dealt faction card {s.face(e.get('top'))}/{s.face(e.get('bottom'))}: {kept}"
+        if kind == "deal":
+            return f"{who} is dealt {s.held(e.get('card'))}"
+        if kind == "turn":
+            return f"— turn {e.get('turn')}: {who}"
+        if kind == "give":
+            return f"{who} gives card {e.get('pos')} to {self.who(e.get('to'))}: {s.held(e.get('card'))}"
+        if kind == "push_flip":
+            return (f"{who} discards Flip card {e.get('pos')}: {self.who(e.get('target'))} flips their hand: "
+                    f"{s.cards(e.get('hand', []))}")
+        if kind == "pull":
+            return f"{who} pulls card {e.get('pos')} of {self.who(e.get('target'))}"
+        if kind == "take":
+            return f"{who} takes card {e.get('pos')} of {self.who(e.get('from'))}: {s.held(e.get('card'))}"
+        if kind == "block":
+            return (f"{who} blocks with Flip card {e.get('pos')}: {self.who(e.get('puller'))} flips their hand: "
+                    f"{s.cards(e.get('hand', []))}")
+        if kind == "skip":
+            return f"{who} skips the {e.get('step')} step (impossible)"
+        if kind == "draw":
+            return f"{who} draws {s.held(e.get('card'))}"
+        if kind == "discard":
+            return f"{who} discards card {e.get('pos')}: {s.top(e.get('card'))}"
+        if kind == "reshuffle":
+            return f"the discard pile becomes the draw pile ({e.get('size')} cards), showing {s.card(e.get('top'))}"
+        if kind == "win":
+            side = "faces" if e.get("side") == "face" else "backs"
+            return (f"{who} wins with five {s.face(e.get('color'))} ({side} of {self.who(e.get('hand'))}'s "
+                    f"hand)")
+        if kind == "max_turns":
+            return f"— the game stops at the turn limit (turn {e.get('turn')})"
+        return super().event(e)
+
+    def summary(self, view):
+        if view.get("to_act") is None:
+            return "the game is over"
+        return {"push": "push: give a card, or play a Flip card", "pull": "pull a card",
+                "answer": "answer the pull", "cleanup": "discard down to 5"}.get(view.get("step"),
+                                                                                   str(view.get("step")))

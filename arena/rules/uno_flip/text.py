@@ -1,0 +1,121 @@
+"""UNO Flip as text for people: its renderer (the view laid out, actions in plain words,
+events as sentences), declared as `renderer` on the ruleset and used by `arena play`,
+`arena replay` and the site's replays."""
+
+from __future__ import annotations
+
+from arena.rules.text import Renderer, hands_lines, plain
+
+
+class UnoFlipRenderer(Renderer):
+    def view(self, view):
+        s = self.s
+        direction = "clockwise" if view.get("direction", 1) == 1 else "counter-clockwise"
+        lines = [f"Round {view.get('round')} · {view.get('side')} side · color in force "
+                 f"{s.face(view.get('color'))} · {direction} · turn {view.get('turns')} of at most "
+                 f"{view.get('max_turns')}"]
+        discard, draw = view.get("discard") or {}, view.get("draw_pile") or {}
+        lines.append(f"Discard pile ({discard.get('size')}): {s.top(discard.get('top'))} · draw pile "
+                     f"({draw.get('size')}) shows {s.top(draw.get('top'))}")
+        lines.append("Scores: " + " · ".join(f"{self.who(i)} {sc}" for i, sc in enumerate(view.get("scores", []))))
+        lines.extend(hands_lines(self, view.get("hands", []), view.get("turn")))
+        pending = view.get("pending")
+        if pending:
+            kind = pending.get("type")
+            if kind == "drawn":
+                lines.append("Pending: play or keep the card just drawn (the last of the hand).")
+            elif kind == "challenge":
+                lines.append(f"Pending: {self.who(pending.get('offender'))} played {s.face(pending.get('card'))} "
+                             f"naming {s.face(pending.get('color'))} (the color before was "
+                             f"{s.face(pending.get('prior_color'))}): accept or challenge.")
+            elif kind == "color":
+                lines.append(f"Pending: a color must be named ({pending.get('reason')}).")
+            else:
+                lines.append(f"Pending: {plain(pending)}")
+        return lines
+
+    def action(self, action, view):
+        s = self.s
+        parts = action.split(":")
+        uno = " and call UNO" if parts[-1] == "uno" else ""
+        if uno:
+            parts = parts[:-1]
+        hands, me = view.get("hands", []), view.get("turn")
+        hand = hands[me] if isinstance(me, int) and me < len(hands) else []
+        if parts[0] == "play" and len(parts) >= 2 and parts[1].isdigit():
+            pos = int(parts[1])
+            card = hand[pos].get("face") if pos < len(hand) else None
+            color = f", naming {s.face(parts[2])}" if len(parts) > 2 else ""
+            return f"play card {pos} {s.face(card)}{color}{uno}"
+        if parts[0] == "play-drawn":
+            card = hand[-1].get("face") if hand else None
+            color = f", naming {s.face(parts[1])}" if len(parts) > 1 else ""
+            return f"play the card you drew, {s.face(card)}{color}{uno}"
+        if action == "draw":
+            return "draw a card"
+        if action == "keep":
+            return "keep the card you drew"
+        if action == "accept":
+            return "accept the Wild Draw: draw and lose your turn"
+        if action == "challenge":
+            return "challenge the Wild Draw as a bluff"
+        if parts[0] == "color" and len(parts) > 1:
+            return f"name the color {s.face(parts[1])}"
+        return action
+
+    def event(self, e):
+        s, kind, who = self.s, e.get("type"), self.who(e.get("seat"))
+        if kind == "deal":
+            return f"— round {e.get('round')}: {self.who(e.get('dealer'))} deals {e.get('cards')} cards each"
+        if kind == "opening":
+            return f"the opening card is {s.face(e.get('card'))}"
+        if kind == "reinsert":
+            return f"the opening {s.face(e.get('card'))} goes back into the draw pile; another is turned"
+        if kind == "play":
+            color = f", naming {s.face(e['color'])}" if e.get("color") else ""
+            drawn = " (the card just drawn)" if e.get("drawn") else ""
+            uno = ", calling UNO" if e.get("uno") else ""
+            return (f"{who} plays card {e.get('position')} {s.face(e.get('card'))} (other side "
+                    f"{s.face(e.get('back'))}){drawn}{color}{uno}")
+        if kind == "draw":
+            cards = e.get("cards", [])
+            return f"{who} draws {len(cards)} ({e.get('reason')}): {s.cards(cards)}"
+        if kind == "keep":
+            return f"{who} keeps the card"
+        if kind == "reshuffle":
+            return "the discard pile (but its top card) is shuffled into a new draw pile"
+        if kind == "flip":
+            by = f"{who} plays a Flip: " if "seat" in e else ""
+            return f"{by}everything flips to the {e.get('side')} side; the discard shows {s.card(e.get('top'))}"
+        if kind == "color":
+            return f"{who} names the color {s.face(e.get('color'))}"
+        if kind == "skip":
+            return f"{who} is skipped"
+        if kind == "skip-everyone":
+            return f"{who} skips everyone and plays again"
+        if kind == "reverse":
+            way = "clockwise" if e.get("direction", 1) == 1 else "counter-clockwise"
+            return f"{who} reverses the direction: now {way}"
+        if kind == "accept":
+            return f"{who} accepts the Wild Draw"
+        if kind == "hand-shown":
+            return f"{who} shows you their hand: {s.cards(e.get('hand', []))}"
+        if kind == "challenge":
+            verdict = "guilty" if e.get("guilty") else "innocent"
+            return f"{who} challenges {self.who(e.get('offender'))}: {verdict}"
+        if kind == "uno-penalty":
+            return f"{who} did not call UNO and draws the penalty"
+        if kind == "round-end":
+            return (f"— round {e.get('round')} ends: {self.who(e.get('winner'))} goes out on the {e.get('side')} "
+                    f"side; points left {plain(e.get('points'))}; totals {plain(e.get('scores'))}")
+        if kind == "max-turns":
+            return f"— round {e.get('round')} hits the turn limit: the game stops"
+        if kind == "game-end":
+            return f"— the game ends ({e.get('reason')}); totals {plain(e.get('scores'))}"
+        return super().event(e)
+
+    def summary(self, view):
+        if view.get("turn") is None:
+            return "the game is over"
+        return {"play": "play a card or draw", "drawn": "the card you drew", "challenge": "a Wild Draw",
+                "color": "name a color"}.get(view.get("phase"), str(view.get("phase")))

@@ -172,7 +172,7 @@ class ArenaEnv(AECEnv):
             return f"{self.ruleset.id}: over ({outcome['reason']}); standing {outcome['standing']}, " \
                    f"scores {outcome['scores']}"
         names = seat_names(self.possible_agents, None)
-        renderer = renderer_for(self.ruleset.id, Style(False), names, self._raw["seat"], self.players)
+        renderer = renderer_for(self.ruleset, Style(False), names, self._raw["seat"], self.players)
         return "\n".join(frame(renderer, self._raw))
 
     def close(self) -> None:

@@ -21,22 +21,28 @@ class RecallCache:
 
     def __init__(self, size: int = 8):
         self.size = size
-        self._entries: dict[tuple[int, int, int, int], tuple[list[dict[str, Any]], Any]] = {}
+        # (events list, seat, players, deck size, replay), oldest first; found by identity
+        self._entries: list[tuple[list[dict[str, Any]], int, int, int, Any]] = []
 
     def get(self, observation: Mapping[str, Any], events: list[dict[str, Any]],
             make: Callable[[int, int, int], Any]) -> Any | None:
         """The replay of `events` for the observing seat, or None if it does not
         reproduce the observation's view."""
         seat, players, count = observation["seat"], observation["players"], len(observation["options"]["deck"])
-        key = (id(events), seat, players, count)
-        hit = self._entries.get(key)
-        recall = hit[1] if hit is not None and hit[0] is events else None  # `is`: ids can be reused
+        found = next((i for i, entry in enumerate(self._entries)
+                      if entry[0] is events and entry[1] == seat and entry[2] == players and entry[3] == count),
+                     None)
+        recall = self._entries[found][4] if found is not None else None
         if recall is None or recall.done > len(events) or recall.first is not events[0]:
             recall = make(players, seat, count)
             recall.first = events[0]
-            if len(self._entries) >= self.size:
-                del self._entries[next(iter(self._entries))]
-            self._entries[key] = (events, recall)
+            entry = (events, seat, players, count, recall)
+            if found is not None:
+                self._entries[found] = entry
+            else:
+                if len(self._entries) >= self.size:
+                    del self._entries[0]
+                self._entries.append(entry)
         recall.feed(events)
         view = observation["view"]
         if recall.checked is not view or recall.checked_at != recall.done:

@@ -112,7 +112,7 @@ def test_extending_a_complete_secret_seed_tournament_deals_the_new_games_from_a_
     done = run(path, toy / "r", workers=2)
     assert done.complete and done.total == 2 * first.total
     after = json.loads((toy / "r" / "standings.json").read_text())["tournament"]
-    assert after["seed"] not in (None, revealed["seed"])
+    assert after["seed"] not in (None, revealed["seed"]) and after["earlier_seeds"][0]["seed"] == revealed["seed"]
     kept = {row[6] for row in stored(toy / "r")}
     assert set(before.values()) <= kept  # the old games are still there, under their revealed seed
     result = CliRunner().invoke(main, ["rank", str(toy / "r")])

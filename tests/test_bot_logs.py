@@ -181,3 +181,48 @@ def test_decision_notes_mark_silenced_seats_from_their_fatal_fault_and_forfeits(
     assert 4 not in notes and 1 not in notes  # forced; before its fault
     assert notes[5] == "replacement action: seat 1 (b) forfeited after its fault at decision 4"
     assert shown_number(0) == 1 and shown_number(None) is None
+
+
+# -- in a browser: the site's fault links, the viewer's fault marks and logs ---------
+
+from test_site import browser, sized  # noqa: E402,F401 (fixtures)
+
+
+@pytest.fixture(scope="module")
+def logged_site(logged):
+    from arena.site import write_site
+
+    out, records = logged
+    with Store.open(store_path(out)) as store:
+        write_site(out, store)
+    return out, records
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1400])
+def test_browser_a_fault_link_opens_the_replay_at_the_fault_marked_with_the_logs_beside(sized, logged_site, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    out, records = logged_site
+    driver.get("about:blank")
+    driver.get((out / "site" / "index.html").as_uri())
+    link = driver.find_element(By.CSS_SELECTOR, "#faults a.fault-at")
+    row = link.find_element(By.XPATH, "./ancestor::tr")
+    game, number = int(row.find_element(By.TAG_NAME, "td").text), int(link.text)
+    fault = next(f for f in records[game]["faults"] if f["decision"] == number - 1)
+    driver.execute_script("arguments[0].click()", link)
+    position = lambda d: d.find_element(By.ID, "position").text  # noqa: E731
+    from test_site import _wait
+
+    _wait(driver, lambda d: position(d).startswith(f"decision {number} of"))
+    assert "at-fault" in driver.find_element(By.ID, "position").get_attribute("class")
+    note = driver.find_element(By.CSS_SELECTOR, "#decision .fault").text
+    assert note.startswith(f"{fault['kind']} fault by seat {fault['seat']}") and fault["detail"] in note
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#fault-links .fault-link")
+    assert len(buttons) == len([f for f in records[game]["faults"] if f["decision"] is not None])
+    driver.find_element(By.ID, "logs-title").click()
+    logs = driver.find_element(By.ID, "logs").text
+    assert "chatty thinks 1" in logs and "bytes per bot per game" in logs
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= \
+        driver.execute_script("return document.documentElement.clientWidth")

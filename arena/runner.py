@@ -1,11 +1,13 @@
 """Running a tournament: play the schedule through a backend into the store.
 
-`run_tournament` holds the results folder's lock, opens (or creates) the results
-store, skips the games already stored, cuts the rest into small batches
-(`Batcher`) for a backend (arena.backends; arena.ray_backend), stores each batch
-as it comes back (one transaction), rates the stored games while play goes on
-(arena.live_ratings), and publishes the standings when the schedule is complete.
-What a worker does with a batch is arena.worker.
+`run_tournament` holds the results folder's lock, opens (or creates, or extends:
+arena.extend) the results store, skips the games already stored, cuts the rest into
+small batches (`Batcher` sizes them; arena.stopping's `Feed` releases them, up to a
+`stop`'s next look) for a backend (arena.backends; arena.ray_backend), stores each
+batch as it comes back (one transaction), takes the looks that are due
+(arena.stopping.Looks), rates the stored games while play goes on
+(arena.live_ratings; a stopping run rates at the end), and publishes the standings
+when the schedule is complete. What a worker does with a batch is arena.worker.
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ from arena.tournament import SEED_DERIVATION, Tournament
 
 ADDABLE_KEYS = ("deals",)
 """The `[tournament]` keys an extension may change (only upwards)."""
+FREE_KEYS = ("workers",)
+"""The `[tournament]` keys that do not change any game, free to change at any time."""
 
 
 @dataclass
@@ -58,7 +60,7 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
         raise ConfigError(f"{where}: its stored tournament file is not TOML") from None
     new_head = tomllib.loads(tournament.text).get("tournament", {})
     for key in sorted(set(old_head) | set(new_head)):
-        if key in ADDABLE_KEYS:
+        if key in ADDABLE_KEYS or key in FREE_KEYS:
             continue
         if key == "challengers" and isinstance(old_head.get(key), list) and isinstance(new_head.get(key), list):
             old_names = {e["bot"] for e in old["entries"]}

@@ -667,6 +667,11 @@ def test_browser_no_page_scrolls_sideways_and_tables_keep_their_own_scroll_box(s
     low = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="uses"]')
     kept = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="conservative"]')
     assert kept.is_displayed() and low.is_displayed() == (width > 640)
+    if width >= 1400:  # a desktop shows whole leaderboards, without scrolling their boxes
+        boxes = driver.execute_script("return Array.from(document.querySelectorAll('.scroll-box'))"
+                                      ".filter(function (b) { return b.querySelector('table[id^=board-]'); })"
+                                      ".map(function (b) { return b.scrollWidth - b.clientWidth; })")
+        assert boxes and max(boxes) <= 0
     driver.save_screenshot(str(tmp_path / f"index-{width}.png"))
 
 

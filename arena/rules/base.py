@@ -296,13 +296,28 @@ class GameState(ABC):
 
     # -- events --------------------------------------------------------------
 
+    flat_events: ClassVar[frozenset[str]] = frozenset()
+    """Event types whose values are all scalars: a seat's copy of one is a shallow copy."""
+
+    @staticmethod
+    def copy_event(event: dict[str, Any]) -> dict[str, Any]:
+        """A seat's copy of an event not in `flat_events`: a deep copy of plain JSON data
+        (a ruleset that knows its events' shapes may copy them faster)."""
+        return plain_copy(event)
+
     def take_events(self, seat: int) -> list[dict[str, Any]]:
-        """`seat`'s events since it last took them, as fresh copies."""
+        """`seat`'s events since it last took them, as fresh copies (the one event-copy
+        mechanism: `flat_events` shallowly, the others by `copy_event`; without
+        `flat_events`, one JSON round trip of the lot)."""
         pending = self._pending[seat]
         if not pending:
             return []
         self._pending[seat] = []
-        return fresh_copy(pending)
+        flat = self.flat_events
+        if not flat:
+            return fresh_copy(pending)
+        copy = self.copy_event
+        return [event.copy() if event["type"] in flat else copy(event) for event in pending]
 
     def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
         """Record `event` as witnessed identically by `to` (default: every seat)."""
@@ -349,22 +364,22 @@ class OwnEventCopies(GameState):
     """A GameState whose seat queues hold objects of their own, copied at `emit`, so
     that `take_events` hands a queue over without copying it (a hot path).
 
-    Events of the types in `flat_events` hold scalars only and are copied shallowly;
-    any other is deep-copied. A subclass's own per-seat emitters (`emit_each`, or
-    events it builds seat by seat) must queue objects it holds nowhere else.
+    The copies are made as `take_events` would make them (`flat_events`, `copy_event`),
+    only earlier. A subclass's own per-seat emitters (`emit_each`, or events it builds
+    seat by seat) must queue objects it holds nowhere else.
     """
-
-    flat_events: frozenset[str] = frozenset()
 
     def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
         flat = event["type"] in self.flat_events
+        copy = self.copy_event
         for seat in range(self.players) if to is None else to:
-            self._pending[seat].append(event.copy() if flat else plain_copy(event))
+            self._pending[seat].append(event.copy() if flat else copy(event))
         self.god_log.append(event)
 
     def emit_split(self, seat: int, mine: dict[str, Any], others: dict[str, Any] | None,
                    god: dict[str, Any] | None = None) -> None:
-        self.emit_each([plain_copy(mine) if s == seat else None if others is None else plain_copy(others)
+        copy = self.copy_event
+        self.emit_each([copy(mine) if s == seat else None if others is None else copy(others)
                         for s in range(self.players)], god if god is not None else mine)
 
     def emit_varying(self, event: dict[str, Any], key: str, per_seat: Sequence[Any], god: Any) -> None:

@@ -347,6 +347,11 @@ class Flip7(Ruleset):
         return super().describe_event(event)
 
 
+def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of an event whose values are scalars or lists of scalars."""
+    return {key: value.copy() if type(value) is list else value for key, value in event.items()}
+
+
 # -- the state ---------------------------------------------------------------------
 
 
@@ -367,6 +372,10 @@ class Flip7State(GameState):
     """
 
     ruleset = Flip7
+    # A copy specialised to Flip 7's events (scalar values and lists of scalars): the
+    # generic deep copy dominated play.
+    flat_events = _SCALAR_EVENTS
+    copy_event = staticmethod(_copy_event)
     _unseen_counts: dict[str, int] | None = None
     _set_aside_counts: dict[str, int] | None = None
 
@@ -771,16 +780,6 @@ class Flip7State(GameState):
             self._set_aside_counts = card_counts(self.set_aside)
         return self._set_aside_counts
 
-    def take_events(self, seat: int) -> list[dict[str, Any]]:
-        """As `GameState.take_events`, with a copy specialised to Flip 7's events
-        (scalar values and lists of scalars): the generic deep copy dominated play."""
-        pending = self._pending[seat]
-        if not pending:
-            return []
-        self._pending[seat] = []
-        return [event.copy() if event["type"] in _SCALAR_EVENTS else _copy_event(event)
-                for event in pending]
-
     # -- copies and checks ------------------------------------------------------------------
 
     def clone(self) -> Flip7State:
@@ -833,11 +832,6 @@ def card_counts(cards: list[str]) -> dict[str, int]:
     """{card: count} in the canonical card order, zero counts left out."""
     counts = Counter(cards)                   # counted in C
     return {card: counts[card] for card in CARD_ORDER if card in counts}
-
-
-def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
-    """A fresh copy of an event whose values are scalars or lists of scalars."""
-    return {key: value.copy() if type(value) is list else value for key, value in event.items()}
 
 
 def _copy_counts(counts: dict[str, int] | None) -> dict[str, int] | None:

@@ -515,6 +515,20 @@ class UnoFlip(Ruleset):
         return sample_uno_flip_state(observation, rng, events)
 
 
+def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of an event whose values are scalars, lists of scalars or lists
+    of flat dicts or of lists of scalars (round-end's "hands")."""
+    copy = event.copy()
+    if copy["type"] == "draw":  # hot path: the common one, its "cards" a list of flat dicts
+        copy["cards"] = [card.copy() for card in copy["cards"]]
+        return copy
+    for key, value in copy.items():
+        if type(value) is list:
+            copy[key] = [item.copy() if type(item) is dict or type(item) is list else item
+                         for item in value]
+    return copy
+
+
 # -- the state -------------------------------------------------------------------
 
 
@@ -522,6 +536,8 @@ class UnoFlipState(GameState):
     """One game of UNO Flip in progress (engine state; bots only see `view`)."""
 
     ruleset = UnoFlip
+    flat_events = SCALAR_EVENTS
+    copy_event = staticmethod(_copy_event)   # knows the event shapes (lists of flat card dicts)
 
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random,
                  deck: UnoFlipDeck | None = None):
@@ -591,16 +607,6 @@ class UnoFlipState(GameState):
                 self.phase = PLAY
             else:
                 self._begin_turn(self._next(seat))
-
-    def take_events(self, seat: int) -> list[dict[str, Any]]:
-        """As `GameState.take_events`, with a copy that knows this ruleset's event
-        shapes (scalars, lists of scalars, lists of flat card dicts)."""
-        pending = self._pending[seat]
-        if not pending:
-            return []
-        self._pending[seat] = []
-        return [event.copy() if event["type"] in SCALAR_EVENTS else _copy_event(event)
-                for event in pending]
 
     def view(self, seat: int) -> dict[str, Any]:
         table = self.table
@@ -1013,20 +1019,6 @@ class UnoFlipState(GameState):
         if self.phase == COLOR:
             return {"type": "color", "reason": self.color_reason}
         return None
-
-
-def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
-    """A fresh copy of an event whose values are scalars, lists of scalars or lists
-    of flat dicts or of lists of scalars (round-end's "hands")."""
-    copy = event.copy()
-    if copy["type"] == "draw":  # hot path: the common one, its "cards" a list of flat dicts
-        copy["cards"] = [card.copy() for card in copy["cards"]]
-        return copy
-    for key, value in copy.items():
-        if type(value) is list:
-            copy[key] = [item.copy() if type(item) is dict or type(item) is list else item
-                         for item in value]
-    return copy
 
 
 def _describe_event(event: Mapping[str, Any]) -> str | None:

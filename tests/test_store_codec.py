@@ -243,3 +243,15 @@ def test_the_committed_plans_follow_the_plan_schema_and_a_broken_one_is_named_by
         broken["rulesets"] = []
         assert plan_problem(broken) == "rulesets: empty"
     assert plan_problem(None) == "no plan object" and plan_problem({"name": "t"}) == "format: missing"
+
+
+def test_the_plan_a_run_writes_follows_the_plan_schema():
+    """make_plan (what `arena run` stores) and the Plan schema (what reading checks) agree."""
+    from arena.plugins import load_registry
+    from arena.records import plan_problem
+    from arena.runner import make_plan
+    from arena.tournament import load_tournament
+
+    root = Path(__file__).parent.parent
+    tournament = load_tournament(root / "tournaments" / "quickstart.toml", load_registry())
+    assert plan_problem(make_plan(tournament, 20261129)) is None

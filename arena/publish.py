@@ -316,7 +316,7 @@ def markdown(doc: dict[str, Any]) -> str:
     parts += [note, ""] if note else []
     parts += ["## Overall", ""]
     parts += [markdown_text(overall_note(doc)), ""] if doc.get("pairwise") else []
-    parts += [table(doc["overall"]), ""]
+    parts += [table(doc["overall"]), ""] if doc["overall"] or not doc.get("pairwise") else []
     comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
     for label, rows in doc["rulesets"].items():
         parts += [f"## {label}", "", table(rows), ""]
@@ -363,9 +363,11 @@ def summary_text(doc: dict[str, Any], results_dir: str | Path) -> str:
     if pairwise:
         parts += ["score vs next: the mean paired score against the next bot, and its interval",
                   _clip(f"({interval_kind(doc)}, simultaneous over each ruleset's pairs).")]
+    members = len(overall.get("bots") or [])
     if overall.get("left_out") and len(doc["rulesets"]) > 1:
-        parts += [_clip(f"Overall ranks only the bots entered in every ruleset ({len(overall.get('bots') or [])} "
-                        f"of {len(overall.get('bots') or []) + len(overall['left_out'])}).")]
+        parts += [_clip(f"Overall ranks only the bots entered in every ruleset ({members} of "
+                        f"{members + len(overall['left_out'])})." if members > 1 else
+                        "No overall table: fewer than two bots are entered in every ruleset.")]
     parts += [f"Everything (pairs, head-to-head, replays): arena serve {results_dir}"]
     return "\n".join(parts)
 

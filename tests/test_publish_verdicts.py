@@ -139,3 +139,14 @@ def test_arena_run_ends_with_the_compact_tables_and_the_serve_hint(toy, monkeypa
     assert lines[0] == "toy-race (the only ruleset: the overall table)"
     assert lines[-1] == "Everything (pairs, head-to-head, replays): arena serve results/toy"
     assert max(len(line) for line in lines) <= 100 and "vs next" in lines[1]
+
+
+def test_without_two_bots_in_every_ruleset_there_is_no_overall_table(tmp_path):
+    store = stored(tmp_path, ["a", "b", "c", "d"], 2, 3, coin_flips(), rulesets=[("r0", [0, 1]), ("r1", [2, 3])])
+    doc = document(store)
+    assert doc["overall"] == [] and doc["pairwise"]["overall"]["left_out"] == ["a", "b", "c", "d"]
+    md = markdown(doc)
+    overall = md[md.index("## Overall"):md.index("## r0")]
+    assert "no overall ranking" in overall and "|" not in overall
+    text = summary_text(doc, "results/x")
+    assert not text.startswith("overall") and "No overall table" in text

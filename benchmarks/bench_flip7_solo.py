@@ -6,7 +6,9 @@ deals for every policy), spread over `--processes` processes, and prints per pol
 rounds, its 95% confidence interval (mean +- 1.96 sd / sqrt(N)), the sd, and the time taken.
 Also the paired difference against the first policy (same deals) with its 95% interval.
 
-Policies: "expectimax" (flip7-expectimax, depth 2), "expectimax-1" (depth 1),
+Policies: "expectimax" (flip7-expectimax as it comes: depth 2, the fresh-deck optimum's
+values), "expectimax-D" (depth D), either with ":histogram" or ":optimum" for its `values`
+parameter (e.g. "expectimax:histogram", the bot before the fresh-deck optimum), and
 "threshold-N" (flip7-threshold at threshold N).
 
 Measured (2 processes on a shared, heavily loaded 2-core machine, so the times are long):
@@ -33,10 +35,12 @@ from arena_bots.flip7_threshold import Flip7ThresholdBot
 
 
 def entrant(policy: str) -> Entrant:
-    if policy == "expectimax":
-        return Entrant(Flip7ExpectimaxBot)
-    if policy.startswith("expectimax-"):
-        return Entrant(Flip7ExpectimaxBot, {"depth": int(policy.split("-", 1)[1])})
+    if policy.startswith("expectimax"):
+        name, _, values = policy.partition(":")
+        params: dict[str, object] = {"values": values} if values else {}
+        if name != "expectimax":
+            params["depth"] = int(name.split("-", 1)[1])
+        return Entrant(Flip7ExpectimaxBot, params)
     if policy.startswith("threshold-"):
         return Entrant(Flip7ThresholdBot, {"threshold": int(policy.split("-", 1)[1])})
     raise SystemExit(f"unknown policy {policy!r}")

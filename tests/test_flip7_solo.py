@@ -1,5 +1,6 @@
 """flip7-expectimax, the solo-challenge policy: legal, deterministic, sensible decisions,
-and fewer rounds to 200 than flip7-threshold on a fixed sample of deals."""
+fewer rounds to 200 than flip7-threshold on a fixed sample of deals, and its two value tables
+(the fresh-deck optimum by default; the older histogram one kept, with its play pinned)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 from arena.match import Entrant, play_game
 from arena.rules.flip_7 import Flip7
-from arena_bots.flip7_expectimax import Flip7ExpectimaxBot, rounds_to_go
+from arena_bots.flip7_expectimax import (FRESH_DECK_ROUNDS_TO_200, Flip7ExpectimaxBot,
+                                         fresh_deck_rounds_to_go, rounds_to_go)
 from arena_bots.flip7_threshold import Flip7ThresholdBot
 from arena_bots.random_bot import RandomBot
 
@@ -40,6 +42,25 @@ def test_expected_rounds_to_go_fall_as_the_total_rises_and_vanish_at_the_target(
     assert v[200] == v[250] == 0.0
     assert all(v[t] >= v[t + 1] for t in range(0, 200))
     assert 8.0 < v[0] < 12.0
+
+
+def test_the_fresh_deck_table_falls_to_zero_and_shifts_for_smaller_targets():
+    v = fresh_deck_rounds_to_go(200)
+    assert len(FRESH_DECK_ROUNDS_TO_200) == 200
+    assert all(v[t] > v[t + 1] for t in range(199)) and v[200] == v[399] == 0.0
+    assert 9.0 < v[0] < 11.0 and 1.0 < v[199] < 1.1
+    assert fresh_deck_rounds_to_go(50)[:50] == list(FRESH_DECK_ROUNDS_TO_200[150:])
+    with pytest.raises(ValueError):
+        fresh_deck_rounds_to_go(201)
+
+
+def test_the_histogram_values_play_as_the_bot_did_before_the_fresh_deck_table():
+    # transcript hashes of the bot before issue 22 item 5 (its only table then), same seeds
+    bot = Entrant(Flip7ExpectimaxBot, {"values": "histogram"})
+    assert play_game(Flip7, [bot], 9).record["transcript_hash"] == (
+        "3cdae9970b244d596f02dc76efaf7cc858fc346c5cf9a9a4d088431974b5ea4d")
+    assert play_game(Flip7, [bot] * 3, 4).record["transcript_hash"] == (
+        "e2b0a5e5ca4ef2424619384e6d2fd72ea02de5f777844621e39f79b8a7f434a5")
 
 
 def test_it_beats_flip7_threshold_on_a_fixed_sample_of_deals():
@@ -86,6 +107,8 @@ def test_a_second_chance_makes_it_push_on():
     assert decide(state) == "hit"
 
 
-def test_bad_depth_is_refused():
+def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         Flip7ExpectimaxBot(depth=0)
+    with pytest.raises(ValueError, match="values must be one of optimum, histogram"):
+        Flip7ExpectimaxBot(values="exact")

@@ -12,9 +12,12 @@ parameter (e.g. "expectimax:histogram", the bot before the fresh-deck optimum), 
 "threshold-N" (flip7-threshold at threshold N).
 
 Measured (2 processes on a shared, heavily loaded 2-core machine, so the times are long):
-    expectimax    mean 10.2747 rounds, 95% CI [10.2592, 10.2902], sd 2.498  (100,000 games)
+    expectimax            mean 10.2407 rounds, 95% CI [10.2253, 10.2562], sd 2.488  (100,000 games)
+    expectimax:histogram  mean 10.2747 rounds, 95% CI [10.2592, 10.2902], sd 2.498  (100,000 games)
+    expectimax:histogram - expectimax (paired): +0.0340 rounds, 95% CI [+0.0272, +0.0407]
+  and, in an earlier session with the histogram bot as "expectimax":
     threshold-23  mean 10.6540 rounds, 95% CI [10.6382, 10.6699], sd 2.562  (100,000 games)
-    threshold-23 - expectimax (paired): +0.3794 rounds, 95% CI [+0.3685, +0.3902]
+    threshold-23 - expectimax:histogram (paired): +0.3794 rounds, 95% CI [+0.3685, +0.3902]
 
 Usage:
     .venv/bin/python benchmarks/bench_flip7_solo.py                       # 100,000 games, 2 processes

@@ -34,10 +34,11 @@ at the bot's own total, which is what the solo challenge needs, not what a race 
 Params: ``depth`` (int, default 2; 1 = one-card lookahead only); ``values`` ("optimum", the
 default, or "histogram": the table ``V`` above). Deterministic (it uses no randomness at all).
 
-Measured (``benchmarks/bench_flip7_solo.py``, 100,000 solo games to 200, deal seeds 1..100000),
-with ``values="histogram"``: mean 10.275 rounds, 95% CI [10.259, 10.290] (flip7-threshold at 23, its best threshold, on
-the same deals: 10.654 [10.638, 10.670]; paired difference 0.379 [0.369, 0.390] rounds).
-A depth of 1 or 3 measured the same as 2 within 0.03 rounds (2,000 games).
+Measured (``benchmarks/bench_flip7_solo.py``, 100,000 solo games to 200, deal seeds 1..100000):
+mean 10.2407 rounds, 95% CI [10.2253, 10.2562]; with ``values="histogram"`` 10.2747
+[10.2592, 10.2902] (paired difference 0.0340 [0.0272, 0.0407] rounds); flip7-threshold at 23,
+its best threshold, on the same deals: 10.654 [10.638, 10.670]. The fresh-deck optimum itself
+is 10.2854 (benchmarks/flip7_solo_notes.md): card counting in the real game beats it.
 """
 
 from __future__ import annotations

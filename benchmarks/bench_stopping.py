@@ -14,12 +14,35 @@ from the last look recorded in its store; nothing here is simulated. Modes:
 - ``sprt A B --runs R --margin M``: R runs of the SPRT of A against B (H1 = 0.5 + M): power,
   mean deals, and the ratio to the smallest fixed number of deals giving the fixed-sample
   test (the 95% t interval excludes 1/2, looked at once) the same power at the true mean
-  and sd (``--true-mean``, ``--sd`` from ``measure``); also the settled stop's deals.
+  and sd (``--true-mean``, ``--sd`` from ``measure``), and Wald's bound for any test.
 
-Usage (what README.md reports; the machine was shared with other work, so times are noisy)::
+What README.md reports, measured 2026-12-01 on 2 cores shared with five other engineers'
+work (seeds 1..R; deals are what matters, times are noisy)::
+
+    $ bench_stopping.py measure 23 15 --deals 4000
+    threshold 23 against 15 over 4000 deals: mean paired score 0.6480 (95% 0.6377-0.6583), deal-score sd 0.3330
+    $ bench_stopping.py measure 23 17 --deals 4000
+    threshold 23 against 17 over 4000 deals: mean paired score 0.5961 (95% 0.5858-0.6065), deal-score sd 0.3343
+    $ bench_stopping.py null 0 --runs 200 --max-deals 100 --look-every 4               (479 s)
+    two copies of random, 200 runs: wrongly separated 0/200, shown equal 0, unsettled at max_deals 200
+    $ bench_stopping.py gap 23 15 --runs 200 --max-deals 600 --look-every 4            (225 s)
+    separated in the right order 200/200, in the wrong order 0, not separated 0; mean deals 80.0, median 76.0
+    $ bench_stopping.py gap 23 17 --runs 100 --max-deals 1000 --look-every 4           (314 s)
+    separated in the right order 100/100; mean deals 177.4, median 152.0
+    $ bench_stopping.py sprt 23 17 --runs 200 --margin 0.1 --look-every 1 --true-mean 0.596 --sd 0.334   (93 s)
+    accepted H1 187/200, H0 13, mean deals 72.7, median 57.0
+    fixed-sample test at true mean 0.596, sd 0.334, power 0.95: 158 deals (two-sided; 131 one-sided): 2.17x
+    the SPRT's mean (1.80x one-sided); at the SPRT's measured power 0.935: 147 deals, 2.02x; Wald's bound 64.2
+    deals, so no test could do better than 2.46x
+    $ bench_stopping.py sprt 23 17 ... --look-every 4                                   (84 s)
+    accepted H1 187/200, mean deals 78.0, median 64.0: 2.03x
+    $ bench_stopping.py sprt 0 0 --runs 200 --margin 0.1 --look-every 4                (545 s)
+    accepted H1 4/200, H0 196, mean deals 80.0, median 68.0
+
+Usage::
 
     .venv/bin/python benchmarks/bench_stopping.py measure 23 15 --deals 4000
-    .venv/bin/python benchmarks/bench_stopping.py null 0 --runs 200 --max-deals 200
+    .venv/bin/python benchmarks/bench_stopping.py null 0 --runs 200 --max-deals 100
     .venv/bin/python benchmarks/bench_stopping.py gap 23 15 --runs 200 --max-deals 600
     .venv/bin/python benchmarks/bench_stopping.py measure 23 17 --deals 4000
     .venv/bin/python benchmarks/bench_stopping.py sprt 23 17 --runs 200 --margin 0.1 --look-every 1 \

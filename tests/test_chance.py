@@ -130,3 +130,39 @@ def test_a_ruleset_cannot_declare_a_capability_it_lacks_or_does_not_know():
         type("Broken", (Ruleset,), {"capabilities": frozenset({"sample_state"})})
     with pytest.raises(TypeError, match="unknown capabilities"):
         type("Broken", (Ruleset,), {"capabilities": frozenset({"teleport"})})
+
+
+class _CountingRandom(random.Random):
+    """A Random that counts the draws made on it from outside (not its own inner calls)."""
+
+    def __init__(self, seed):
+        self.calls = 0
+        self._depth = 0
+        super().__init__(seed)
+
+    def _counted(name):
+        def method(self, *args, **kwargs):
+            self.calls += self._depth == 0
+            self._depth += 1
+            try:
+                return getattr(random.Random, name)(self, *args, **kwargs)
+            finally:
+                self._depth -= 1
+        return method
+
+    shuffle, getrandbits, randrange = _counted("shuffle"), _counted("getrandbits"), _counted("randrange")
+    random, choice, sample = _counted("random"), _counted("choice"), _counted("sample")
+
+
+@pytest.mark.parametrize("ruleset_id, ruleset", RULESETS)
+def test_every_draw_an_engine_makes_is_a_chance_point(ruleset_id, ruleset):
+    """The game's Random is drawn from only through its Chance, one draw per chance point
+    (deals, reshuffles, reinsertions over whole games)."""
+    for seed in range(3):
+        rng = _CountingRandom(seed)
+        state = ruleset.new_game(3, ruleset.resolve_options(), rng)
+        chooser = random.Random(seed)
+        while not state.is_terminal():
+            state.apply(chooser.choice(state.legal_actions()))
+        assert state.chance.points >= 1
+        assert rng.calls == state.chance.points, (ruleset_id, seed)

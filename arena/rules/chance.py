@@ -24,9 +24,10 @@ How a caller with explicit chance nodes (an OpenSpiel adapter) uses it:
   ``state.lay_on_top(name)`` and then apply the action, which draws that card. For an
   action drawing several cards, lay them in order with ``depth`` (``lay_on_top(name,
   depth=k)`` puts it k cards below the top; ``draw_outcomes(depth=k)`` is the
-  distribution there, excluding the k cards above). Where the pile's top card shows a
-  side to everyone (UNO Flip, Flip Hue), that top card is known: the chance is at
-  ``depth=1``.
+  distribution there, excluding the k cards above). Where the pile's top card shows its
+  up side to everyone (UNO Flip, Color Flush, Flip Hue), that card is already partly
+  public: choose outcomes from ``depth=1`` on (the card that surfaces next), and note
+  that ``lay_on_top(name)`` at depth 0 changes what the table shows.
 - A shuffle, coin or choice met while applying an action is a chance point of its
   own: ``chance.points`` counts the draws made so far (compare before and after an
   action), and ``chance.force(outcome, ...)`` makes the next calls return the given

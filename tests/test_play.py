@@ -607,3 +607,12 @@ def test_a_long_kind_is_listed_page_by_page():
     assert "... 10 more: type + to list them" in text
     numbers = [int(line.split(".")[0]) for line in written if re.match(r"^\s+\d+\. ", line)]
     assert numbers == list(range(1, 31))  # 20, then the 10 more
+
+
+def test_a_question_mark_at_the_god_view_offer_shows_the_rules_then_asks_again(tmp_path):
+    ruleset_or_skip("flip-7")
+    output, record = play_game_cli("flip-7", tmp_path, seed=5, end_answer="?\ny")
+    tail = output.split("Show the whole game")[1]
+    assert "== rules of flip-7" in tail and "== end of the rules ==" in tail
+    after_rules = output.split("== end of the rules ==")[1]
+    assert "Show the whole game from the god view" in after_rules and "· god view ·" in after_rules

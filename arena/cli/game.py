@@ -222,7 +222,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
     Example: arena play flip-7 flip7-threshold random --seat 1 --seed 7
     """
     from arena.seats import InlineHost, ProcessHost
-    from arena.terminal import QuitGame, play_human, replay_lines
+    from arena.terminal import QuitGame, play_human, replay_lines, rules_summary
 
     registry = load_plugins()
     ruleset = registry.ruleset(ruleset_id).cls
@@ -264,8 +264,13 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
     if save is not None:
         save.write_text(json.dumps(result.record, indent=1) + "\n")
         write(f"record written to {save}")
-    write("Show the whole game from the god view (every card)? [y/N] ", nl=False)
-    answer = read_line()
+    while True:
+        write("Show the whole game from the god view (every card)? [y/N, ? for the rules] ", nl=False)
+        answer = read_line()
+        if answer.strip().lower() not in ("?", "help", "rules"):
+            break
+        for line in rules_summary(ruleset.id):
+            write(line)
     if answer.strip().lower() in ("y", "yes"):
         write("")
         for line in replay_lines(result.record, ruleset, None, style):

@@ -578,7 +578,10 @@ def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] |
 
     The program must exist: a path ("./mybot") is taken from the tournament file's
     folder, a bare name is looked up on PATH. Arguments naming files in that folder
-    (["python3", "bot.py"]) become absolute, since the bot runs in an empty directory."""
+    (["python3", "bot.py"]) become absolute, since the bot runs in an empty directory.
+    Paths are made absolute without following symbolic links: a virtualenv's
+    ``bin/python`` is a link to the base interpreter, and only when started by the
+    link's own path does it find its ``pyvenv.cfg`` and so the virtualenv's packages."""
     if "command" not in table:
         return None
     command = table["command"]
@@ -586,13 +589,13 @@ def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] |
         raise _KeyProblem(f"{where}.command", f"must be a non-empty list of strings, not {command!r}")
     program = command[0]
     if "/" in program:
-        path = program if Path(program).is_absolute() else str((base / program).resolve())
+        path = os.path.abspath(base / program)
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise _KeyProblem(f"{where}.command", f"{program!r} is not an executable file ({path})")
         program = path
     elif shutil.which(program) is None:
         raise _KeyProblem(f"{where}.command", f"{program!r} is not a program on PATH")
-    arguments = [str((base / a).resolve()) if not Path(a).is_absolute() and (base / a).is_file() else a
+    arguments = [os.path.abspath(base / a) if not Path(a).is_absolute() and (base / a).is_file() else a
                  for a in command[1:]]
     return (program, *arguments)
 

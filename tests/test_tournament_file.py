@@ -157,3 +157,31 @@ def test_gauntlet_and_stop_keys_are_checked_with_one_line_naming_the_key(plugin_
     with pytest.raises(Exception) as caught:
         parse_tournament(text, load_registry())
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_relative_command_keeps_a_virtualenv_python_link_so_the_bot_gets_the_virtualenv(plugin_dir, tmp_path):
+    """`command = ["../venv/bin/python", ...]`: the program is made absolute from the
+    tournament file's folder without following the link, since a virtualenv's python is
+    a link to the base interpreter that finds its virtualenv (pyvenv.cfg, packages) only
+    when started by the link's own path. Following it started the base interpreter,
+    which lacks the virtualenv's packages, and every game of the bot crashed."""
+    import os
+    import subprocess
+    import sys
+
+    install_toy(plugin_dir)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    real = os.path.realpath(sys.executable)
+    (venv / "bin" / "python").symlink_to(real)
+    (venv / "pyvenv.cfg").write_text(f"home = {os.path.dirname(real)}\ninclude-system-site-packages = false\n")
+    folder = tmp_path / "tournaments"
+    folder.mkdir()
+    (folder / "bot.py").write_text("")
+    text = BASE.replace('use = "toy-cautious"', 'command = ["../venv/bin/python", "bot.py"]\nas = "venv-bot"') \
+        .replace("seed = 1", 'seed = 1\nisolation = "process"')
+    command = parse_tournament(text, load_registry(), str(folder / "t.toml")).bots[2].command
+    assert command == (str(venv / "bin" / "python"), str(folder / "bot.py"))
+    prefix = subprocess.run([command[0], "-c", "import sys; print(sys.prefix)"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert os.path.samefile(prefix, venv)

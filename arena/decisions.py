@@ -20,7 +20,8 @@ from typing import Any, Container, Mapping
 from arena.seats import Limits
 
 FATAL_KINDS = ("crash", "timeout")
-"""Kinds of fault after which a bot's host is gone (the match loop stops asking that seat)."""
+"""Kinds of fault taken as silencing a seat in records older than the faults' ``fatal``
+key (today every crash and timeout fault is fatal; memory and error faults may be)."""
 
 LOG_CAP = Limits().log_bytes
 LOG_NOTE = (f"bot logs: what each bot wrote to stderr, the first {LOG_CAP:,} bytes per bot per game "
@@ -51,7 +52,7 @@ def silenced_from(record: Mapping[str, Any]) -> dict[int, int]:
             decision = -1
         else:
             seen_indexed = True
-        if fault.get("kind") in FATAL_KINDS or seat in forfeited:
+        if fault.get("fatal", fault.get("kind") in FATAL_KINDS) or seat in forfeited:
             out.setdefault(seat, decision)
     return out
 

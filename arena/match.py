@@ -111,7 +111,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             if error.kind is FaultKind.ILLEGAL:
                 raise IllegalActionError(f"bot {names[seat]!r} (seat {seat}) {error}") from None
             raise type(error)(error.kind, f"bot {names[seat]!r} (seat {seat}) {error}", error.fatal) from error
-        faults.append(Fault(seat, decision, error.kind, str(error)[:500]))
+        faults.append(Fault(seat, decision, error.kind, str(error)[:500], fatal=error.fatal and not game_over))
         if game_over:
             return
         if error.fatal or policy.on_fault is OnFault.FORFEIT:

@@ -86,14 +86,18 @@ def on_fault_problem(value: Any, allowed: tuple[OnFault, ...] = tuple(OnFault)) 
     return f"must be {choices}, not {value!r}"
 
 
-class Fault(msgspec.Struct, frozen=True):
+class Fault(msgspec.Struct, frozen=True, omit_defaults=True):
     """One fault as a record keeps it: the seat, the decision (None: outside a decision,
-    e.g. in `start`), what kind, and the first 500 characters of what happened."""
+    e.g. in `start`), what kind, the first 500 characters of what happened, and whether
+    it silenced the seat (its host was gone: the seat was not asked again that game and
+    played replacement actions; written only when true, and only by records made since
+    it was added, so older records lack it)."""
 
     seat: int
     decision: int | None
     kind: FaultKind
     detail: str
+    fatal: bool = False
 
 
 class Outcome(msgspec.Struct):

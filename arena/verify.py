@@ -377,17 +377,22 @@ def fault_problem(record: Mapping[str, Any], cls: Any) -> str | None:
     nothing does), by playing it again: at a decision where a seat faulted, the action
     applied is the replacement action (`arena.match.replacement_action`); a forfeited seat
     plays only replacement actions from its first fault on (from the start if it faulted
-    only outside decisions). A fault or forfeit written into a record afterwards would
+    only outside decisions), and so does a seat from a fault marked ``fatal`` (from the
+    start if that fault was outside a decision: at the end of a game none is marked).
+    A fault or forfeit written into a record afterwards would
     have to rewrite the game too. Call it on a record that `arena.match.replay` accepted."""
     from arena.match import replacement_action
 
     decisions, deal_seed = record["decisions"], record["deal_seed"]
     faulted = {}  # decision index -> seat
     first: dict[int, int] = {}  # seat -> its first faulty decision (0: faulted outside decisions only)
+    dead: dict[int, int] = {}  # seat -> the decision from which a fatal fault silenced it
     for fault in record.get("faults") or []:
         if type(fault) is not dict:
             return None  # old per-seat counts: nothing to check
         decision = fault.get("decision")
+        if fault.get("fatal") is True:
+            dead[fault["seat"]] = min(dead.get(fault["seat"], decision or 0), decision or 0)
         if decision is None:
             continue
         if type(decision) is not int or not 0 <= decision < len(decisions) or decisions[decision][0] != fault["seat"]:
@@ -395,14 +400,18 @@ def fault_problem(record: Mapping[str, Any], cls: Any) -> str | None:
         faulted[decision] = fault["seat"]
         first[fault["seat"]] = min(first.get(fault["seat"], decision), decision)
     forfeited = {seat: first.get(seat, 0) for seat in record.get("forfeited") or []}
-    if not faulted and not forfeited:
+    if not faulted and not forfeited and not dead:
         return None
     state = cls.new_game(record["players"], record["ruleset"]["options"], random.Random(deal_seed))
     for i, (seat, action) in enumerate(decisions):
         legal = state.legal_actions()
-        silenced = seat in forfeited and i >= forfeited[seat] and len(legal) > 1
+        forfeit_silenced = seat in forfeited and i >= forfeited[seat]
+        fatal_silenced = seat in dead and i >= dead[seat]
+        silenced = (forfeit_silenced or fatal_silenced) and len(legal) > 1
         if (i in faulted or silenced) and action != replacement_action(deal_seed, i, legal):
-            why = f"a fault at decision {i + 1}" if i in faulted else f"its forfeit from decision {forfeited[seat] + 1}"
+            why = (f"a fault at decision {i + 1}" if i in faulted
+                   else f"its forfeit from decision {forfeited[seat] + 1}" if forfeit_silenced
+                   else f"its fatal fault at decision {dead[seat] + 1}")
             return f"seat {seat} played {action!r} at decision {i + 1}, not the replacement action {why} implies"
         state.apply(action)
     return None

@@ -8,9 +8,9 @@ import pytest
 
 import arena
 from arena.errors import BotError, IllegalActionError, ReplayMismatchError
-from arena.match import Entrant, play_game, replay
+from arena.match import Entrant, FaultPolicy, play_game, replay
 from arena.plugins import load_registry
-from arena.seats import InlineHost, ProcessHost
+from arena.seats import BotFault, InlineHost, ProcessHost
 from arena_bots.random_bot import RandomBot
 
 RULESETS = load_registry().rulesets
@@ -406,3 +406,45 @@ def test_an_engine_outcome_without_a_standing_per_player_is_refused_where_it_ent
     monkeypatch.setattr(state_cls, "outcome", lambda self: dict(real(self), scores="high"))
     with pytest.raises(ConfigError, match=r"malformed outcome \(outcome.scores: must be a list, not 'high'\)"):
         play(ruleset)
+
+
+class _DiesAtItsThirdDecision(InlineHost):
+    """An inline host whose bot 'process' dies at its third decision (a fatal fault)."""
+
+    def __init__(self, cls):
+        super().__init__(cls)
+        self.asked = 0
+
+    def act(self, observation, timeout):
+        self.asked += 1
+        if self.asked >= 3:
+            raise BotFault("memory", "ran out of memory in act()", fatal=True)
+        return super().act(observation, timeout)
+
+
+def test_a_fatal_fault_is_marked_in_the_record_and_the_seats_later_moves_are_checked_as_replacements():
+    """Under on_fault = "random" a fatal fault (here a memory fault, which the kind alone
+    does not make fatal) is recorded with fatal: true; the seat is not asked again, and
+    the result checks hold its later moves to the replacement actions."""
+    from arena.decisions import silenced_from
+    from arena.verify import fault_problem
+
+    ruleset = RULESETS["color-flush"].cls
+    hosts = [_DiesAtItsThirdDecision(RandomBot), InlineHost(RandomBot), InlineHost(RandomBot)]
+    result = play_game(ruleset, [Entrant(RandomBot)] * 3, deal_seed=5, hosts=hosts,
+                       policy=FaultPolicy(on_fault="random"))
+    record = result.record
+    assert [f.get("fatal") for f in record["faults"]] == [True]
+    fault = record["faults"][0]
+    assert hosts[0].asked == 3 and silenced_from(record) == {0: fault["decision"]}
+    assert fault_problem(record, ruleset) is None
+    later = [i for i, (seat, _) in enumerate(record["decisions"]) if seat == 0 and i > fault["decision"]]
+    assert later, "the seat must move again after its fault for this test to mean anything"
+    state = ruleset.new_game(3, record["ruleset"]["options"], random.Random(record["deal_seed"]))
+    for i, (seat, action) in enumerate(record["decisions"]):
+        legal = state.legal_actions()
+        if i in later and len(legal) > 1:
+            record["decisions"][i] = [seat, next(a for a in legal if a != action)]
+            break
+        state.apply(action)
+    assert "not the replacement action its fatal fault at decision" in fault_problem(record, ruleset)

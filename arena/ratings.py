@@ -16,6 +16,10 @@ over every ruleset's scores); faults (a per-seat ``faults`` list in the record,
 if any). Head-to-head: for A and B, the fraction of their games at the same
 table in which A finished strictly ahead of B.
 
+In a gauntlet, results between field entries are neither rated nor reported: a game
+is rated on its challenger-field comparisons only (`rate_comparisons`), and the
+head-to-head and the pairs hold only challenger-field pairs (`is_compared`).
+
 Pairwise (`arena.pairwise`, the deal as the unit: deal number d of a ruleset, its games
 at every table holding both entries of a pair, all rotations): per ruleset, for every
 pair that shared a table, the mean paired score of the higher-ranked entry against the other,
@@ -85,12 +89,54 @@ def positions(standing: list[int]) -> list[float]:
     return out
 
 
+def rate_comparisons(env: trueskill.TrueSkill, ratings: list[trueskill.Rating], standing: list[int],
+                     compared: Callable[[int, int], bool]) -> list[trueskill.Rating]:
+    """New ratings of the seats of one game whose standing says only how the `compared`
+    pairs of seats finished (a gauntlet: the challenger against each field entry; the
+    field entries' order among themselves is left out, as if not observed).
+
+    TrueSkill's `rate` takes a total order (ties allowed), and neither a total order nor
+    equal ranks can say "these two were not compared": equal ranks are draws, which
+    pull two ratings together. So the game is rated on the factor graph of its
+    comparisons: each compared pair is a two-player game rated from the ratings before
+    the game (`env.rate`, ties as draws), which gives each of its seats a message (the
+    Gaussian posterior divided by the prior, in natural parameters pi = 1/sigma^2 and
+    tau = mu/sigma^2), and a seat's new rating is its prior (with the dynamics tau added
+    once, as `rate` adds it) times all its messages. A seat in one comparison (a field
+    entry) gets exactly its two-player update; the challenger gets every comparison's
+    evidence at once, in no order (one pass of the message passing TrueSkill runs,
+    treating its performance in each comparison as a separate draw). A seat compared
+    with no one keeps its rating."""
+    posteriors: list[list[trueskill.Rating]] = [[] for _ in ratings]
+    for i in range(len(ratings)):
+        for j in range(i + 1, len(ratings)):
+            if compared(i, j):
+                (a,), (b,) = env.rate([(ratings[i],), (ratings[j],)], ranks=[standing[i], standing[j]])
+                posteriors[i].append(a)
+                posteriors[j].append(b)
+    out = []
+    for rating, found in zip(ratings, posteriors):
+        if len(found) <= 1:
+            out.append(found[0] if found else rating)
+            continue
+        prior = trueskill.Rating(rating.mu, math.sqrt(rating.sigma ** 2 + env.tau ** 2))
+        pi = prior.pi + math.fsum(p.pi - prior.pi for p in found)
+        tau = prior.tau + math.fsum(p.tau - prior.tau for p in found)
+        out.append(trueskill.Rating(tau / pi, math.sqrt(1 / pi)))
+    return out
+
+
 class _Scope:
     """Ratings and counters of one table (a ruleset, or overall); a ruleset's (`paired`)
-    also counts its games' paired scores by deal."""
+    also counts its games' paired scores by deal. With `challengers` (a gauntlet's entry
+    numbers) only challenger-field comparisons are rated and counted head to head
+    (`rate_comparisons`); an entry's own games, wins, positions and scores still count
+    its whole table."""
 
-    def __init__(self, entries: list[int], n_entries: int, env: trueskill.TrueSkill, paired: bool = False):
+    def __init__(self, entries: list[int], n_entries: int, env: trueskill.TrueSkill, paired: bool = False,
+                 challengers: Any = None):
         self.entries = entries
+        self.challengers = None if challengers is None else frozenset(challengers)
         self.tally = PairTally() if paired else None
         self.ratings = {e: env.create_rating() for e in entries}
         self.games = [0] * n_entries
@@ -111,13 +157,17 @@ class _Scope:
         places = positions(standing)
         best = min(standing)
         everyone_tied = all(s == best for s in standing)
-        rated = env.rate([(self.ratings[e],) for e in seats], ranks=standing)
+        if self.challengers is None:
+            rated = [group[0] for group in env.rate([(self.ratings[e],) for e in seats], ranks=standing)]
+        else:
+            rated = rate_comparisons(env, [self.ratings[e] for e in seats], standing,
+                                     lambda i, j: self._compared(seats[i], seats[j]))
         if self.tally is not None:
             # The unit is the deal number: deal d at every table holding both entries of a
             # pair, every rotation (as arena.stopping looks at it); d sorts in schedule order.
             self.tally.add(row.index if row.deal is None else row.deal, seats, standing)
         for seat, entry in enumerate(seats):
-            self.ratings[entry] = rated[seat][0]
+            self.ratings[entry] = rated[seat]
             self.games[entry] += 1
             self.wins[entry] += standing[seat] == best and not everyone_tied
             self.position_sum[entry] += places[seat]
@@ -128,10 +178,14 @@ class _Scope:
             ahead = self.ahead.setdefault(entry, {})
             met = self.met.setdefault(entry, {})
             for other_seat, other in enumerate(seats):
-                if other_seat != seat:
+                if other_seat != seat and self._compared(entry, other):
                     met[other] = met.get(other, 0) + 1
                     if standing[seat] < standing[other_seat]:
                         ahead[other] = ahead.get(other, 0) + 1
+
+    def _compared(self, a: int, b: int) -> bool:
+        """Whether entries a and b are compared (see `is_compared`)."""
+        return self.challengers is None or (a in self.challengers) != (b in self.challengers)
 
 
 OVERALL = "overall"
@@ -205,8 +259,11 @@ class Rater:
         all_chains = scope_plan(plan)
         self.chains = list(all_chains if chains is None else chains)
         self.shared = OVERALL not in all_chains
-        self.overall = _Scope(list(range(n)), n, trueskill.TrueSkill()) if OVERALL in self.chains else None
-        self.scopes = {i: _Scope(list(plan["rulesets"][i]["entries"]), n, self.envs[i], paired=True)
+        challengers = plan.get("challengers") if plan.get("format") == "gauntlet" else None
+        self.overall = (_Scope(list(range(n)), n, trueskill.TrueSkill(), challengers=challengers)
+                        if OVERALL in self.chains else None)
+        self.scopes = {i: _Scope(list(plan["rulesets"][i]["entries"]), n, self.envs[i], paired=True,
+                                 challengers=challengers)
                        for i in self.chains if i != OVERALL}
         # A rater of one ruleset alone reads only that ruleset's games: its indices
         # are contiguous in the schedule, from the ruleset's offset on.

@@ -311,3 +311,67 @@ def test_a_game_whose_deal_is_unknown_is_a_deal_of_its_own():
     plan, rows = round_robin(["ann", "bob"], 2, 3, coin_flips(strong=(0,)))
     s = rated(plan, [row._replace(table=None, deal=None) for row in rows])
     assert s["pairwise"]["rulesets"]["only"]["results"][0]["deals"] == len(rows)
+
+
+def _field_order_permuted(plan, rows):
+    """`rows` with the field entries' order among themselves reversed within each group that
+    finished on the same side of the challenger (ahead of it, tied with it, behind it): what
+    each field entry did against the challenger is kept, everything between field entries
+    changes."""
+    challengers = set(plan["challengers"])
+    out = []
+    for row in rows:
+        (challenger,) = [s for s, e in enumerate(row.seats) if e in challengers]
+        mine = row.standing[challenger]
+        standing = list(row.standing)
+        for side in (lambda v: v < mine, lambda v: v > mine):
+            seats = [s for s, e in enumerate(row.seats) if e not in challengers and side(row.standing[s])]
+            values = sorted(row.standing[s] for s in seats)
+            for seat, value in zip(sorted(seats, key=lambda s: row.standing[s]), reversed(values)):
+                standing[seat] = value
+        out.append(row._replace(standing=standing))
+    return out
+
+
+def test_a_gauntlets_standings_ignore_the_field_entries_results_among_themselves():
+    """Issue 19 item 3: results between field entries are neither reported nor rated. The
+    ratings, ranks, verdicts, head-to-head and pairs of a gauntlet are the same when the
+    field entries' mutual order in every game is permuted (each keeps its result against
+    the challenger); rated as a round robin, the same permutation changes the ratings."""
+    names = ["new", "old", "f1", "f2", "f3", "f4"]
+    plan, rows = round_robin(names, 4, 6, coin_flips(), fmt="gauntlet", challengers=(0, 1))
+    permuted = _field_order_permuted(plan, rows)
+    assert [r.standing for r in permuted] != [r.standing for r in rows]
+
+    def view(standings):
+        tables = {"overall": standings["overall"], **standings["rulesets"]}
+        return ({label: [(r["rank"], r["bot"], r["mu"], r["sigma"], r["vs_next"]) for r in table]
+                 for label, table in tables.items()}, standings["head_to_head"], standings["pairwise"])
+
+    assert view(rated(plan, permuted)) == view(rated(plan, rows))
+    round_robin_plan = {**plan, "format": "round-robin", "challengers": []}
+    assert view(rated(round_robin_plan, permuted))[0] != view(rated(round_robin_plan, rows))[0]
+
+
+def test_in_a_gauntlet_a_field_entry_is_rated_by_its_game_against_the_challenger_alone():
+    import trueskill as ts
+
+    names = ["new", "f1", "f2", "f3"]
+    plan, rows = round_robin(names, 3, 1, coin_flips(), fmt="gauntlet", challengers=(0,))
+    row = rows[0]
+    s = Rater(plan)
+    s.apply(row)
+    env = ts.TrueSkill(draw_probability=0.1)
+    challenger = row.seats.index(0)
+    for seat, entry in enumerate(row.seats):
+        if entry == 0:
+            continue
+        expected = env.rate([(env.create_rating(),), (env.create_rating(),)],
+                            ranks=[row.standing[challenger], row.standing[seat]])[1][0]
+        got = s.scopes[0].ratings[entry]
+        assert (got.mu, got.sigma) == pytest.approx((expected.mu, expected.sigma))
+    # the challenger moved by both comparisons, and head to head lists no field-field pair
+    assert s.scopes[0].ratings[0].sigma < min(s.scopes[0].ratings[e].sigma for e in row.seats if e)
+    h2h = s.standings()["head_to_head"]["only"]
+    seated = {names[e] for e in row.seats}
+    assert all(set(against) == ({"new"} if bot in seated else set()) for bot, against in h2h.items() if bot != "new")

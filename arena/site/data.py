@@ -87,7 +87,8 @@ def head_to_head_matrix(rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, M
                         ) -> dict[str, Any]:
     """``{"bots": [...], "cells": [[fraction or None]]}``: row A, column B = the
     fraction of their shared games in which A finished ahead of B, bots in
-    leaderboard order; None on the diagonal and for pairs that never met."""
+    leaderboard order; None on the diagonal and for pairs that never met or are not
+    compared (a gauntlet's field entries: `arena.ratings` leaves their pairs out)."""
     bots = [r["bot"] for r in rows]
     cells = [[None if a == b else pairs.get(a, {}).get(b) for b in bots] for a in bots]
     return {"bots": bots, "cells": cells}

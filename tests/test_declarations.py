@@ -68,3 +68,32 @@ def test_the_terminal_renders_each_game_with_its_declared_renderer_and_faces():
     assert renderer.s.face("x2") == "\x1b[1;32m[x2]\x1b[0m"        # Flip 7's card_faces colour
     assert renderer.s.face("flip-three") == "\x1b[33m[flip three]\x1b[0m"
     assert type(renderer_for("no-such-game", Style(False), ["seat 0"], 0, 1)) is Renderer
+
+
+@pytest.mark.parametrize("ruleset", [Flip7, UnoFlip, ColorFlush, FlipHue], ids=lambda r: r.id)
+def test_every_event_of_a_game_has_its_own_log_line_and_sentence_in_its_text_module(ruleset, monkeypatch):
+    """The god log's line (`describe_event`) and a seat's sentence both come from the game's
+    renderer (rules/<game>/text.py), and neither falls back to the generic form for any
+    event type a game emits in random games."""
+    import random
+
+    from arena.rules.text import Renderer, Style
+
+    def generic(*args):
+        raise AssertionError(f"generic text for {args[-1]}")
+
+    assert "describe_event" not in ruleset.__dict__  # the engine holds no event text
+    renderer = ruleset.renderer(Style(color=False), [f"seat {i}" for i in range(3)], None, 3)
+    monkeypatch.setattr(Renderer, "log_line", classmethod(generic))
+    monkeypatch.setattr(Renderer, "event", generic)
+    kinds = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = ruleset.new_game(3, ruleset.resolve_options(), random.Random(seed))
+        while not state.is_terminal():
+            state.apply(rng.choice(state.legal_actions()))
+        for event in state.god_log:
+            kinds.add(event["type"])
+            assert ruleset.describe_event(event) == ruleset.renderer.log_line(event)
+            renderer.event(event)
+    assert len(kinds) >= 5

@@ -177,10 +177,10 @@ class Ruleset(ABC):
 
     @classmethod
     def describe_event(cls, event: Mapping[str, Any]) -> str:
-        """One readable line for a god-view event (used by `arena match --log`)."""
-        fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
-        who = f"seat {event['seat']} " if "seat" in event else ""
-        return f"{who}{event.get('type', '?')} {fields}".rstrip()
+        """One plain line for a god-view event (`arena match --log`, the god view of
+        `arena replay` and the site's replays): the game's `renderer` writes it
+        (`Renderer.log_line`), beside its sentences for a seat's view."""
+        return cls.renderer.log_line(event)
 
 
 class GameState(ABC):

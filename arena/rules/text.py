@@ -188,6 +188,14 @@ class Renderer:
         who = f"{self.who(event['seat'])}: " if "seat" in event else ""
         return f"{who}{kind}" + (f" ({', '.join(fields)})" if fields else "")
 
+    @classmethod
+    def log_line(cls, event: Mapping[str, Any]) -> str:
+        """The god log's plain line for `event`, no colour, seats by number (what
+        `Ruleset.describe_event` returns); the generic form lists its fields."""
+        fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
+        who = f"seat {event['seat']} " if "seat" in event else ""
+        return f"{who}{event.get('type', '?')} {fields}".rstrip()
+
     def _field(self, key: str, value: Any) -> str:
         if is_card(value) or isinstance(value, str) and key in ("card", "top", "face", "back", "up", "down"):
             return self.s.card(value)

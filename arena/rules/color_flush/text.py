@@ -99,3 +99,47 @@ class ColorFlushRenderer(Renderer):
         if view.get("awaiting") == "swap":
             return "whom to swap hands with"
         return "one of: " + ", ".join(view.get("actions_left") or [])
+
+    @classmethod
+    def log_line(cls, event: Mapping[str, Any]) -> str:
+        """The god log's plain line for `event` (`Ruleset.describe_event`)."""
+        kind = event.get("type")
+        seat = event.get("seat")
+        card = event.get("card") or {}
+        if kind == "deal":
+            return "deal: " + "; ".join(f"seat {s} {' '.join(f)}" for s, f in enumerate(event["faces"]))
+        if kind == "turn":
+            return f"--- turn {event['turn']}: seat {seat}"
+        if kind == "place":
+            return f"seat {seat} places card {event['pos']} on the pile, {card.get('up')} up (down {card.get('down')})"
+        if kind == "give":
+            return (f"seat {seat} gives card {event['pos']} to seat {event['to']}: "
+                    f"{_card_text(card)} for the receiver")
+        if kind == "take":
+            if event.get("from") == "pile":
+                return f"seat {seat} takes the pile top: {_card_text(card)}"
+            return f"seat {seat} takes card {event['pos']} of seat {event['from']}: {_card_text(card)}"
+        if kind == "flip":
+            return f"seat {seat} flips card {event['pos']}: now {_card_text(card)}"
+        if kind == "hand_flip":
+            return f"seat {seat} faces black and flips the whole hand: " + " ".join(
+                _card_text(c) for c in event["cards"])
+        if kind == "black_flip":
+            return f"seat {seat} flips card {event['pos']} back from black: {_card_text(card)}"
+        if kind == "swap":
+            return f"seat {seat} swaps hands with seat {event['with']}"
+        if kind == "no_swap":
+            return f"seat {seat} declines the white swap"
+        if kind == "dropped":
+            return f"seat {seat} drops {', '.join(event['actions'])} (no legal form)"
+        if kind == "win":
+            return f"seat {seat} WINS with {' '.join(event['hand'])}"
+        if kind == "end":
+            return f"game over: {event['reason']} after {event['turns']} turns"
+        return super().log_line(event)
+
+
+def _card_text(card: Mapping[str, Any]) -> str:
+    if "up" in card:
+        return f"{card.get('up')}/{card.get('down')}"
+    return f"{card.get('face')}/{card.get('back')}"

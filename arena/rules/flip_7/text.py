@@ -4,6 +4,8 @@ events as sentences), declared as `renderer` on the ruleset and used by `arena p
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from arena.rules.text import Renderer, plain
 
 
@@ -100,3 +102,40 @@ class Flip7Renderer(Renderer):
         decision = view.get("decision")
         return {"hit-or-stay": "hit or stay", "freeze": "give the Freeze", "flip-three": "give the Flip Three",
                 "second-chance": "give the extra Second Chance"}.get(decision, str(decision))
+
+    @classmethod
+    def log_line(cls, event: Mapping[str, Any]) -> str:
+        """The god log's plain line for `event` (`Ruleset.describe_event`)."""
+        kind = event.get("type")
+        seat = event.get("seat")
+        if kind == "round-start":
+            return f"-- round {event['round']}, seat {event['dealer']} deals"
+        if kind == "card":
+            return f"seat {seat} gets {event['card']} ({event['source']})"
+        if kind == "set-aside":
+            return f"seat {seat} sets {event['card']} aside to hand out after the Flip Three"
+        if kind == "stay":
+            return f"seat {seat} stays with {event['score']}"
+        if kind == "bust":
+            return f"seat {seat} busts on {event['card']}"
+        if kind == "flip-7":
+            from arena.rules.flip_7.engine import FLIP_7_BONUS  # the engine imports this module
+
+            return f"seat {seat} FLIPS 7 (+{FLIP_7_BONUS}); the round ends"
+        if kind == "second-chance-used":
+            return f"seat {seat} uses a Second Chance on {event['card']}"
+        if kind == "give":
+            extra = f" (banks {event['score']})" if "score" in event else ""
+            return f"seat {seat} gives {event['card']} to seat {event['to']}{extra}"
+        if kind == "discard":
+            return f"seat {seat} discards {', '.join(event['cards'])} ({event['reason']})"
+        if kind == "reshuffle":
+            return f"the set-aside pile ({event['cards']} cards) is shuffled into a new deck"
+        if kind == "deck-empty":
+            return "no cards left anywhere: the round ends"
+        if kind == "round-end":
+            return (f"-- round {event['round']} ends ({event['reason']}): scores {event['scores']}, "
+                    f"totals {event['totals']}")
+        if kind == "game-end":
+            return f"== game over after {event['rounds']} rounds ({event['reason']}): totals {event['totals']}"
+        return super().log_line(event)

@@ -305,50 +305,6 @@ class FlipHue(Ruleset):
 
         return sample_state(observation, rng, events)
 
-    @classmethod
-    def describe_event(cls, event: Mapping[str, Any]) -> str:
-        kind = event.get("type")
-        seat = event.get("seat")
-
-        def card(c: Mapping[str, Any] | None) -> str:
-            if not c:
-                return "?"
-            if "up" in c:
-                return f"{c['up']} up / {c['down']} down"
-            return f"{c['face']} (back {c['back']})"
-
-        if kind == "faction":
-            kept = "" if event.get("kept", True) else " (rejected, to the discard pile)"
-            return f"seat {seat} faction card {event.get('top')}/{event.get('bottom', '?')}{kept}"
-        if kind == "deal":
-            return f"seat {seat} is dealt {card(event.get('card'))}"
-        if kind == "turn":
-            return f"--- turn {event['turn']}: seat {seat}"
-        if kind == "give":
-            return f"seat {seat} gives card {event['pos']} to seat {event['to']}: {card(event.get('card'))}"
-        if kind == "push_flip":
-            return f"seat {seat} discards Flip (card {event['pos']}): seat {event['target']} flips their hand"
-        if kind == "pull":
-            return f"seat {seat} pulls at seat {event['target']}'s card {event['pos']}"
-        if kind == "take":
-            return f"seat {seat} takes card {event['pos']} of seat {event['from']}: {card(event.get('card'))}"
-        if kind == "block":
-            return f"seat {seat} blocks with Flip (card {event['pos']}): seat {event['puller']} flips their hand"
-        if kind == "skip":
-            return f"seat {seat} skips {event['step']}"
-        if kind == "draw":
-            return f"seat {seat} draws {card(event.get('card'))}"
-        if kind == "discard":
-            return f"seat {seat} discards card {event['pos']}: {card(event.get('card'))}"
-        if kind == "reshuffle":
-            return f"the discard pile ({event['size']} cards) becomes the draw pile, {event.get('top')} on top"
-        if kind == "win":
-            where = "own faces" if event["side"] == "face" else f"the backs of seat {event['hand']}'s hand"
-            return f"seat {seat} wins with five {event['color']} on {where}"
-        if kind == "max_turns":
-            return f"the game stops at the turn limit ({event['turn']} turns)"
-        return super().describe_event(event)
-
 
 class FlipHueState(OwnEventCopies):
     """A Flip Hue game in progress (engine state; never shown to a bot).

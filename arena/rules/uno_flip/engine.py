@@ -454,10 +454,6 @@ class UnoFlip(Ruleset):
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"], cls.min_players)
 
-    @classmethod
-    def describe_event(cls, event: Mapping[str, Any]) -> str:
-        return _describe_event(event) or super().describe_event(event)
-
     capabilities = frozenset({"sample_state", "lay_out"})
     renderer = UnoFlipRenderer
     search_hints = {"playout_bot": "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot", "playout_depth": 20,
@@ -1019,46 +1015,3 @@ class UnoFlipState(GameState):
         if self.phase == COLOR:
             return {"type": "color", "reason": self.color_reason}
         return None
-
-
-def _describe_event(event: Mapping[str, Any]) -> str | None:
-    """One readable line for a god-view event (None: use the generic line)."""
-    kind = event.get("type")
-    who = f"seat {event['seat']}" if "seat" in event else "table"
-    if kind == "play":
-        extra = f" naming {event['color']}" if "color" in event else ""
-        drawn = " (the drawn card)" if event.get("drawn") else ""
-        uno = " UNO!" if event.get("uno") else ""
-        return f"{who} plays {event['card']}{drawn}{extra}{uno}"
-    if kind == "draw":
-        cards = ", ".join(str(c["face"]) for c in event["cards"]) or "nothing"
-        return f"{who} draws {cards} ({event['reason']})"
-    if kind == "deal":
-        return f"round {event['round']}: seat {event['dealer']} deals {event['cards']} cards each"
-    if kind == "opening":
-        return f"opening card {event['card']}"
-    if kind == "flip":
-        return f"{who} flips: {event['side']} side, top {event['top']}"
-    if kind == "challenge":
-        verdict = "guilty" if event["guilty"] else "innocent"
-        return f"{who} challenges seat {event['offender']}: {verdict}"
-    if kind == "hand-shown":
-        return f"seat {event['seat']} shows " + ", ".join(str(c['face']) for c in event["hand"])
-    if kind == "round-end":
-        return (f"round {event['round']} won by seat {event['winner']} on the {event['side']} side; "
-                f"points left {event['points']}, scores {event['scores']}")
-    if kind == "color":
-        return f"{who} names {event['color']}"
-    if kind == "reverse":
-        return f"{who} reverses: direction {event['direction']}"
-    if kind == "reinsert":
-        return f"opening {event['card']} goes back into the draw pile"
-    if kind == "reshuffle":
-        return f"the discard pile ({event['cards']} cards) is shuffled into a new draw pile"
-    if kind in ("keep", "accept", "skip", "skip-everyone", "uno-penalty"):
-        return f"{who} {kind}"
-    if kind == "max-turns":
-        return f"round {event['round']} stopped at max_turns"
-    if kind == "game-end":
-        return f"game over ({event['reason']}): scores {event['scores']}"
-    return None

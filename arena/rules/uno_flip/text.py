@@ -4,6 +4,8 @@ events as sentences), declared as `renderer` on the ruleset and used by `arena p
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from arena.rules.text import Renderer, hands_lines, plain
 
 
@@ -119,3 +121,46 @@ class UnoFlipRenderer(Renderer):
             return "the game is over"
         return {"play": "play a card or draw", "drawn": "the card you drew", "challenge": "a Wild Draw",
                 "color": "name a color"}.get(view.get("phase"), str(view.get("phase")))
+
+    @classmethod
+    def log_line(cls, event: Mapping[str, Any]) -> str:
+        """The god log's plain line for `event` (`Ruleset.describe_event`)."""
+        kind = event.get("type")
+        who = f"seat {event['seat']}" if "seat" in event else "table"
+        if kind == "play":
+            extra = f" naming {event['color']}" if "color" in event else ""
+            drawn = " (the drawn card)" if event.get("drawn") else ""
+            uno = " UNO!" if event.get("uno") else ""
+            return f"{who} plays {event['card']}{drawn}{extra}{uno}"
+        if kind == "draw":
+            cards = ", ".join(str(c["face"]) for c in event["cards"]) or "nothing"
+            return f"{who} draws {cards} ({event['reason']})"
+        if kind == "deal":
+            return f"round {event['round']}: seat {event['dealer']} deals {event['cards']} cards each"
+        if kind == "opening":
+            return f"opening card {event['card']}"
+        if kind == "flip":
+            return f"{who} flips: {event['side']} side, top {event['top']}"
+        if kind == "challenge":
+            verdict = "guilty" if event["guilty"] else "innocent"
+            return f"{who} challenges seat {event['offender']}: {verdict}"
+        if kind == "hand-shown":
+            return f"seat {event['seat']} shows " + ", ".join(str(c['face']) for c in event["hand"])
+        if kind == "round-end":
+            return (f"round {event['round']} won by seat {event['winner']} on the {event['side']} side; "
+                    f"points left {event['points']}, scores {event['scores']}")
+        if kind == "color":
+            return f"{who} names {event['color']}"
+        if kind == "reverse":
+            return f"{who} reverses: direction {event['direction']}"
+        if kind == "reinsert":
+            return f"opening {event['card']} goes back into the draw pile"
+        if kind == "reshuffle":
+            return f"the discard pile ({event['cards']} cards) is shuffled into a new draw pile"
+        if kind in ("keep", "accept", "skip", "skip-everyone", "uno-penalty"):
+            return f"{who} {kind}"
+        if kind == "max-turns":
+            return f"round {event['round']} stopped at max_turns"
+        if kind == "game-end":
+            return f"game over ({event['reason']}): scores {event['scores']}"
+        return super().log_line(event)

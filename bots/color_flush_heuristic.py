@@ -27,6 +27,7 @@ What it does, every decision:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from functools import lru_cache
 
 import arena
 
@@ -48,6 +49,13 @@ def settle(hand):
 
 def distance(hand):
     """How far a hand is from a flush (0: it wins)."""
+    return _distance(tuple(hand))
+
+
+@lru_cache(maxsize=1 << 16)
+def _distance(hand):
+    """`distance` of a hand given as a tuple (memoized: search bots score the same hands
+    over and over)."""
     colors = {side for card in hand for side in card if side not in (None, WHITE, BLACK)}
     if not colors:
         unknown = sum(face is None for face, _ in hand)

@@ -56,7 +56,8 @@ class FlipHueHeuristicBot(arena.Bot):
         self.colors = (factions[me]["top"], factions[me]["bottom"])
         self.tops = [f["top"] for f in factions]
         board = [[(c["face"], c["back"]) for c in hand] for hand in view["hands"]]
-        self._memo: dict[tuple, tuple] = {}
+        if len(getattr(self, "_memo", ())) > 50_000 or not hasattr(self, "_memo"):
+            self._memo: dict[tuple, tuple] = {}   # hand -> _summary(hand), kept across decisions
         step = view["step"]
         if step == "push":
             return self._push(board, legal)

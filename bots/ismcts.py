@@ -74,13 +74,13 @@ def neutral_evaluation(state: Any, me: int) -> list[float]:
 
 
 def evaluate_flip_7(state: Any, me: int) -> list[float]:
-    """Total plus this round's score (an active row at 75 %: it may bust); solo: progress."""
-    view = state.view(me)   # everything in Flip 7 is public: one view shows every row
-    target = max(1, view["target_score"])
+    """Total plus this round's score (an active row at 75 %: it may bust); solo: progress.
+    Everything in Flip 7 is public; read off the state (what `view` would show) for speed."""
+    target = max(1, state.target_score)
     values = []
-    for total, row in zip(view["totals"], view["rows"]):
-        score = row["score"]
-        values.append(total + (0.75 * score if row["status"] == "active" else score))
+    for s, (total, status) in enumerate(zip(state.totals, state.status)):
+        score = state._round_score(s)
+        values.append(total + (0.75 * score if status == 0 else score))   # 0: ACTIVE
     if len(values) == 1:
         return [min(1.0, values[0] / target)]
     return pairwise(values, target / 5)
@@ -204,6 +204,29 @@ class Evaluator(Protocol):
         """The action this evaluator's policy would play from `observation`, or None."""
 
 
+# -- fast paths: a playout bot's move read off the determinization, without a view -------
+# Each returns exactly what the bot's `act` would (or None: ask the bot); the state is the
+# search's own sample, so nothing hidden leaks. tests/test_ismcts.py checks them against `act`.
+
+
+def flip7_threshold_move(bot: Any, state: Any, seat: int) -> str | None:
+    """flip7-threshold at hit-or-stay (it reads only the row's Second Chance and number sum)."""
+    if state.decision is not None:
+        return None
+    return "hit" if state.second_chance[seat] or sum(state.numbers[seat]) < bot.threshold else "stay"
+
+
+FAST_MOVES: dict[str, Callable[[Any, Any, int], str | None]] = {
+    "arena_bots.flip7_threshold:Flip7ThresholdBot": flip7_threshold_move,
+}
+
+
+def fast_move_for(bot: Any) -> Callable[[Any, Any, int], str | None] | None:
+    """The fast path for `bot`, if its exact class has one."""
+    cls = type(bot)
+    return FAST_MOVES.get(f"{cls.__module__}:{cls.__qualname__}")
+
+
 class PlayoutEvaluator:
     """Plays `depth` decisions (by one policy bot per seat, or uniformly with `rng` when
     `bots` is None), stopping early at a `stop_event`; then scores a finished game by its
@@ -217,6 +240,7 @@ class PlayoutEvaluator:
         self.rng = rng
         self.stop_event = stop_event
         self.base = base   # the observation fields every policy bot gets besides its view
+        self.fast = [fast_move_for(bot) for bot in bots] if bots is not None else None
 
     def favourite(self, observation: dict[str, Any]) -> str | None:
         if self.bots is None:
@@ -224,7 +248,7 @@ class PlayoutEvaluator:
         return self.bots[observation["seat"]].act(fresh_copy(observation))
 
     def evaluate(self, state: Any, seat: int) -> list[float]:
-        bots, base, rng, stop_event = self.bots, self.base, self.rng, self.stop_event
+        bots, base, rng, stop_event, fast = self.bots, self.base, self.rng, self.stop_event, self.fast
         me = seat
         steps = 0
         if stop_event is not None:
@@ -235,7 +259,10 @@ class PlayoutEvaluator:
                 action = actions[0]
             elif bots is not None:
                 seat = state.current_seat()
-                action = bots[seat].act(dict(base, seat=seat, view=state.view(seat), legal_actions=actions))
+                quick = fast[seat]
+                action = quick(bots[seat], state, seat) if quick is not None else None
+                if action is None:
+                    action = bots[seat].act(dict(base, seat=seat, view=state.view(seat), legal_actions=actions))
                 if action not in actions:
                     action = actions[rng.randrange(len(actions))]
             else:

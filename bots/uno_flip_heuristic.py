@@ -18,6 +18,8 @@ It uses only its observation (and `self.rng` to break ties):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import arena
 from arena.rules.uno_flip import COLORS, DEFAULT_DECK, POINTS
 
@@ -26,6 +28,7 @@ SIDES = {"light": 0, "dark": 1}
 CHALLENGE_THRESHOLD = 0.4
 
 
+@lru_cache(maxsize=1024)   # a deck has few distinct faces; playouts ask millions of times
 def split_face(face):
     """(color or None, value) of a face string."""
     if face in WILD_FACES:
@@ -34,6 +37,7 @@ def split_face(face):
     return color, value
 
 
+@lru_cache(maxsize=1024)
 def face_points(face):
     _, value = split_face(face)
     return POINTS.get(value) or int(value)

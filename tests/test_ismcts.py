@@ -254,3 +254,41 @@ def test_backpropagation_credits_each_node_with_its_choosers_reward():
     backpropagate(root, [first, second], [1.0, 0.25])
     assert (root.visits, first.visits, second.visits) == (1, 1, 1)
     assert (first.reward, second.reward) == (1.0, 0.25)
+
+
+def _flip7_states(games=6, players=3):
+    """Every non-terminal state of a few random Flip 7 games (each a fresh clone)."""
+    ruleset = REGISTRY.ruleset("flip-7").cls
+    rng = random.Random(9)
+    for game in range(games):
+        state = ruleset.new_game(players, ruleset.resolve_options({"target_score": 100}), random.Random(game))
+        while not state.is_terminal():
+            yield state.clone()
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))])
+
+
+def test_the_flip_7_fast_paths_match_the_view_based_originals():
+    # the playout reads flip7-threshold's move and the cut-off evaluation off the state
+    # instead of a view: both must be exactly what the view-based code gives
+    from arena_bots.flip7_threshold import Flip7ThresholdBot
+    from arena_bots.ismcts import evaluate_flip_7, fast_move_for, pairwise
+
+    bot = Flip7ThresholdBot()
+    bot.rng = random.Random(0)
+    move = fast_move_for(bot)
+    assert move is not None and fast_move_for(RandomBot()) is None
+    asked = 0
+    for state in _flip7_states():
+        seat = state.current_seat()
+        view = state.view(seat)
+        values = [total + (0.75 * row["score"] if row["status"] == "active" else row["score"])
+                  for total, row in zip(view["totals"], view["rows"])]
+        assert evaluate_flip_7(state, seat) == pairwise(values, max(1, view["target_score"]) / 5)
+        actions = state.legal_actions()
+        fast = move(bot, state, seat)
+        if fast is not None and len(actions) > 1:
+            asked += 1
+            assert fast == bot.act({"ruleset": "flip-7", "seat": seat, "players": 3, "view": view,
+                                    "legal_actions": actions, "events": [], "options": {}})
+    assert asked > 100

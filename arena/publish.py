@@ -298,11 +298,14 @@ def pairwise_note(doc: dict[str, Any]) -> str:
     if not pairwise:
         return ""
     margin = f"; equal: within 1/2 +- {pairwise['margin']:g}" if pairwise.get("margin") else ""
+    gauntlet = (" (not compared: two field entries of a gauntlet, whose results among themselves count nowhere)"
+                if doc["tournament"].get("format") == "gauntlet" else "")
     return ("Pairs: A's mean paired score against B is, over deals (every rotation of a deal at the tables "
             "holding both), the share of games A finished ahead of B, ties a half; LOS is the likelihood "
             f"that A is the better of the two. Intervals: {pairwise['interval']}. \"vs next\": the verdict "
             "on a bot against the one ranked below it; separated: the pair's interval lies above 1/2; "
-            f"reversed: below 1/2 (the data contradict the rating order){margin}; not separated otherwise. "
+            f"reversed: below 1/2 (the data contradict the rating order){margin}; not separated otherwise"
+            f"{gauntlet}. "
             "Overall, a pair is separated when it is separated, in the same order, on every ruleset.")
 
 

@@ -196,6 +196,10 @@ OVERALL = "overall"
 # none of these (not separated).
 VERDICTS = {SEPARATED: "separated", REVERSED: "reversed", EQUAL: "equal", UNSETTLED: "not separated"}
 NOT_SEPARATED = VERDICTS[UNSETTLED]
+NOT_COMPARED = "not compared"  # vs_next between two field entries of a gauntlet
+# A ranking is settled when each adjacent pair is one of these (a reversed pair is not:
+# the table's order contradicts its data); a gauntlet's field entries are not compared.
+SETTLED_VERDICTS = (VERDICTS[SEPARATED], VERDICTS[EQUAL], NOT_COMPARED)
 
 
 def comparison_settings(plan: Mapping[str, Any]) -> dict[str, Any]:
@@ -338,16 +342,23 @@ class Rater:
         comparison = compare(order, paired, confidence=settings["confidence"], margin=settings["margin"],
                              method=settings["method"])
         verdicts = {(v.upper, v.lower): v for v in comparison.verdicts}
+        number = {name: e for e, name in enumerate(names)}
         for upper, lower in zip(rows, rows[1:]):
             v = verdicts.get((upper["bot"], lower["bot"]))
-            upper["vs_next"] = VERDICTS[v.status] if v else NOT_SEPARATED
-        settled = all(row["vs_next"] != NOT_SEPARATED for row in rows[:-1])
+            upper["vs_next"] = (VERDICTS[v.status] if v else NOT_SEPARATED) \
+                if is_compared(self.plan, number[upper["bot"]], number[lower["bot"]]) else NOT_COMPARED
+        settled = all(row["vs_next"] in SETTLED_VERDICTS for row in rows[:-1])
         results = [{"a": v.upper, "b": v.lower, "deals": v.deals, "mean": _round(v.mean),
                     "low": _round(v.interval.low), "high": _round(v.interval.high), "los": _round(v.los),
                     "verdict": VERDICTS[v.status]}
                    for v in sorted(comparison.verdicts, key=lambda v: (order.index(v.upper), order.index(v.lower)))]
         return {"pairs": comparison.pairs, "alpha_per_pair": _round(comparison.alpha_per_pair),
                 "settled": settled, "results": results}
+
+    def order(self, ruleset: int) -> list[str]:
+        """The names of ruleset `ruleset`'s entries in its table's order (best first), as
+        rated so far: the order whose adjacent pairs `vs_next` and a settled stop judge."""
+        return [row["bot"] for row in self._rows(self.scopes[ruleset])]
 
     def standings(self) -> dict[str, Any]:
         """``{"overall": rows, "rulesets": {label: rows}, "head_to_head": {...}}``."""
@@ -411,13 +422,15 @@ def assemble(plan: Mapping[str, Any], parts: Mapping[str, Any]) -> dict[str, Any
         "overall": rows,
         "rulesets": {label: parts[label]["rows"] for label in labels},
         "head_to_head": {OVERALL: head_to_head, **{label: parts[label]["head_to_head"] for label in labels}},
-        "pairwise": {**comparison_settings(plan), "overall": _overall_pairwise(rows, rulesets, members, names),
+        "pairwise": {**comparison_settings(plan),
+                     "overall": _overall_pairwise(rows, rulesets, members, names,
+                                                  lambda a, b: is_compared(plan, names.index(a), names.index(b))),
                      "rulesets": rulesets},
     }
 
 
 def _overall_pairwise(rows: list[dict[str, Any]], rulesets: Mapping[str, Any], members: list[str],
-                      names: list[str]) -> dict[str, Any]:
+                      names: list[str], compared: Callable[[str, str], bool]) -> dict[str, Any]:
     """The overall table's pairs, from the rulesets' verdicts (sets each row's
     ``vs_next``): a verdict holds overall when it holds, in the same order, on every
     ruleset (so its error rate is at most a ruleset's); `mean` is the mean over the
@@ -442,7 +455,8 @@ def _overall_pairwise(rows: list[dict[str, Any]], rulesets: Mapping[str, Any], m
                             "rulesets": means, "verdict": verdict})
     by_pair = {(r["a"], r["b"]): r["verdict"] for r in results}
     for upper, lower in zip(rows, rows[1:]):
-        upper["vs_next"] = by_pair[(upper["bot"], lower["bot"])]
+        upper["vs_next"] = by_pair[(upper["bot"], lower["bot"])] if compared(upper["bot"], lower["bot"]) \
+            else NOT_COMPARED
     return {"bots": order, "rulesets": list(rulesets), "left_out": [n for n in names if n not in members],
             "results": results}
 

@@ -14,9 +14,12 @@ every table holding both entries, all rotations; the deal index is the key):
 - "settled": an anytime-valid confidence sequence per pair at 1 - (1 - confidence)/K,
   K fixed in advance = the pairs of entries that share a table in the ruleset's schedule
   (a gauntlet: the challenger-field pairs), so the error rate holds over all pairs and
-  all looks. Entries are ranked by their mean paired score against the others; the
-  ruleset stops when every adjacent pair is separated or shown within 1/2 +- margin (a
-  gauntlet: every challenger-field pair).
+  all looks. Entries are ranked as the published table ranks them (`arena.ratings`:
+  TrueSkill over the ruleset's games so far, in schedule order, so at the stop the very
+  table that is published); the ruleset stops when every adjacent pair of that ranking is
+  separated or shown within 1/2 +- margin (a pair whose interval contradicts the ranking
+  is not settled: the table would show it "reversed"). A gauntlet stops when every
+  challenger-field pair is separated, reversed or shown equal (it ranks no one).
 - "sprt": `pairwise.sprt` of the stop's bot against its baseline, per ruleset.
 
 A ruleset also stops at its last deal (`max_deals`), its unsettled pairs reported so.
@@ -29,6 +32,7 @@ import itertools
 from typing import Any, Iterator
 
 from arena import pairwise
+from arena.ratings import Rater
 from arena.store import (Look, Store, count_games, move_past_stops, prepare_looks, read_looks,
                          record_look)
 from arena.tournament import GameSpec, Schedule, Tournament
@@ -51,8 +55,13 @@ class Looks:
         self.verdicts: list[dict[str, Any] | None] = [None] * n  # the detail of the last look
         self.scores: list[dict[tuple[str, str], list[float]]] = [{} for _ in range(n)]
         self.pair_count = [0] * n
+        # Per ruleset, its games so far rated as its published table rates them (the order
+        # "adjacent" refers to).
+        self.raters: list[Rater | None] = [None] * n
         if self.stop is None:
             return
+        plan = store.plan()
+        self.raters = [Rater(plan, [r]) for r in range(n)]
         self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
         prepare_looks(store)
         move_past_stops(store)  # a kill between storing a batch and moving its late games
@@ -137,6 +146,7 @@ class Looks:
             if not rows:
                 break
             for row in rows:
+                self.raters[r].apply(row)
                 games.append(((row.index - self.offsets[r]) // per_deal, [names[e] for e in row.seats],
                               row.standing))
             index = rows[-1].index + 1
@@ -169,11 +179,12 @@ class Looks:
         entries = [names[e] for e in self.tournament.rulesets[r].entries]
         if self.tournament.challengers:
             return self._decide_gauntlet(r, entries)
-        order = ranking(entries, scores)
+        order = self.raters[r].order(r)
         settlement = pairwise.settle(order, scores, confidence=stop.confidence, margin=stop.margin,
                                      method="sequence", pair_count=self.pair_count[r])
+        settled = all(v.status in (pairwise.SEPARATED, pairwise.EQUAL) for v in settlement.verdicts)
         return ({"test": "settled", "pairs": settlement.pairs, "order": order,
-                 "verdicts": [_verdict(v) for v in settlement.verdicts]}, settlement.settled)
+                 "verdicts": [_verdict(v) for v in settlement.verdicts]}, settled)
 
     def _decide_gauntlet(self, r: int, entries: list[str]) -> tuple[dict[str, Any], bool]:
         stop = self.stop
@@ -192,17 +203,6 @@ class Looks:
                     len(values), bound.mean, bound.interval)))
         settled = all(v[2] in pairwise.SETTLED_STATES for v in verdicts)
         return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts}, settled
-
-
-def ranking(entries: list[str], scores: dict[tuple[str, str], list[float]]) -> list[str]:
-    """Entries best first by their mean paired score against every entry they met (mean
-    over opponents of the pair's mean over deals); ties in file order."""
-    def strength(name: str) -> float:
-        means = [sum(v) / len(v) for (a, _), v in sorted(scores.items()) if a == name and v]
-        return sum(means) / len(means) if means else 0.5
-
-    position = {name: i for i, name in enumerate(entries)}
-    return sorted(entries, key=lambda name: (-strength(name), position[name]))
 
 
 def _status(interval: pairwise.Interval, margin: float) -> str:

@@ -150,3 +150,30 @@ def test_without_two_bots_in_every_ruleset_there_is_no_overall_table(tmp_path):
     assert "no overall ranking" in overall and "|" not in overall
     text = summary_text(doc, "results/x")
     assert not text.startswith("overall") and "No overall table" in text
+
+
+def test_a_settled_run_publishes_the_table_its_stop_judged_with_every_adjacent_pair_separated_or_equal(toy):
+    """Issue 19 item 4, one ranking order: the stop judges adjacency in the order the
+    published table ranks by, so a ruleset that stopped settled publishes that very order
+    with every adjacent pair separated or equal (none "not separated" or "reversed") and
+    is marked settled."""
+    from arena.store import read_looks, store_path
+    from test_tournament_stop import toy_stop_file
+    from test_tournament_support import run
+
+    bots = ('\n[[bots]]\nuse = "random"\nas = "random-1"\n\n[[bots]]\nuse = "random"\nas = "random-2"\n'
+            '\n[[bots]]\nuse = "toy-cautious"\nas = "cautious-15"\n')
+    extra = 'isolation = "inline"\nstop = "settled"\nmargin = 0.3\nconfidence = 0.9\nmax_deals = 400\nlook_every = 2\n'
+    path = toy_stop_file(toy / "t.toml", bots=bots, extra=extra)
+    assert run(path, toy / "r", workers=1).complete
+    with Store.open(store_path(toy / "r")) as store:
+        last = read_looks(store)[-1]
+    assert last.stopped and last.detail["reason"] == "settled"
+    doc = json.loads((toy / "r" / "standings.json").read_text())
+    table = doc["rulesets"]["toy-race"]
+    assert [row["bot"] for row in table] == last.detail["order"]
+    assert [row["vs_next"] for row in table[:-1]] == [{"separated": "separated", "equal": "equal"}[v[2]]
+                                                      for v in last.detail["verdicts"]]
+    assert {row["vs_next"] for row in table[:-1]} <= {"separated", "equal"}
+    assert doc["pairwise"]["rulesets"]["toy-race"]["settled"]
+    assert "every adjacent pair is settled" in (toy / "r" / "standings.md").read_text()

@@ -375,3 +375,15 @@ def test_in_a_gauntlet_a_field_entry_is_rated_by_its_game_against_the_challenger
     h2h = s.standings()["head_to_head"]["only"]
     seated = {names[e] for e in row.seats}
     assert all(set(against) == ({"new"} if bot in seated else set()) for bot, against in h2h.items() if bot != "new")
+
+
+def test_a_gauntlet_table_marks_two_adjacent_field_entries_not_compared_and_can_be_settled():
+    """Field entries are never compared, so two of them ranked next to each other are "not
+    compared" (not "not separated", which would keep the table from ever being settled)."""
+    names = ["new", "f1", "f2", "f3"]
+    plan, rows = round_robin(names, 2, 40, coin_flips(strong=(0,)), fmt="gauntlet", challengers=(0,))
+    s = rated(plan, rows)
+    table = s["rulesets"]["only"]
+    assert table[0]["bot"] == "new" and table[0]["vs_next"] == "separated"
+    assert [r["vs_next"] for r in table[1:]] == ["not compared", "not compared", None]
+    assert s["pairwise"]["rulesets"]["only"]["settled"]

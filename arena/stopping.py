@@ -57,7 +57,7 @@ class Looks:
         self.pair_count = [0] * n
         # Per ruleset, its games so far rated as its published table rates them (the order
         # "adjacent" refers to).
-        self.raters: list[Rater | None] = [None] * n
+        self.raters: list[Rater] = []
         if self.stop is None:
             return
         plan = store.plan()

@@ -292,3 +292,26 @@ def test_the_flip_7_fast_paths_match_the_view_based_originals():
             assert fast == bot.act({"ruleset": "flip-7", "seat": seat, "players": 3, "view": view,
                                     "legal_actions": actions, "events": [], "options": {}})
     assert asked > 100
+
+
+@pytest.mark.parametrize("ruleset_id", ["color-flush", "flip-hue"])
+def test_a_sample_carries_the_view_table_cards_py_would_build(ruleset_id):
+    # the samplers assemble the table of card views from per-pair entries (cheaper than a
+    # rebuild per sample): it must equal the one cards.py builds for the sampled faces
+    from arena.rules.cards import _views_for
+
+    seen = {}
+
+    class Capture(RandomBot):
+        def act(self, observation):
+            if len(observation["legal_actions"]) > 1 and observation["seat"] == 0:
+                seen.setdefault("observation", observation)
+            return super().act(observation)
+
+    ruleset = REGISTRY.ruleset(ruleset_id).cls
+    play_game(ruleset, [Entrant(Capture), Entrant(RandomBot), Entrant(RandomBot)], 4, options=SHORT[ruleset_id])
+    rng = random.Random(2)
+    for _ in range(5):
+        table = ruleset.sample_state(seen["observation"], rng, []).table
+        assert table._view_faces is table.faces
+        assert table._view_table == _views_for.__wrapped__(table.faces)

@@ -142,27 +142,23 @@ from __future__ import annotations
 
 import functools
 import random
-import re
 from typing import Any, Mapping, Sequence
 
 from arena.errors import OptionError
 from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing, winner_takes_all_draws
 from arena.rules.cards import TwoFacedTable
+# the cards (rules/color_flush/deck.py); every name also importable from here, as before
+from arena.rules.color_flush.deck import (BLACK, COLORS, DECK_MAX, DECK_MIN, DEFAULT_DECK,  # noqa: F401
+                                          FACE_PATTERN, WHITE, check_deck)
 from arena.rules.color_flush.text import ColorFlushRenderer
 
 # -- constants -----------------------------------------------------------------
 
-COLORS = ("red", "yellow", "green", "blue", "purple")
-WHITE = "white"
-BLACK = "black"
 HAND_MIN = 4
 HAND_MAX = 10
 DEAL_SIZE = 7
 MAX_SEATS = 6
-DECK_MIN = 14
-DECK_MAX = 1000
 PILE = "draw"
-FACE_PATTERN = re.compile(r"^[a-z][a-z0-9-]*$")
 
 GIVE, TAKE, FLIP = 1, 2, 4
 ALL_ACTIONS = GIVE | TAKE | FLIP
@@ -172,18 +168,6 @@ ACTION_NAMES = ((GIVE, "give"), (TAKE, "take"), (FLIP, "flip"))
 CODE_WHITE = 0
 CODE_BLACK = -1
 
-
-def _default_deck() -> list[list[str]]:
-    deck: list[list[str]] = []
-    for i, first in enumerate(COLORS):
-        for second in COLORS[i + 1:]:
-            deck.extend([first, second] for _ in range(4))
-    deck.extend([WHITE, color] for color in COLORS)
-    deck.extend([BLACK, color] for color in COLORS)
-    return deck
-
-
-DEFAULT_DECK = _default_deck()
 
 # Every action string, built once: hot paths slice these tables instead of
 # formatting strings, and `apply` parses through one dict look-up.
@@ -236,18 +220,7 @@ class ColorFlush(Ruleset):
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
-        deck = options["deck"]
-        if not DECK_MIN <= len(deck) <= DECK_MAX:
-            raise OptionError(f"option 'deck' must hold {DECK_MIN} to {DECK_MAX} cards, not {len(deck)}")
-        for index, card in enumerate(deck):
-            if not isinstance(card, (list, tuple)) or len(card) != 2:
-                raise OptionError(f"option 'deck': card {index} must be a pair of faces, not {card!r}")
-            for face in card:
-                if not isinstance(face, str) or not FACE_PATTERN.match(face):
-                    raise OptionError(f"option 'deck': card {index} has a bad face {face!r} "
-                                      f"(a lowercase word such as 'red', 'white' or 'black')")
-            if card[0] == BLACK and card[1] == BLACK:
-                raise OptionError(f"option 'deck': card {index} is black on both faces")
+        check_deck(options["deck"])
 
     capabilities = frozenset({"sample_state", "lay_out"})
     renderer = ColorFlushRenderer

@@ -155,27 +155,17 @@ Tests stack the deck: ``Flip7.new_game(..., start=False)``, then
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any, Iterable, Mapping
 
 from arena.errors import OptionError
 from arena.rules.base import GameState, Option, Ruleset, standing_from_scores
+# the cards (rules/flip_7/deck.py); every name also importable from here, as before
+from arena.rules.flip_7.deck import (ACTION_CARDS, CARD_ORDER, MODIFIERS, NUMBERS, ONE_DECK,  # noqa: F401
+                                     SECOND_DECK_ABOVE, card_counts, deck_for)
 from arena.rules.flip_7.text import Flip7Renderer
 
 # -- constants ---------------------------------------------------------------------
 
-NUMBERS = tuple(str(n) for n in range(13))
-MODIFIERS = ("+2", "+4", "+6", "+8", "+10", "x2")
-ACTION_CARDS = ("freeze", "flip-three", "second-chance")
-CARD_ORDER = NUMBERS + MODIFIERS + ACTION_CARDS
-
-ONE_DECK: tuple[str, ...] = (
-    ("0",) + tuple(str(n) for n in range(1, 13) for _ in range(n))
-    + MODIFIERS + tuple(card for card in ACTION_CARDS for _ in range(3))
-)
-assert len(ONE_DECK) == 94
-
-SECOND_DECK_ABOVE = 18   # players; the seed's recommendation
 FLIP_7_BONUS = 15
 
 NUMBER_VALUE = {str(n): n for n in range(13)}
@@ -198,11 +188,6 @@ HIT_STAY = "hit-or-stay"
 # event types whose values are all scalars: a seat's copy is a shallow dict copy
 _SCALAR_EVENTS = frozenset({"round-start", "card", "set-aside", "stay", "bust", "flip-7",
                             "second-chance-used", "give", "reshuffle", "deck-empty"})
-
-
-def deck_for(players: int) -> list[str]:
-    """The unshuffled deck for a table of `players`."""
-    return list(ONE_DECK) * (2 if players > SECOND_DECK_ABOVE else 1)
 
 
 def row_score(numbers: list[int], modifiers: list[str], flipped_7: bool = False) -> int:
@@ -792,12 +777,6 @@ class Flip7State(GameState):
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def card_counts(cards: list[str]) -> dict[str, int]:
-    """{card: count} in the canonical card order, zero counts left out."""
-    counts = Counter(cards)                   # counted in C
-    return {card: counts[card] for card in CARD_ORDER if card in counts}
 
 
 def _copy_counts(counts: dict[str, int] | None) -> dict[str, int] | None:

@@ -160,13 +160,13 @@ import functools
 import random
 from typing import Any, Mapping, Sequence
 
-from arena.errors import OptionError
 from arena.rules.base import Option, OwnEventCopies, Ruleset, winner_standing, winner_takes_all_draws
 from arena.rules.cards import TwoFacedTable
+# the cards (rules/flip_hue/deck.py); every name also importable from here, as before
+from arena.rules.flip_hue.deck import (COLORS, DEFAULT_DECK, FLIP, check_deck, default_deck,  # noqa: F401
+                                       fit_for_faction)
 from arena.rules.flip_hue.text import FlipHueRenderer
 
-COLORS = ("red", "orange", "yellow", "green", "blue", "purple")
-FLIP = "flip"
 HAND_SIZE = 5
 DRAW = "draw"
 DISCARD = "discard"
@@ -176,49 +176,6 @@ PULL = "pull"
 ANSWER = "answer"
 CLEANUP = "cleanup"
 OVER = "over"
-
-
-def default_deck() -> list[list[str]]:
-    """The provisional 63-card deck (rulings): 45 two-color, 6 one-color, 12 Flip."""
-    deck: list[list[str]] = []
-    for i, first in enumerate(COLORS):
-        for second in COLORS[i + 1:]:
-            deck.extend([first, second] for _ in range(3))
-    deck.extend([color, color] for color in COLORS)
-    for color in COLORS:
-        deck.extend([FLIP, color] for _ in range(2))
-    return deck
-
-
-DEFAULT_DECK = default_deck()
-
-
-def fit_for_faction(pair: Sequence[str]) -> bool:
-    """A faction card needs two different colors and no Flip face."""
-    return pair[0] != pair[1] and FLIP not in (pair[0], pair[1])
-
-
-def check_deck(deck: Any, players: int) -> None:
-    """Raise OptionError unless `deck` is a valid Flip Hue deck for `players` players."""
-    if not isinstance(deck, (list, tuple)):
-        raise OptionError(f"option 'deck' must be a list of [face, face] pairs, not {deck!r}")
-    fit = 0
-    for index, pair in enumerate(deck):
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise OptionError(f"option 'deck': card {index} must be a pair [face, face], not {pair!r}")
-        for face in pair:
-            if not isinstance(face, str) or not face:
-                raise OptionError(f"option 'deck': card {index} has a face that is not a non-empty string: {face!r}")
-        if pair[0] == FLIP and pair[1] == FLIP:
-            raise OptionError(f"option 'deck': card {index} is Flip on both faces")
-        fit += fit_for_faction(pair)
-    needed = 6 * players + 1
-    if len(deck) < needed:
-        raise OptionError(f"option 'deck' has {len(deck)} cards; {players} players need at least {needed} "
-                          f"(a faction card and 5 cards each, plus one)")
-    if fit < players:
-        raise OptionError(f"option 'deck' has {fit} cards fit to be a faction card (two different colors, "
-                          f"no Flip); {players} players need {players}")
 
 
 class FlipHue(Ruleset):

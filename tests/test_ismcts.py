@@ -315,3 +315,45 @@ def test_a_sample_carries_the_view_table_cards_py_would_build(ruleset_id):
         table = ruleset.sample_state(seen["observation"], rng, []).table
         assert table._view_faces is table.faces
         assert table._view_table == _views_for.__wrapped__(table.faces)
+
+
+def _view_based_color_flush(state, me):
+    from arena_bots.color_flush_heuristic import distance
+
+    return pairwise([-distance([(c["face"], c["back"]) for c in state.view(seat)["hands"][seat]])
+                     for seat in range(state.players)], 1.0)
+
+
+def _view_based_flip_hue(state, me):
+    view = state.view(me)
+    values = []
+    for seat in range(state.players):
+        own = state.view(seat) if seat != me else view
+        faction = own["factions"][seat]
+        best = 0
+        for color in [c for c in (faction.get("top"), faction.get("bottom")) if c is not None]:
+            best = max(best, sum(1 for card in own["hands"][seat] if card["face"] == color))
+            for other, hand in enumerate(view["hands"]):
+                if other != seat:
+                    best = max(best, sum(1 for card in hand if card["back"] == color))
+        values.append(best * best / 5.0)
+    return pairwise(values, 1.0)
+
+
+@pytest.mark.parametrize("ruleset_id, reference", [("color-flush", _view_based_color_flush),
+                                                   ("flip-hue", _view_based_flip_hue)])
+def test_the_cut_off_evaluations_read_what_the_views_show(ruleset_id, reference):
+    # they read hands and factions off the table instead of building whole views
+    evaluation = search_hints(ruleset_id).evaluation
+    ruleset = REGISTRY.ruleset(ruleset_id).cls
+    rng = random.Random(5)
+    checked = 0
+    for game in range(3):
+        state = ruleset.new_game(3, ruleset.resolve_options(SHORT[ruleset_id]), random.Random(game))
+        while not state.is_terminal():
+            me = state.current_seat()
+            assert evaluation(state, me) == reference(state, me)
+            checked += 1
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))])
+    assert checked > 30

@@ -357,3 +357,16 @@ def test_the_cut_off_evaluations_read_what_the_views_show(ruleset_id, reference)
             actions = state.legal_actions()
             state.apply(actions[rng.randrange(len(actions))])
     assert checked > 30
+
+
+def test_the_flip_7_samplers_inlined_shuffle_draws_like_random_shuffle():
+    # the sampler's deck order (hence ismcts's moves) must not depend on which one runs
+    from arena.rules.flip_7.sampler import shuffle
+
+    for seed in range(300):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        items = list(range(seed % 97))
+        expected = list(items)
+        theirs.shuffle(expected)
+        shuffle(items, ours)
+        assert items == expected and ours.random() == theirs.random()

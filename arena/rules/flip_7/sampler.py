@@ -11,6 +11,23 @@ from arena.rules.flip_7.engine import (F_DEAL, F_FLIP_THREE, F_HAND_OUT, HIT_STA
                                        Flip7State)
 
 
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """`rng.shuffle(items)`, the same draws and the same order, inlined (CPython's
+    Fisher-Yates over `getrandbits`): a Flip 7 sample is mostly this shuffle, and the
+    inlined loop takes half the time. Other Random subclasses use their own shuffle."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 # -- determinization -------------------------------------------------------------------
 
 
@@ -50,7 +67,7 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random) -> Fl
     state._clear_round()
     state.set_aside = [card for card, count in view["set_aside"].items() for _ in range(count)]
     deck = [card for card, count in view["unseen"].items() for _ in range(count)]
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     state.deck = deck
     status_of = {name: code for code, name in enumerate(STATUS_NAMES)}
     for seat, row in enumerate(view["rows"]):

@@ -88,12 +88,12 @@ def evaluate_flip_7(state: Any, me: int) -> list[float]:
 
 def evaluate_uno_flip(state: Any, me: int) -> list[float]:
     """Fewer cards is better (6 points a card); with a target the totals count (target = 60 cards)."""
-    view = state.view(me)   # hand sizes and totals are public
-    values = [-6.0 * len(hand) for hand in view["hands"]]
+    # hand sizes and totals are public: read off the state (what state.view(me) shows)
+    values = [-6.0 * len(hand) for hand in state.table.hands]
     target = state.options.get("target_score", 0)
     if target:
         sign = -1.0 if state.options.get("scoring") == "lowest" else 1.0
-        values = [v + sign * 360.0 * total / target for v, total in zip(values, view["scores"])]
+        values = [v + sign * 360.0 * total / target for v, total in zip(values, state.scores)]
     return pairwise(values, 12.0)
 
 

@@ -340,7 +340,18 @@ def _view_based_flip_hue(state, me):
     return pairwise(values, 1.0)
 
 
-@pytest.mark.parametrize("ruleset_id, reference", [("color-flush", _view_based_color_flush),
+def _view_based_uno_flip(state, me):
+    view = state.view(me)
+    values = [-6.0 * len(hand) for hand in view["hands"]]
+    target = state.options.get("target_score", 0)
+    if target:
+        sign = -1.0 if state.options.get("scoring") == "lowest" else 1.0
+        values = [v + sign * 360.0 * total / target for v, total in zip(values, view["scores"])]
+    return pairwise(values, 12.0)
+
+
+@pytest.mark.parametrize("ruleset_id, reference", [("uno-flip", _view_based_uno_flip),
+                                                   ("color-flush", _view_based_color_flush),
                                                    ("flip-hue", _view_based_flip_hue)])
 def test_the_cut_off_evaluations_read_what_the_views_show(ruleset_id, reference):
     # they read hands and factions off the table instead of building whole views
@@ -349,7 +360,8 @@ def test_the_cut_off_evaluations_read_what_the_views_show(ruleset_id, reference)
     rng = random.Random(5)
     checked = 0
     for game in range(3):
-        state = ruleset.new_game(3, ruleset.resolve_options(SHORT[ruleset_id]), random.Random(game))
+        options = dict(SHORT[ruleset_id], target_score=500) if ruleset_id == "uno-flip" else SHORT[ruleset_id]
+        state = ruleset.new_game(3, ruleset.resolve_options(options), random.Random(game))
         while not state.is_terminal():
             me = state.current_seat()
             assert evaluation(state, me) == reference(state, me)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from arena.match import Entrant, play_game
-from arena.rules.color_flush import ColorFlush, layout_state
+from arena.rules.color_flush import ColorFlush
 from arena.seeding import bot_seed
 from arena_bots.color_flush_heuristic import ColorFlushHeuristicBot, distance, settle
 from arena_bots.random_bot import RandomBot
@@ -54,25 +54,28 @@ def test_it_beats_random_bots_duplicate_seated():
 
 
 def test_it_plays_an_action_that_wins_at_once():
-    st = layout_state([cards("red/blue red/green red/yellow white/purple blue/purple"),
-                       cards("green/red blue/yellow yellow/green purple/blue green/purple"),
-                       cards("blue/green yellow/red purple/green green/yellow red/purple")], cards("green/yellow"))
+    st = ColorFlush.lay_out(3, hands=[cards("red/blue red/green red/yellow white/purple blue/purple"),
+                                     cards("green/red blue/yellow yellow/green purple/blue green/purple"),
+                                     cards("blue/green yellow/red purple/green green/yellow red/purple")],
+                            pile=cards("green/yellow"))
     # seat 0 must first get rid of blue: placing it leaves red red red white -> a win
     assert bot().act(observe(st, 0)) == "place:4"
 
 
 def test_it_flips_a_card_whose_back_it_knows_is_its_color():
-    st = layout_state([cards("red/blue red/green red/yellow blue/red green/purple"),
-                       cards("green/red blue/yellow yellow/green purple/blue green/purple"),
-                       cards("blue/green yellow/red purple/green green/yellow red/purple")], cards("green/yellow"))
+    st = ColorFlush.lay_out(3, hands=[cards("red/blue red/green red/yellow blue/red green/purple"),
+                                     cards("green/red blue/yellow yellow/green purple/blue green/purple"),
+                                     cards("blue/green yellow/red purple/green green/yellow red/purple")],
+                            pile=cards("green/yellow"))
     st.table.see_both(st.table.hands[0][3], 0)  # seat 0 has seen the red back of its blue card
     assert bot().act(observe(st, 0)) == "flip:3"
 
 
 def test_after_placing_a_white_it_swaps_with_the_hand_whose_backs_it_wants():
-    st = layout_state([cards("white/red green/blue yellow/purple purple/yellow blue/green"),
-                       cards("green/red blue/yellow yellow/green purple/blue green/purple"),
-                       cards("green/blue yellow/blue purple/blue red/blue")], cards("green/yellow"))
+    st = ColorFlush.lay_out(3, hands=[cards("white/red green/blue yellow/purple purple/yellow blue/green"),
+                                     cards("green/red blue/yellow yellow/green purple/blue green/purple"),
+                                     cards("green/blue yellow/blue purple/blue red/blue")],
+                            pile=cards("green/yellow"))
     st.apply("place:0")
     assert bot().act(observe(st, 0)) == "swap:2"  # seat 2's backs are blue x4: an instant win
 

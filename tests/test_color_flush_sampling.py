@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from arena.match import Entrant, play_game
-from arena.rules.color_flush import BLACK, HAND_MAX, HAND_MIN, PILE, ColorFlush, _recall, layout_state
+from arena.rules.color_flush import BLACK, HAND_MAX, HAND_MIN, PILE, ColorFlush, _recall
 from arena_bots.random_bot import RandomBot
 
 
@@ -158,7 +158,7 @@ def _small_position():
         [("blue", "red"), ("purple", "green"), ("red", "yellow"), ("yellow", "purple"), ("blue", "green")],
     ]
     pile = [("green", "black"), ("red", "white"), ("purple", "blue")]
-    state = layout_state(hands, pile)
+    state = ColorFlush.lay_out(2, hands=hands, pile=pile)
     table = state.table
     for card in range(len(table.faces)):
         table.see_both(card, 0)

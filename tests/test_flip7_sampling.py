@@ -90,10 +90,7 @@ def test_a_sample_given_the_real_deck_order_and_rng_replays_the_real_game():
 
 def test_a_seat_frozen_before_its_deal_card_keeps_its_banked_row_in_the_sample():
     # Seat 1 deals to 2 first: a Freeze goes to seat 0 (still undealt), who banks its row.
-    state = Flip7.new_game(3, OPTIONS, random.Random(0), start=False)
-    state.stack_deck(["freeze", "5", "7", "9"])
-    state.dealer = 1
-    state.start()
+    state = Flip7.lay_out(3, OPTIONS, deck_top=["freeze", "5", "7", "9"], dealer=1)
     state.apply("freeze:0")
     state.numbers[0].append(4)   # as if a Flip Three had dealt it a 4 before the Freeze
     state.masks[0] |= 1 << 4
@@ -107,10 +104,7 @@ def test_a_seat_frozen_before_its_deal_card_keeps_its_banked_row_in_the_sample()
 def small_deck_position(cards_top_first):
     """Three players, a deck of exactly `cards_top_first`, dealt: the deal takes the
     first three (all numbers here), the rest are the unseen deck."""
-    state = Flip7.new_game(3, OPTIONS, random.Random(0), start=False)
-    state.stack_deck(list(cards_top_first), exact=True)
-    state.start()
-    return state
+    return Flip7.lay_out(3, OPTIONS, deck_top=cards_top_first, exact=True)
 
 
 @pytest.mark.parametrize("cards", [

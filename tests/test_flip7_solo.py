@@ -23,10 +23,7 @@ def rounds(entrant, seeds):
 
 
 def solo(top):
-    state = Flip7.new_game(1, Flip7.resolve_options(), random.Random(0), start=False)
-    state.stack_deck(top)
-    state.start()
-    return state
+    return Flip7.lay_out(1, deck_top=top)
 
 
 def decide(state, **params):

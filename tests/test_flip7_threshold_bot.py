@@ -13,10 +13,7 @@ from arena_bots.random_bot import RandomBot
 
 
 def table(players, top):
-    state = Flip7.new_game(players, Flip7.resolve_options(), random.Random(0), start=False)
-    state.stack_deck(top)
-    state.start()
-    return state
+    return Flip7.lay_out(players, deck_top=top)
 
 
 def decide(state, bot=None, **params):

@@ -17,9 +17,7 @@ FILLER = [("yellow", "orange"), ("purple", "green"), ("blue", "yellow"), ("orang
 
 
 def _state(hands, active=0) -> FlipHueState:
-    state = FlipHue.new_game(3, FlipHue.resolve_options({}), random.Random(0))
-    state.set_up(FACTIONS, hands, FILLER, active=active)
-    return state
+    return FlipHue.lay_out(3, factions=FACTIONS, hands=hands, draw=FILLER, active=active)
 
 
 def _decide(state: FlipHueState) -> str:

@@ -22,10 +22,9 @@ FILLER = [("yellow", "orange"), ("purple", "green"), ("blue", "yellow"), ("orang
 
 
 def make(hands) -> FlipHueState:
-    """Three seats with a hand-set layout (see FlipHueState.set_up)."""
-    state = FlipHue.new_game(3, FlipHue.resolve_options({}), random.Random(0))
-    state.set_up([("red", "blue"), ("green", "yellow"), ("orange", "purple")], hands, FILLER)
-    return state
+    """Three seats with a hand-set layout (see FlipHue.lay_out)."""
+    return FlipHue.lay_out(3, factions=[("red", "blue"), ("green", "yellow"), ("orange", "purple")], hands=hands,
+                           draw=FILLER)
 
 
 def resample(state: FlipHueState, seat: int, rng: random.Random, known: list[int] | None = None,

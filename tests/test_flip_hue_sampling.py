@@ -161,10 +161,9 @@ def _small_position():
     """Two seats; seat 0 has seen every side but: seat 1's faction bottom, seat 1's
     faces of cards 0, 1 and 2, seat 0's own back of card 0, the draw pile top's down
     side, the buried draw card, and the discard top's down side."""
-    state = FlipHue.new_game(2, FlipHue.resolve_options({}), random.Random(0))
-    state.set_up(
-        [("red", "blue"), ("green", "yellow")],
-        [[("red", "green"), ("blue", "orange"), ("purple", "purple"), ("orange", "yellow"), (FLIP, "red")],
+    state = FlipHue.lay_out(
+        2, factions=[("red", "blue"), ("green", "yellow")],
+        hands=[[("red", "green"), ("blue", "orange"), ("purple", "purple"), ("orange", "yellow"), (FLIP, "red")],
          [("yellow", "blue"), ("green", "purple"), ("red", "orange"), ("blue", "blue"), ("purple", "yellow")]],
         draw=[("orange", "green"), ("yellow", "red")],
         discard=[(FLIP, "green")],
@@ -229,12 +228,12 @@ def test_every_layout_consistent_with_a_small_observation_occurs():
 
 
 def test_an_answer_observation_is_sampled_with_its_block_options():
-    state = FlipHue.new_game(3, FlipHue.resolve_options({}), random.Random(0))
-    state.set_up([("red", "blue"), ("green", "yellow"), ("orange", "purple")],
-                 [[("red", "green"), ("blue", "orange"), ("purple", "purple"), ("orange", "yellow"), ("red", "red")],
-                  [("yellow", "blue"), (FLIP, "purple"), ("red", "orange"), ("blue", "blue"), ("purple", "yellow")],
-                  [("green", "green"), ("blue", "yellow"), ("red", "purple"), ("yellow", "yellow"), ("blue", "red")]],
-                 draw=[("orange", "green"), ("yellow", "red"), ("green", "blue")])
+    state = FlipHue.lay_out(
+        3, factions=[("red", "blue"), ("green", "yellow"), ("orange", "purple")],
+        hands=[[("red", "green"), ("blue", "orange"), ("purple", "purple"), ("orange", "yellow"), ("red", "red")],
+               [("yellow", "blue"), (FLIP, "purple"), ("red", "orange"), ("blue", "blue"), ("purple", "yellow")],
+               [("green", "green"), ("blue", "yellow"), ("red", "purple"), ("yellow", "yellow"), ("blue", "red")]],
+        draw=[("orange", "green"), ("yellow", "red"), ("green", "blue")])
     state.apply("give:0:2")
     state.apply("pull:1:3")
     observation = observe(state)

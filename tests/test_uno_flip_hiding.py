@@ -153,7 +153,7 @@ def test_no_observation_carries_a_card_id():
     for game in range(12):
         players = 2 + game % 9
         real = UnoFlipState(players, OPTIONS, random.Random(game))
-        relabelled = UnoFlipState(players, OPTIONS, random.Random(game), deck=permuted_deck(rng))
+        relabelled = UnoFlip.lay_out(players, OPTIONS, game, deck=permuted_deck(rng))
         assert real.table.hands != relabelled.table.hands  # the same cards under other ids
         while real.current_seat() is not None:
             assert relabelled.current_seat() == real.current_seat()

@@ -650,14 +650,7 @@ class ColorFlushState(OwnEventCopies):
         self.emit_varying(event, "card", *self.table.views_by_seat(card, pile))
 
 
-# -- a constructor for hand-set states (tests, puzzles) -----------------------------
-
-def layout_state(hands, pile=(), *, active: int = 0, left=("give", "take", "flip"), turns: int = 0,
-                 options: Mapping[str, Any] | None = None, seed: int = 0) -> ColorFlushState:
-    """`ColorFlush.lay_out` under its old name (tests of bots and samplers use it)."""
-    return ColorFlush.lay_out(len(hands), options, seed, hands=hands, pile=pile, active=active,
-                              left=left, turns=turns)
-
+# -- a constructor for hand-set states (`ColorFlush.lay_out`) -----------------------
 
 def _layout_state(hands, pile, *, active: int, left, turns: int, options: Mapping[str, Any] | None,
                   seed: int) -> ColorFlushState:

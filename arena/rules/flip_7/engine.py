@@ -147,9 +147,8 @@ Version
     "2". Version "1" scored 0 for a player frozen before their deal card, even one a Flip
     Three had dealt cards; "2" (rulings turn 2) lets them bank their row.
 
-Tests stack the deck: ``Flip7.new_game(..., start=False)``, then
-``state.stack_deck(["5", "freeze", ...])`` (top first), optionally set ``state.totals``
-/ ``state.dealer``, then ``state.start()``.
+Tests stack the deck with ``Flip7.lay_out(players, deck_top=["5", "freeze", ...])`` (top
+first; also ``exact``, ``totals``, ``dealer``).
 """
 
 from __future__ import annotations
@@ -266,7 +265,7 @@ class Flip7(Ruleset):
         the deck is exactly these cards), with `totals` carried in, round 1 dealt by
         `dealer` at once (see `Ruleset.capabilities`)."""
         state = cls.new_game(players, cls.resolve_options(options), random.Random(seed), start=False)
-        state.stack_deck(list(deck_top), exact=exact)
+        state._stack_deck(list(deck_top), exact=exact)
         if totals is not None:
             state.totals = list(totals)
         state.dealer = dealer
@@ -277,8 +276,7 @@ class Flip7(Ruleset):
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random,
                  start: bool = True) -> Flip7State:
         """Shuffle and deal round 1. With ``start=False`` the deck is shuffled but
-        nothing is dealt: a test may `stack_deck`, set `totals` / `dealer`, then
-        call `start()`."""
+        nothing is dealt (`lay_out` stacks it, then calls `start()`)."""
         cls.check_players(players)
         state = Flip7State(players, options, rng)
         state.ruleset = cls
@@ -366,16 +364,17 @@ class Flip7State(GameState):
 
     # -- setting up (also the test hooks) ------------------------------------------
 
-    def stack_deck(self, cards_top_first: list[str], exact: bool = False) -> None:
-        """What `Flip7.lay_out` does with `deck_top`: put `cards_top_first` on top of the deck, first card drawn first, taking
-        one copy of each out of the deck (ValueError if the deck lacks it). With
+    def _stack_deck(self, cards_top_first: list[str], exact: bool = False) -> None:
+        """What `Flip7.lay_out` does with `deck_top`: put `cards_top_first` on top of the
+        deck, first card drawn first, taking one copy of each out of the deck
+        (ValueError if the deck lacks it). With
         ``exact=True`` every other deck card goes to the set-aside pile, so the deck
         is exactly these cards (to test a deck that runs out)."""
         for card in cards_top_first:
             try:
                 self.deck.remove(card)
             except ValueError:
-                raise ValueError(f"stack_deck: no {card!r} left in the deck") from None
+                raise ValueError(f"lay_out: no {card!r} left in the deck") from None
         if exact:
             self._put_aside(self.deck)
             self.deck.clear()

@@ -244,7 +244,7 @@ class FlipHue(Ruleset):
         `turn + 1` begins, with no events pending."""
         state = cls.new_game(players, cls.resolve_options(options), random.Random(seed))
         if factions is not None:
-            state.set_up(factions, hands, draw, discard, active=active, turn=turn, backs_seen=backs_seen)
+            state._set_up(factions, hands, draw, discard, active=active, turn=turn, backs_seen=backs_seen)
         return state
 
     @classmethod
@@ -331,15 +331,15 @@ class FlipHueState(OwnEventCopies):
                 self._emit_card({"type": "deal", "seat": seat}, card)
                 self._refill()
 
-    def set_up(self, factions: Sequence[Sequence[str]], hands: Sequence[Sequence[Sequence[str]]],
-               draw: Sequence[Sequence[str]] = (), discard: Sequence[Sequence[str]] = (),
-               active: int = 0, turn: int = 0, backs_seen: bool = True) -> None:
+    def _set_up(self, factions: Sequence[Sequence[str]], hands: Sequence[Sequence[Sequence[str]]],
+                draw: Sequence[Sequence[str]] = (), discard: Sequence[Sequence[str]] = (),
+                active: int = 0, turn: int = 0, backs_seen: bool = True) -> None:
         """Replace the deal with a hand-set layout: what `FlipHue.lay_out` does with
         a layout (its arguments are documented there)."""
         if len(factions) != self.players or len(hands) != self.players:
-            raise ValueError("set_up needs a faction and a hand per seat")
+            raise ValueError("lay_out needs a faction and a hand per seat")
         if any(len(hand) > MAX_HAND - 2 for hand in hands):
-            raise ValueError(f"set_up hands hold at most {MAX_HAND - 2} cards")
+            raise ValueError(f"lay_out hands hold at most {MAX_HAND - 2} cards")
         faces: list[tuple[str, str]] = []
         for pair in factions:
             faces.append((pair[0], pair[1]))

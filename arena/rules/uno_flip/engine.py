@@ -341,8 +341,8 @@ class UnoFlipState(GameState):
 
     def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random,
                  deck: UnoFlipDeck | None = None):
-        """`deck` is a hook for tests (e.g. the same cards with other ids); by default
-        the cards are those of option `deck` (checked by `UnoFlip.new_game`)."""
+        """`deck`: other cards than option `deck`'s (checked by `UnoFlip.new_game`), as
+        `UnoFlip.lay_out` passes them (e.g. the same cards with other ids)."""
         super().__init__(players, options, rng)
         self.deck = deck if deck is not None else deck_from_option(options.get("deck"))
         self.target = options["target_score"]

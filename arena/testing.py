@@ -26,16 +26,16 @@ What `check_ruleset` checks (each is also a function of its own, `check_*`):
   action list handed out changes neither the game nor later observations; no two
   seats, and not the god log, ever hold the same event object; a clone plays on
   like the original (same god log, same outcome) and leaves it untouched;
-- hidden information and the sampler (`check_sampling`, when the ruleset has the
-  optional ``sample_state(observation, rng, events=None)``): at random decision
+- hidden information and the sampler (`check_sampling`, when the ruleset declares the
+  capability ``sample_state(observation, rng, events=None)``): at random decision
   points a sample (given the seat's events, and without them) is a state that
   differs from the real one only in what the seat has not seen, so the seat's
   observation must not change: same seat to act, same legal actions, same view.
   Sampling touches neither the real game, the observation nor the events; it
   depends only on the observation, the events and the rng (the same rng gives the
   same sample, played out action by action; other rngs give other samples); a
-  sample plays on with legal moves only. A ruleset without ``sample_state`` is
-  reported as skipped (`ConformanceReport.skipped`), not failed.
+  sample plays on with legal moves only. A ruleset that does not declare it
+  (``supports("sample_state")``) is reported as skipped (`ConformanceReport.skipped`), not failed.
 
 A failure raises `ConformanceError` (an AssertionError) naming the ruleset, the
 check, the players, seed and options, the decision, and what differed where.
@@ -542,12 +542,12 @@ def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6
     """Hidden information and the sampler (see the module docstring); skipped, with a
     note in `report`, when the ruleset has no ``sample_state``."""
     name = "hidden information"
-    sample_state: Callable[..., GameState] | None = getattr(cls, "sample_state", None)
-    if sample_state is None:
+    if not cls.supports("sample_state"):
         if report:
             report.skipped.append(f"{cls.id} has no sample_state: hidden-information resampling and "
                                   f"sampler consistency were not checked")
         return
+    sample_state: Callable[..., GameState] = getattr(cls, "sample_state")  # declared, so defined
     differ = compared = 0
     for case in games:
         for state, observation, events, decision in _decision_points(cls, case, points):

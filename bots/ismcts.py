@@ -437,7 +437,7 @@ class ISMCTSBot(arena.Bot):
         self._failed = False
         self._started = True
         self.ruleset = ruleset_class(info["ruleset"])
-        if self.ruleset is None or not callable(getattr(self.ruleset, "sample_state", None)):
+        if self.ruleset is None or not self.ruleset.supports("sample_state"):
             self.ruleset = None
             print(f"ismcts: ruleset {info['ruleset']!r} has no sample_state; playing at random",
                   file=sys.stderr)

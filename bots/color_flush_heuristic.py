@@ -41,7 +41,10 @@ CERTAIN_WIN = 1e-9
 
 def settle(hand):
     """The hand after forced flips, as far as known: (face, back) pairs, None unknown."""
-    if not any(face == BLACK for face, _ in hand):
+    for face, _ in hand:
+        if face == BLACK:
+            break
+    else:
         return hand
     flipped = [(back, face) for face, back in hand]
     return [(back, face) if face == BLACK else (face, back) for face, back in flipped]
@@ -84,6 +87,12 @@ def _distance(hand):
 
 def wins(hand):
     """True if every face is known, none black, and they are one color (whites any)."""
+    return _wins(tuple(hand))
+
+
+@lru_cache(maxsize=1 << 16)
+def _wins(hand):
+    """`wins` of a hand given as a tuple (memoized like `_distance`)."""
     colors = set()
     for face, _ in hand:
         if face is None or face == BLACK:
@@ -147,7 +156,7 @@ class ColorFlushHeuristicBot(arena.Bot):
 
     def _threat(self, hand):
         """An opponent's distance as we know their faces (their backs do not matter to them)."""
-        return distance([(face, None) for face, _ in hand])
+        return _distance(tuple([(face, None) for face, _ in hand]))
 
     def _opponent_delta(self, before, after_hand):
         """Positive when the change brings that opponent closer to a flush, weighted by

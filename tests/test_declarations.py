@@ -97,3 +97,21 @@ def test_every_event_of_a_game_has_its_own_log_line_and_sentence_in_its_text_mod
             assert ruleset.describe_event(event) == ruleset.renderer.log_line(event)
             renderer.event(event)
     assert len(kinds) >= 5
+
+
+def test_the_site_viewer_reads_the_games_layout_declaration_and_knows_no_game_by_id():
+    """The viewer's data carries the ruleset's `site_view` (one-sided cards, seat rows,
+    counted piles), and the site's scripts name no built-in ruleset."""
+    from pathlib import Path
+
+    from arena.api import play
+    from arena.site.replay import replay_data
+
+    record = play(Flip7, ["random", "random"], seed=3).record
+    data = replay_data(record, Flip7, 0)
+    assert data["ruleset"]["view"] == Flip7.site_view
+    assert set(Flip7.site_view["counted"]) <= set(data["frames"][0]["god"]["view"])
+    static = Path(__file__).parent.parent / "arena" / "site" / "static"
+    for script in ("cards.js", "viewer.js"):
+        text = (static / script).read_text()
+        assert not [r.id for r in (Flip7, UnoFlip, ColorFlush, FlipHue) if r.id in text], script

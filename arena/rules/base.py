@@ -122,6 +122,15 @@ class Ruleset(ABC):
     the site's palette knows ("red", "wild", ...). A face not listed is drawn from its
     text (coloured by a leading colour word)."""
 
+    site_view: ClassVar[Mapping[str, Any]] = {}
+    """How the site's viewer lays out what is not a two-faced card (data; the viewer knows
+    no game by id). ``one_sided``: ``{face: [kind, colour, glyph]}`` for cards a view holds
+    as plain face strings, drawn one-sided: kind "modifier" or "action", in a palette colour
+    with an optional glyph (a face not listed: kind "number", uncoloured). ``seat_rows``:
+    ``{view key: [row keys]}``, a list of per-seat rows whose listed keys are lists of cards
+    shown as one row, the other keys as facts. ``counted``: ``{view key: title}``, piles
+    given as ``{face: count}`` drawn as cards with their counts."""
+
     @classmethod
     def draw_probability(cls, players: int) -> float:
         """TrueSkill's draw probability at a table of `players` (the ratings use it)."""

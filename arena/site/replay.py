@@ -123,7 +123,8 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         "game": game, "ruleset": {"id": ruleset.id, "version": ruleset.version,
                                   "title": getattr(ruleset, "title", ruleset.id), "options": meta["options"],
                                   "faces": {face: list(drawn) for face, drawn
-                                            in sorted(getattr(ruleset, "card_faces", {}).items())}},
+                                            in sorted(getattr(ruleset, "card_faces", {}).items())},
+                                  "view": getattr(ruleset, "site_view", {})},
         "players": players, "names": displays, "seats": record.get("seats", []),
         "deal_seed": record["deal_seed"], "transcript_hash": record.get("transcript_hash"),
         "outcome": record["outcome"], "faults": record.get("faults") or [],

@@ -231,6 +231,13 @@ class Flip7(Ruleset):
     card_faces = {**{bonus: ("green", bonus) for bonus in ("+2", "+4", "+6", "+8", "+10")},
                   "x2": ("bright-green", "x2"), "freeze": ("teal", "freeze"),
                   "flip-three": ("yellow", "flip three"), "second-chance": ("purple", "second chance")}
+    # cards are one-sided face strings; a seat's row lists them by kind; two piles are counts
+    site_view = {"one_sided": {**{card: ["modifier"] for card in MODIFIERS},
+                               "freeze": ["action", "teal", "❄"], "flip-three": ["action", "orange", "③"],
+                               "second-chance": ["action", "pink", "♥"]},
+                 "seat_rows": {"rows": ["numbers", "modifiers", "actions"]},
+                 "counted": {"unseen": "unseen (not yet dealt this deck)",
+                             "set_aside": "set aside (out of play until the deck is reshuffled)"}}
     # the round's end comes before 60 decisions; what follows it is mostly noise for this
     # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
     search_hints = {"playout_bot": "arena_bots.flip7_threshold:Flip7ThresholdBot", "playout_depth": 60,

@@ -11,8 +11,6 @@
     pink: ["#CC79A7", "#000", "♥"], purple: ["#6A3D9A", "#fff", "♠"], white: ["#FFFFFF", "#000", "○"],
     black: ["#222222", "#fff", "◼"], wild: ["#444444", "#fff", "✱"], flip: ["#7a7a7a", "#fff", "⟲"]
   };
-  var F7_ACTIONS = { "freeze": ["#56B4E9", "#000", "❄"], "flip-three": ["#E69F00", "#000", "③"],
-                     "second-chance": ["#CC79A7", "#000", "♥"] };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -25,6 +23,15 @@
      a face it does not list is drawn from its text. */
   var FACES = {};
   function setFaces(table) { FACES = table || {}; }
+
+  /* The ruleset's layout declaration (Ruleset.site_view: one_sided, seat_rows, counted),
+     set by the viewer; a game that declares nothing is drawn generically. */
+  var LAYOUT = {};
+  function setLayout(declared) { LAYOUT = declared || {}; }
+  function declared(part, key) {
+    var table = LAYOUT[part] || {};
+    return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : null;
+  }
 
   function colorOf(face) {
     if (face === null || face === undefined) return null;
@@ -75,13 +82,15 @@
     return box;
   }
 
-  /* A one-sided Flip 7 card: a number, a modifier (+4, x2) or an action. */
-  function f7card(value) {
+  /* A one-sided card given as a plain face string, of the kind the game declares
+     (one_sided: [kind, colour, glyph]; not listed: a "number"). site.css styles
+     one-sided cards as .card.f7 (after the first game that had them). */
+  function oneSided(value) {
     var s = String(value), box = el("div", "card f7");
-    var c = F7_ACTIONS[s];
-    if (c) { box.style.background = c[0]; box.style.color = c[1]; box.appendChild(el("span", "glyph", c[2])); box.classList.add("action"); }
-    else if (/^[+x]/.test(s)) box.classList.add("modifier");
-    else box.classList.add("number");
+    var kind = declared("one_sided", s) || ["number"];
+    var c = kind[1] ? COLORS[kind[1]] : null;
+    if (c) { box.style.background = c[0]; box.style.color = c[1]; box.appendChild(el("span", "glyph", kind[2] || c[2])); }
+    box.classList.add(kind[0]);
     box.appendChild(el("span", "label", label(s)));
     box.setAttribute("aria-label", "card " + label(s));
     return box;
@@ -96,7 +105,7 @@
   function cardRow(list, title) {
     var row = el("div", "cards");
     list.forEach(function (c, i) {
-      row.appendChild(isCard(c) ? card(c, { position: i, title: title }) : f7card(c));
+      row.appendChild(isCard(c) ? card(c, { position: i, title: title }) : oneSided(c));
     });
     if (!list.length) row.appendChild(el("span", "muted", "(none)"));
     return row;
@@ -154,14 +163,15 @@
     return box;
   }
 
-  /* Flip 7: one row per seat with its numbers, modifiers and actions as cards. */
-  function flip7Rows(rows, ctx) {
+  /* Declared seat rows (seat_rows: view key -> the row keys holding cards): one row per
+     seat, its cards in one row in the declared order, its other keys as facts. */
+  function cardSeatRows(rows, ctx, cardKeys) {
     return seatRows(rows, ctx, function (r) {
       var box = el("div", "f7row");
-      box.appendChild(cardRow([].concat(r.numbers || [], r.modifiers || [], r.actions || [])));
+      box.appendChild(cardRow([].concat.apply([], cardKeys.map(function (k) { return r[k] || []; }))));
       var facts = el("div", "facts");
       Object.keys(r).forEach(function (k) {
-        if (k === "numbers" || k === "modifiers" || k === "actions") return;
+        if (cardKeys.indexOf(k) >= 0) return;
         facts.appendChild(el("span", "fact", k.replace(/_/g, " ") + ": " + scalarText(r[k])));
       });
       box.appendChild(facts);
@@ -210,9 +220,9 @@
       if (k === "hands" && Array.isArray(x)) {
         block.appendChild(el("h4", "", "hands (face toward the holder on top; the back, which the others see, below)"));
         block.appendChild(seatRows(x, ctx, function (hand, i) { return cardRow(hand, "seat " + i); }));
-      } else if (k === "rows" && Array.isArray(x) && x.length && x[0] && "numbers" in x[0]) {
-        block.appendChild(el("h4", "", "rows"));
-        block.appendChild(flip7Rows(x, ctx));
+      } else if (declared("seat_rows", k) && Array.isArray(x) && x.length && x[0] && typeof x[0] === "object") {
+        block.appendChild(el("h4", "", k.replace(/_/g, " ")));
+        block.appendChild(cardSeatRows(x, ctx, declared("seat_rows", k)));
       } else if (k === "factions" && Array.isArray(x)) {
         block.appendChild(el("h4", "", "factions"));
         block.appendChild(factions(x, ctx));
@@ -238,6 +248,6 @@
     return root;
   }
 
-  window.ArenaCards = { card: card, f7card: f7card, view: view, isCard: isCard, el: el, label: label,
-                        setFaces: setFaces };
+  window.ArenaCards = { card: card, oneSided: oneSided, view: view, isCard: isCard, el: el, label: label,
+                        setFaces: setFaces, setLayout: setLayout, declared: declared };
 })();

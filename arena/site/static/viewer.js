@@ -50,6 +50,7 @@
   function start(d) {
     data = d;
     C.setFaces(d.ruleset.faces);
+    C.setLayout(d.ruleset.view);
     message("");
     $("title").textContent = "Game " + d.game + " · " + d.ruleset.title + " (" + d.ruleset.id + " " + d.ruleset.version + ")";
     $("subtitle").textContent = d.names.map(function (n, i) { return "seat " + i + ": " + n; }).join(" · ") +
@@ -246,12 +247,10 @@
     box.appendChild(el("p", "muted", data.log_note || ""));
   }
 
-  /* Flip 7's card counts (unseen, set aside: {face: count}) as cards with a count,
-     instead of the generic key: value text. */
-  var COUNTED = { "flip-7": { unseen: "unseen (not yet dealt this deck)", set_aside: "set aside (out of play until the deck is reshuffled)" } };
-
+  /* The piles a game declares counted (site_view.counted: view key -> title, the pile a
+     {face: count}) as cards with a count, instead of the generic key: value text. */
   function drawCounts(table, view) {
-    var fields = COUNTED[data.ruleset.id] || {};
+    var fields = (data.ruleset.view || {}).counted || {};
     Object.keys(fields).forEach(function (key) {
       var block = table.querySelector(".block-" + key), counts = view[key];
       if (!block || !counts || typeof counts !== "object" || Array.isArray(counts)) return;
@@ -260,7 +259,7 @@
       block.appendChild(el("h4", "", fields[key] + " · " + total + " card" + (total === 1 ? "" : "s")));
       var row = el("div", "cards counted");
       Object.keys(counts).forEach(function (face) {
-        var card = C.f7card(face), n = counts[face];
+        var card = C.oneSided(face), n = counts[face];
         card.appendChild(el("span", "count", "×" + n));
         card.setAttribute("aria-label", n + " × card " + C.label(face));
         card.title = n + " × " + C.label(face);

@@ -163,14 +163,16 @@ class FlipHueHeuristicBot(arena.Bot):
                             secret = value
                         break
             threat = max(threat, known, 0.2 * secret)
-        flips = sum(1 for face, _ in board[me] if face == FLIP)
+        flips = stats[me][2]
         return progress + 0.05 * spread - self.threat_weight * threat + self.flip_value * min(flips, 2)
 
     def _summary(self, hand):
         """Per side of a hand (faces, backs): the line value of each color seen there,
-        the value of a color not seen there, and the seen colors ranked by value."""
+        the value of a color not seen there, and the seen colors ranked by value; then the
+        number of Flip faces."""
         size = len(hand)
         out = []
+        flips = 0
         for side in (0, 1):
             counts: dict[str, int] = {}
             unknown = 0
@@ -180,9 +182,12 @@ class FlipHueHeuristicBot(arena.Bot):
                     unknown += 1
                 elif color != FLIP:
                     counts[color] = counts.get(color, 0) + 1
+                elif side == 0:
+                    flips += 1
             values = {color: self.line(count, unknown, size, unknown == 0) for color, count in counts.items()}
             ranked = sorted(((v, c) for c, v in values.items()), reverse=True)
             out.append((values, self.line(0, unknown, size, False), ranked))
+        out.append(flips)
         return out
 
 

@@ -92,9 +92,13 @@ class UnoFlipHeuristicBot(arena.Bot):
             parts = action.split(":")
             pos = len(hand) - 1 if parts[0] == "play-drawn" else int(parts[1])
             options.setdefault(pos, []).append(action)
+        held_colors = {}
+        for face in hand:
+            color = split_face(face)[0]
+            held_colors[color] = held_colors.get(color, 0) + 1
         best, best_score = None, None
         for pos, actions in options.items():
-            score = self._score_play(view, seat, hand, pos, next_close, threat)
+            score = self._score_play(view, seat, hand, pos, next_close, threat, held_colors)
             if score is None:
                 continue
             score += self.rng.random() * 0.01
@@ -108,7 +112,9 @@ class UnoFlipHeuristicBot(arena.Bot):
             return stay  # keep the Wild for when it is needed
         return self._finish_action(view, seat, hand, options[best], best)
 
-    def _score_play(self, view, seat, hand, pos, next_close, threat):
+    def _score_play(self, view, seat, hand, pos, next_close, threat, held_colors):
+        """A play's score (higher is better; None: never); `held_colors`: color -> cards
+        of `hand` of that color."""
         face = hand[pos]
         color, value = split_face(face)
         if len(hand) == 1:
@@ -131,8 +137,9 @@ class UnoFlipHeuristicBot(arena.Bot):
         elif value == "flip":
             score += self._flip_gain(view, seat, rest)
         if color is not None:
-            # keep control: prefer the color we still hold after this play
-            score += 3.0 * sum(1 for f in rest if split_face(f)[0] == color)
+            # keep control: prefer the color we still hold after this play (the rest of
+            # the hand: this card is of that color too)
+            score += 3.0 * (held_colors[color] - 1)
         return score
 
     def _flip_gain(self, view, seat, rest):

@@ -292,7 +292,8 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
 def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Random) -> list[int]:
     """A card id for each slot, consistent with the faces known there (see above)."""
     by_pair = index.by_pair
-    free: dict[tuple[str, str], list[int]] = {pair: list(ids) for pair, ids in by_pair.items()}
+    # the free cards of each pair: the index's tuple until a card of that pair is taken
+    free: dict[tuple[str, str], Sequence[int]] = dict(by_pair)
     cards: list[int] = [-1] * len(slots)
     partial: dict[tuple[int, str], list[int]] = {}
     unknown: list[int] = []
@@ -301,6 +302,8 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
             ids = free.get((light, dark))
             if not ids:
                 raise ValueError(f"sample_state: no card {light}/{dark} is left for the view")
+            if type(ids) is tuple:
+                ids = free[(light, dark)] = list(ids)
             cards[i] = ids.pop()
         elif light is not None:
             partial.setdefault((LIGHT, light), []).append(i)
@@ -317,7 +320,10 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
         else:
             raise ValueError("sample_state: no deal of the cards fits the faces in the view")
         for pair, card in taken:
-            free[pair].remove(card)
+            ids = free[pair]
+            if type(ids) is tuple:
+                ids = free[pair] = list(ids)
+            ids.remove(card)
     rest = [card for ids in free.values() for card in ids]
     if len(rest) != len(unknown):
         raise ValueError("sample_state: the view's cards do not add up to the deck")

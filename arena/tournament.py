@@ -18,7 +18,9 @@ A tournament file is TOML (documented key by key in ``tournaments/README.md``)::
 
 `load_tournament` checks everything before anything runs: a problem is a
 ConfigError whose one-line message names the key by its path
-(``rulesets[1].players``, 0-based like JSON paths) and says what is wrong.
+(``rulesets[1].players``, 0-based like JSON paths) and says what is wrong. The
+file's shape (keys, types, defaults) is declared in `arena.tournament_file`; the
+rules across keys and against the installed plugins are checked here.
 
 `Schedule` is the list of games as a pure function of the file and the seed,
 produced lazily: for each ruleset (file order), each table (a combination of
@@ -43,6 +45,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
+from msgspec import UNSET
+
 from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError
 from arena.plugins import Registry
@@ -50,23 +54,16 @@ from arena.rules.base import Ruleset
 from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
+from arena.tournament_file import BotEntry, TournamentSection, decode_file
+from arena.tournament_file import KeyProblem as _KeyProblem
 
-FORMATS = ("round-robin", "sampled", "gauntlet")
-ISOLATIONS = ("sandbox", "process", "inline")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 RESERVED_LABELS = ("overall",)
 
-TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "max_games", "challengers", "stop", "confidence", "margin",
-                   "max_deals", "look_every", "isolation", "time_per_decision", "workers",
-                   "time_bank", "memory_mb", "on_fault", "max_faults", "time_for_start", "time_for_end",
-                   "cpu_per_game", "max_processes", "tmp_mb", "wheelhouse")
-SPRT_KEYS = ("test", "bot", "baseline", "margin", "alpha", "beta")
 SEED_DERIVATION = 2
 """How deal seeds are derived (recorded in the store's plan): 1, from the game's position in
 the file (ruleset and table numbers); 2, from its content (ruleset label, the table's entry
 names, deal index), so that adding entries, rulesets or deals leaves every stored game's deal."""
-BOT_KEYS = ("use", "command", "submission", "as", "params", "rulesets")
-RULESET_KEYS = ("use", "as", "players", "options", "draw_probability")
 
 MAX_GAMES = 1_000_000_000
 """The most games one tournament may schedule."""
@@ -213,136 +210,112 @@ def parse_tournament(data: bytes | str, registry: Registry, source: str = "<tour
         raise ConfigError(f"{source}: {problem.path}: {problem.message}") from None
 
 
-class _KeyProblem(Exception):
-    def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
-        self.path = path
-        self.message = message
-
-
 def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha256: str,
            submissions: Any = None) -> Tournament:
-    _known_keys(doc, "", ("tournament", "bots", "rulesets"))
-    head = _table(doc, "tournament", "", required=True)
-    _known_keys(head, "tournament.", TOURNAMENT_KEYS)
+    """The tournament of a parsed file: its shape decoded (`arena.tournament_file`), then the
+    rules across keys and against the registry checked here, each a one-line _KeyProblem."""
+    file = decode_file(doc)
+    head = file.tournament
+    base = Path(source).parent
 
-    name = _get(head, "name", "tournament", str, required=True)
+    name = head.name
     if not NAME.match(name):
         raise _KeyProblem("tournament.name", f"{name!r} is not a usable name (letters, digits, '.', '_', '-'; "
                           "it names the results folder)")
-    seed = _get(head, "seed", "tournament", int)
+    seed = head.seed
     if seed is not None and not 0 <= seed < 2 ** SEED_BITS:
         raise _KeyProblem("tournament.seed", f"must be from 0 to 2**{SEED_BITS} - 1, not {seed}")
-    fmt = _get(head, "format", "tournament", str, default="round-robin")
-    if fmt not in FORMATS:
-        raise _KeyProblem("tournament.format", f"must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
-    stop_value = head.get("stop")
-    if stop_value is None:
+    fmt = head.format
+    if head.stop is UNSET:
         for key in ("confidence", "margin", "max_deals", "look_every"):
-            if key in head:
+            if getattr(head, key) is not UNSET:
                 raise _KeyProblem(f"tournament.{key}", "only used with stop")
-        deals = _bounded(head, "deals", int, 1)
+        deals = _bounded("deals", head.deals, 1)
     else:
-        if "deals" in head:
+        if head.deals is not UNSET:
             raise _KeyProblem("tournament.deals", "not used with stop: give max_deals (the most deals a table "
                               "gets) and look_every (deals between looks)")
-        deals = _bounded(head, "max_deals", int, 1000)
-    look_every = _bounded(head, "look_every", int, 4)
-    max_games = _get(head, "max_games", "tournament", int)
-    if "challengers" in head and fmt != "gauntlet":
+        deals = _bounded("max_deals", head.max_deals, 1000)
+    look_every = _bounded("look_every", head.look_every, 4)
+    if head.challengers is not UNSET and fmt != "gauntlet":
         raise _KeyProblem("tournament.challengers", 'only used with format = "gauntlet"')
-    if fmt == "gauntlet" and "challengers" not in head:
+    if fmt == "gauntlet" and head.challengers is UNSET:
         raise _KeyProblem("tournament.challengers", 'missing: format = "gauntlet" needs challengers (bot names)')
-    if fmt == "sampled" and max_games is None:
+    if fmt == "sampled" and head.max_games is UNSET:
         raise _KeyProblem("tournament.max_games", 'missing: format = "sampled" needs max_games')
-    if fmt != "sampled" and max_games is not None:
+    if fmt != "sampled" and head.max_games is not UNSET:
         raise _KeyProblem("tournament.max_games", 'only used with format = "sampled"')
-    if max_games is not None:
-        max_games = _bounded(head, "max_games", int, None)
-    isolation = _get(head, "isolation", "tournament", str, default="sandbox")
-    if isolation not in ISOLATIONS:
-        raise _KeyProblem("tournament.isolation", f'must be "sandbox", "process" or "inline", not {isolation!r}')
-    time_per_decision = _bounded(head, "time_per_decision", (int, float), Limits.time_per_decision)
-    time_bank = _bounded(head, "time_bank", (int, float), Limits.time_bank)
-    memory_mb = _bounded(head, "memory_mb", int, Limits.memory_mb)
-    time_for_start = _bounded(head, "time_for_start", (int, float), Limits.time_for_start)
-    time_for_end = _bounded(head, "time_for_end", (int, float), Limits.time_for_end)
-    sandbox_limits = {"cpu_per_game": float(_bounded(head, "cpu_per_game", (int, float), Limits.cpu_per_game)),
-                      "max_processes": _bounded(head, "max_processes", int, Limits.max_processes),
-                      "tmp_mb": _bounded(head, "tmp_mb", int, Limits.tmp_mb)}
-    on_fault = _get(head, "on_fault", "tournament", str, default=TOURNAMENT_ON_FAULT[0])
-    if problem := on_fault_problem(on_fault, TOURNAMENT_ON_FAULT):
+    max_games = _bounded("max_games", head.max_games, None)
+    isolation = head.isolation
+    limits = {key: _bounded(key, getattr(head, key), None) for key in LIMIT_BOUNDS}
+    if problem := on_fault_problem(head.on_fault, TOURNAMENT_ON_FAULT):
         raise _KeyProblem("tournament.on_fault", problem)
-    on_fault = OnFault(on_fault)
-    max_faults = _bounded(head, "max_faults", int, 0)
-    workers = _bounded(head, "workers", int, 0)
-    wheelhouse = _get(head, "wheelhouse", "tournament", str)
-    if wheelhouse is not None:
-        wheelhouse = (Path(source).parent / wheelhouse).resolve()
+    max_faults = _bounded("max_faults", head.max_faults, None)
+    workers = _bounded("workers", head.workers, None)
+    wheelhouse = None
+    if head.wheelhouse is not None:
+        wheelhouse = (base / head.wheelhouse).resolve()
         if not wheelhouse.is_dir():
             raise _KeyProblem("tournament.wheelhouse", f"{str(wheelhouse)!r} is not a folder")
-
-    bot_tables = _array_of_tables(doc, "bots")
-    ruleset_tables = _array_of_tables(doc, "rulesets")
+    if not file.bots:
+        raise _KeyProblem("bots", "empty: add at least one [[bots]] table")
+    if not file.rulesets:
+        raise _KeyProblem("rulesets", "empty: add at least one [[rulesets]] table")
 
     # Rulesets first: bot entries may name them in `rulesets`.
     labels: dict[str, int] = {}
-    raw_rulesets = []
-    for i, table in enumerate(ruleset_tables):
+    for i, table in enumerate(file.rulesets):
         where = f"rulesets[{i}]"
-        _known_keys(table, f"{where}.", RULESET_KEYS)
-        use = _get(table, "use", where, str, required=True)
-        if use not in registry.rulesets:
-            raise _KeyProblem(f"{where}.use", _unknown("ruleset", use, registry.rulesets, registry))
-        label = _get(table, "as", where, str, default=use)
+        if table.use not in registry.rulesets:
+            raise _KeyProblem(f"{where}.use", _unknown("ruleset", table.use, registry.rulesets, registry))
+        label = table.use if table.as_ is UNSET else table.as_
         if not NAME.match(label) or label in RESERVED_LABELS:
             raise _KeyProblem(f"{where}.as", f"{label!r} is not usable as a ruleset label")
         if label in labels:
-            raise _KeyProblem(f"{where}.as" if "as" in table else f"{where}.use",
+            raise _KeyProblem(f"{where}.as" if table.as_ is not UNSET else f"{where}.use",
                               f"{label!r} is entered twice (also rulesets[{labels[label]}]); "
                               'give one of them another label with "as"')
         labels[label] = i
-        raw_rulesets.append((table, use, label))
 
     entries: list[BotSpec] = []
     displays: dict[str, int] = {}
-    for i, table in enumerate(bot_tables):
+    for i, table in enumerate(file.bots):
         where = f"bots[{i}]"
-        _known_keys(table, f"{where}.", BOT_KEYS)
-        command = _command(table, where, Path(source).parent)
+        command = _command({} if table.command is UNSET else {"command": table.command}, where, base)
         submission = None
-        if "submission" in table:
+        if table.submission is not UNSET:
             if command is not None:
                 raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
-            submission = _submission(table, where, Path(source).parent, name, isolation, wheelhouse, registry,
-                                     submissions)
+            submission = _submission(table, where, base, name, isolation, wheelhouse, registry, submissions)
             use, cls = submission.chosen, submission.stand_in()
             package, version = submission.bot.package, submission.version
         elif command is not None:
-            if "use" in table:
+            if table.use is not UNSET:
                 raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
-            if "as" not in table:
+            if table.as_ is UNSET:
                 raise _KeyProblem(f"{where}.as", 'missing: a "command" entry needs a display name in "as"')
             if isolation == "inline":
                 raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "sandbox" or "process"')
             use, cls = "command", CommandBot
             package, version = "command", _command_version(command)
         else:
-            use = _get(table, "use", where, str, required=True)
+            if table.use is UNSET:
+                raise _KeyProblem(f"{where}.use", "missing")
+            use = table.use
             if use not in registry.bots:
                 raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
             cls = registry.bots[use].cls
             package, version = registry.bots[use].origin.package, registry.bots[use].origin.version
-        display = _get(table, "as", where, str, default=use)
+        display = use if table.as_ is UNSET else table.as_
         if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
             raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
                               "no control or format characters)")
         if display in displays:
-            raise _KeyProblem(f"{where}.as" if "as" in table else f"{where}.use",
+            raise _KeyProblem(f"{where}.as" if table.as_ is not UNSET else f"{where}.use",
                               f"display name {display!r} is used twice (also bots[{displays[display]}]); "
                               'give each entry its own "as"')
         displays[display] = i
-        params = _table(table, "params", f"{where}.")
+        params = table.params
         _plain_json(params, f"{where}.params")
         if command is None and submission is None:  # a submission's constructor ran in its probe's sandbox
             try:
@@ -351,26 +324,23 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                 raise _KeyProblem(f"{where}.params", f"bot {use!r} does not accept {params!r}: "
                                   f"{type(exc).__name__}: {exc}") from None
         only = None
-        if "rulesets" in table:
-            chosen = table["rulesets"]
-            if not isinstance(chosen, list) or not chosen or not all(isinstance(x, str) for x in chosen):
-                raise _KeyProblem(f"{where}.rulesets", "must be a non-empty list of ruleset labels")
-            for j, label in enumerate(chosen):
+        if table.rulesets is not UNSET:
+            for j, label in enumerate(table.rulesets):
                 if label not in labels:
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"{label!r} is not a ruleset of this tournament "
                                       f"(it has: {', '.join(labels) or 'none'})")
-                ruleset_id = raw_rulesets[labels[label]][1]
+                ruleset_id = file.rulesets[labels[label]].use
                 if not cls.plays(ruleset_id):
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
-            only = tuple(dict.fromkeys(chosen))
+            only = tuple(dict.fromkeys(table.rulesets))
         entries.append(BotSpec(i, display, use, cls, params, package, version, only, command, submission))
 
     rulesets: list[RulesetSpec] = []
-    for i, (table, use, label) in enumerate(raw_rulesets):
+    for i, (table, label) in enumerate(zip(file.rulesets, labels)):
         where = f"rulesets[{i}]"
+        use, players = table.use, table.players
         reg = registry.rulesets[use]
         cls = reg.cls
-        players = _get(table, "players", where, int, required=True)
         if players < 2:
             raise _KeyProblem(f"{where}.players", f"a table of {players} is not a tournament table: "
                               "use at least 2 players")
@@ -383,8 +353,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
             names = ", ".join(entries[b].display for b in playing) or "none"
             raise _KeyProblem(f"{where}.players", f"a table of {players} needs {players} entries that play "
                               f"{use}; this file has {len(playing)} ({names})")
-        given = _table(table, "options", f"{where}.")
-        for key, value in given.items():
+        for key, value in table.options.items():
             if key not in cls.options:
                 known = ", ".join(cls.options) or "none"
                 raise _KeyProblem(f"{where}.options.{key}", f"unknown option for {use} (known: {known})")
@@ -393,12 +362,12 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
             except ArenaError as exc:
                 raise _KeyProblem(f"{where}.options.{key}", str(exc)) from None
         try:
-            options = cls.resolve_options(given)
+            options = cls.resolve_options(table.options)
         except ArenaError as exc:
             raise _KeyProblem(f"{where}.options", str(exc)) from None
         _plain_json(options, f"{where}.options")
-        draw = _get(table, "draw_probability", where, (int, float))
-        if draw is None:
+        draw = table.draw_probability
+        if draw is UNSET:
             from arena.ratings import default_draw_probability
             draw = default_draw_probability(cls, players)
         elif not 0 <= draw < 1:
@@ -406,8 +375,8 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         rulesets.append(RulesetSpec(i, label, use, cls, str(cls.version), reg.origin.package, reg.origin.version,
                                     players, options, float(draw), playing))
 
-    challengers = _challengers(head, entries) if fmt == "gauntlet" else ()
-    stop = _stop(head, entries) if stop_value is not None else None
+    challengers = _challengers(head.challengers, entries) if fmt == "gauntlet" else ()
+    stop = None if head.stop is UNSET else _stop(head, entries)
     if stop is not None and stop.kind == "sprt" and fmt == "sampled":
         raise _KeyProblem("tournament.stop", 'the SPRT needs format = "round-robin" or "gauntlet" (tables holding '
                           'both its bots)')
@@ -425,10 +394,11 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                               f"({', '.join(labels)})")
 
     tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
-                            float(time_per_decision), workers, tuple(entries), tuple(rulesets),
-                            float(time_bank), memory_mb, on_fault, max_faults, float(time_for_start),
-                            float(time_for_end), **sandbox_limits, challengers=challengers, stop=stop,
-                            look_every=look_every)
+                            float(limits["time_per_decision"]), workers, tuple(entries), tuple(rulesets),
+                            float(limits["time_bank"]), limits["memory_mb"], OnFault(head.on_fault), max_faults,
+                            float(limits["time_for_start"]), float(limits["time_for_end"]),
+                            float(limits["cpu_per_game"]), limits["max_processes"], limits["tmp_mb"],
+                            challengers=challengers, stop=stop, look_every=look_every)
     if fmt != "sampled":
         games = sum(count * deals * r.players for r, count in zip(rulesets, (_table_count(tournament, r)
                                                                               for r in rulesets)))
@@ -445,11 +415,8 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     return tournament
 
 
-def _challengers(head: dict[str, Any], entries: list[BotSpec]) -> tuple[int, ...]:
+def _challengers(chosen: list[str], entries: list[BotSpec]) -> tuple[int, ...]:
     """The gauntlet's challengers (entry indices, file order) from `challengers`: bot display names."""
-    chosen = head["challengers"]
-    if not isinstance(chosen, list) or not chosen or not all(isinstance(x, str) for x in chosen):
-        raise _KeyProblem("tournament.challengers", "must be a non-empty list of bot names (their \"as\")")
     names = {b.display: b.index for b in entries}
     for j, name in enumerate(chosen):
         if name not in names:
@@ -459,46 +426,34 @@ def _challengers(head: dict[str, Any], entries: list[BotSpec]) -> tuple[int, ...
     return tuple(sorted(names[n] for n in set(chosen)))
 
 
-def _stop(head: dict[str, Any], entries: list[BotSpec]) -> Stop:
+def _stop(head: TournamentSection, entries: list[BotSpec]) -> Stop:
     """The checked `stop` (with `confidence` and `margin` for "settled")."""
-    value = head["stop"]
+    value = head.stop
     if value == "settled":
-        confidence = _get(head, "confidence", "tournament", (int, float), default=0.95)
+        confidence = 0.95 if head.confidence is UNSET else head.confidence
         if not 0.5 <= confidence < 1:
             raise _KeyProblem("tournament.confidence", f"must be at least 0.5 and below 1, not {confidence!r}")
-        margin = _get(head, "margin", "tournament", (int, float), default=0.05)
+        margin = 0.05 if head.margin is UNSET else head.margin
         if not 0 <= margin < 0.5:
             raise _KeyProblem("tournament.margin", f"must be at least 0 and below 0.5, not {margin!r}")
         return Stop("settled", float(confidence), float(margin))
-    if not isinstance(value, dict):
-        raise _KeyProblem("tournament.stop", f'must be "settled" or a table {{ test = "sprt", bot = ..., '
-                          f'baseline = ... }}, not {value!r}')
     for key in ("confidence", "margin"):
-        if key in head:
+        if getattr(head, key) is not UNSET:
             raise _KeyProblem(f"tournament.{key}", f'only used with stop = "settled" (the SPRT has its own '
                               'margin, alpha and beta in stop)')
-    _known_keys(value, "tournament.stop.", SPRT_KEYS)
-    test = _get(value, "test", "tournament.stop", str, required=True)
-    if test != "sprt":
-        raise _KeyProblem("tournament.stop.test", f'must be "sprt", not {test!r}')
     names = {b.display: b.index for b in entries}
     chosen = []
     for key in ("bot", "baseline"):
-        name = _get(value, key, "tournament.stop", str, required=True)
+        name = getattr(value, key)
         if name not in names:
             raise _KeyProblem(f"tournament.stop.{key}", f"{name!r} is not a bot of this tournament")
         chosen.append(names[name])
     if chosen[0] == chosen[1]:
         raise _KeyProblem("tournament.stop.baseline", "must be another bot than stop.bot")
-    margin = _get(value, "margin", "tournament.stop", (int, float), default=0.05)
-    if not 0 < margin < 0.5:
-        raise _KeyProblem("tournament.stop.margin", f"must be above 0 and below 0.5, not {margin!r}")
-    errors = {}
-    for key in ("alpha", "beta"):
-        errors[key] = _get(value, key, "tournament.stop", (int, float), default=0.05)
-        if not 0 < errors[key] < 0.5:
-            raise _KeyProblem(f"tournament.stop.{key}", f"must be above 0 and below 0.5, not {errors[key]!r}")
-    return Stop("sprt", 0.95, float(margin), chosen[0], chosen[1], float(errors["alpha"]), float(errors["beta"]))
+    for key in ("margin", "alpha", "beta"):
+        if not 0 < getattr(value, key) < 0.5:
+            raise _KeyProblem(f"tournament.stop.{key}", f"must be above 0 and below 0.5, not {getattr(value, key)!r}")
+    return Stop("sprt", 0.95, float(value.margin), chosen[0], chosen[1], float(value.alpha), float(value.beta))
 
 
 def _table_filter(fmt: str, challengers: tuple[int, ...], stop: Stop | None) -> Any:
@@ -515,9 +470,10 @@ def _table_filter(fmt: str, challengers: tuple[int, ...], stop: Stop | None) -> 
     return keep
 
 
-def _bounded(head: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
-    """`[tournament]` key `key`, of type `kind`, within BOUNDS[key]."""
-    value = _get(head, key, "tournament", kind, default=default)
+def _bounded(key: str, value: Any, default: Any) -> Any:
+    """`[tournament]` key `key`'s `value` (`default` if UNSET), checked to be within BOUNDS[key]."""
+    if value is UNSET:
+        value = default
     if value is None:
         return None
     low, high = BOUNDS[key]
@@ -537,33 +493,6 @@ def _unknown(kind: str, name: str, known: dict[str, Any], registry: Registry) ->
     if registry.broken:
         message += f"; broken plugins: {', '.join(b.plugin for b in registry.broken)}"
     return message
-
-
-def _known_keys(table: dict[str, Any], prefix: str, known: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in known:
-            raise _KeyProblem(f"{prefix}{key}", f"unknown key (known here: {', '.join(known)})")
-
-
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
-
-
-def _get(table: dict[str, Any], key: str, where: str, kind: Any, required: bool = False, default: Any = None) -> Any:
-    path = f"{where}.{key}" if where else key
-    if key not in table:
-        if required:
-            raise _KeyProblem(path, "missing")
-        return default
-    value = table[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        wanted = " or ".join(dict.fromkeys(_TYPE_NAMES.get(k, k.__name__) for k in kinds))
-        if kinds == (int, float):
-            wanted = "a number"
-        raise _KeyProblem(path, f"must be {wanted}, not {value!r}")
-    if isinstance(value, float) and math.isnan(value):
-        raise _KeyProblem(path, "must be a number, not nan")
-    return value
 
 
 class CommandBot(Bot):
@@ -600,20 +529,18 @@ def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] |
     return (program, *arguments)
 
 
-def _submission(table: dict[str, Any], where: str, base: Path, name: str, isolation: str, wheelhouse: Path | None,
+def _submission(table: BotEntry, where: str, base: Path, name: str, isolation: str, wheelhouse: Path | None,
                 registry: Registry, submissions: Any) -> Any:
     """Build (in a sandbox) and probe the entry's `submission`; its Submission. Every problem
     is a one-line _KeyProblem naming the entry's key."""
-    path = table["submission"]
+    path = table.submission
     key = f"{where}.submission"
-    if not isinstance(path, str) or not path:
-        raise _KeyProblem(key, f"must be a path (a project folder, a wheel or an sdist), not {path!r}")
     if isolation != "sandbox":
         raise _KeyProblem(key, 'a submission runs only in a sandbox: isolation must be "sandbox"')
     if submissions is None:
         raise _KeyProblem(key, "submissions are built by `arena run` (in a sandbox), not here")
-    use = _get(table, "use", where, str)
-    params = _table(table, "params", f"{where}.")
+    use = None if table.use is UNSET else table.use
+    params = table.params
     _plain_json(params, f"{where}.params")
     from arena.submissions import SubmissionError
 
@@ -645,28 +572,6 @@ def _command_version(command: tuple[str, ...]) -> str:
         else:
             digest.update(part.encode())
     return "sha256:" + digest.hexdigest()[:16]
-
-
-def _table(parent: dict[str, Any], key: str, prefix: str, required: bool = False) -> dict[str, Any]:
-    if key not in parent:
-        if required:
-            raise _KeyProblem(f"{prefix}{key}", f"missing (add a [{key}] table)" if not prefix else "missing")
-        return {}
-    value = parent[key]
-    if not isinstance(value, dict):
-        raise _KeyProblem(f"{prefix}{key}", f"must be a table, not {value!r}")
-    return value
-
-
-def _array_of_tables(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    if key not in doc:
-        raise _KeyProblem(key, f"missing: add at least one [[{key}]] table")
-    value = doc[key]
-    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
-        raise _KeyProblem(key, f"must be an array of tables ([[{key}]] ...)")
-    if not value:
-        raise _KeyProblem(key, f"empty: add at least one [[{key}]] table")
-    return value
 
 
 def _plain_json(value: Any, path: str) -> None:

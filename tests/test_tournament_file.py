@@ -185,3 +185,81 @@ def test_a_relative_command_keeps_a_virtualenv_python_link_so_the_bot_gets_the_v
     prefix = subprocess.run([command[0], "-c", "import sys; print(sys.prefix)"], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert os.path.samefile(prefix, venv)
+
+
+# -- the file's shape (arena.tournament_file) ------------------------------------------
+
+
+def _readme_keys(heading):
+    """The keys of one table of tournaments/README.md's reference (its `| `key` |` rows)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "tournaments" / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"### `{heading}`", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.M)
+
+
+@pytest.mark.parametrize("heading, struct", [("[tournament]", "TournamentSection"), ("[[bots]]", "BotEntry"),
+                                             ("[[rulesets]]", "RulesetEntry")])
+def test_every_key_the_readme_documents_is_a_key_of_the_schema_and_no_other(heading, struct):
+    import msgspec
+
+    from arena import tournament_file
+
+    keys = [f.encode_name for f in msgspec.structs.fields(getattr(tournament_file, struct))]
+    assert sorted(_readme_keys(heading)) == sorted(keys)
+
+
+SHAPE_CASES = [
+    # a key with a message of its own answers for a bad item of its list too
+    ('use = "random"\nas = "random-1"', 'command = ["", "x"]\nas = "x"',
+     "bots[0].command: must be a non-empty list of strings, not ['', 'x']"),
+    ('use = "toy-cautious"', 'use = "toy-cautious"\nrulesets = [3]',
+     "bots[2].rulesets: must be a non-empty list of ruleset labels, not [3]"),
+    ('seed = 1', 'seed = 1\nformat = "gauntlet"\nchallengers = []',
+     "tournament.challengers: must be a non-empty list of bot names"),
+    # an unknown key lists the keys of its own table, by the names the file uses
+    ('as = "random-2"', 'as = "random-2"\nas_ = "x"',
+     "bots[1].as_: unknown key (known here: use, command, submission, as, params, rulesets)"),
+    ("players = 3", 'players = "3"', "rulesets[0].players: must be an integer, not '3'"),
+    ("players = 3", "players = 3\ndraw_probability = nan", "rulesets[0].draw_probability: must be a number, not nan"),
+    ("players = 3", "players = 3\noptions = 3", "rulesets[0].options: must be a table, not 3"),
+    ('deals = 2', 'stop = { test = "sprt", bot = "random-1", baseline = "random-2", beta = nan }',
+     "tournament.stop.beta: must be a number, not nan"),
+    ('deals = 2', 'stop = { test = "sprt", bot = "random-1", baseline = "random-2", margin = "x" }',
+     "tournament.stop.margin: must be a number, not 'x'"),
+    ('deals = 2', 'stop = 3', 'tournament.stop: must be "settled" or a table'),
+    ('name = "bad"', 'name = "bad"\nwheelhouse = 3', "tournament.wheelhouse: must be a string, not 3"),
+    ('seed = 1', 'seed = true', "tournament.seed: must be an integer, not True"),
+    ('[[rulesets]]\nuse = "toy-race"\nplayers = 3', "rulesets = []", "rulesets: empty"),
+    ('[[rulesets]]\nuse = "toy-race"\nplayers = 3', '[rulesets]\nuse = "toy-race"',
+     "rulesets: must be an array of tables ([[rulesets]] ...)"),
+]
+
+
+@pytest.mark.parametrize("old, new, message", SHAPE_CASES, ids=[c[2][:48] for c in SHAPE_CASES])
+def test_a_value_of_the_wrong_shape_is_one_line_naming_its_key(plugin_dir, old, new, message):
+    install_toy(plugin_dir)
+    assert old in BASE
+    text = BASE.replace(old, new, 1)
+    if new.startswith("rulesets = "):  # a top-level key goes before the first table
+        text = new + "\n" + BASE.replace(old, "", 1)
+    with pytest.raises(Exception) as caught:
+        parse_tournament(text, load_registry())
+    assert message in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_an_unset_key_takes_the_default_of_limits_and_the_schema():
+    from arena.seats import Limits
+    from arena.tournament_file import TournamentSection, decode_file
+
+    file = decode_file({"tournament": {"name": "x"}, "bots": [{"use": "random"}],
+                        "rulesets": [{"use": "flip-7", "players": 2}]})
+    assert isinstance(file.tournament, TournamentSection)
+    for key in ("time_per_decision", "time_bank", "memory_mb", "time_for_start", "time_for_end", "cpu_per_game",
+                "max_processes", "tmp_mb"):
+        assert getattr(file.tournament, key) == getattr(Limits, key), key
+    assert (file.tournament.format, file.tournament.isolation, file.tournament.on_fault) == \
+        ("round-robin", "sandbox", "forfeit")
+    assert file.bots[0].params == {} and file.rulesets[0].options == {}

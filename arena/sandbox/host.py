@@ -309,8 +309,13 @@ class SandboxHost(ProcessHost):
         """Kill the game's processes, its waiter still stopped, so nothing of the game
         outlives it and the zygote learns nothing of how it ended; then let the zygote
         report the end ("exit", read at the next start) and ready the next game's process."""
-        if self._cgroup is not None:  # SIGKILL runs no more of their code: no need to wait
-            self._cgroup.signal_all(signal.SIGKILL, keep=self._base)
+        if self._cgroup is not None:
+            # Wait until they are gone, not only signalled: a process with SIGKILL pending
+            # that is entering a read of the shared channel can still take the `next`
+            # written below (the zygote would then wait for it forever).
+            if not self._cgroup.kill_all(keep=self._base):
+                self._kill_group()
+                raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
         self._end_watch()
         for pid in self._paused:
             _signal(pid, signal.SIGCONT)

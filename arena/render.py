@@ -3,7 +3,7 @@
 Everything here is a pure function of ONE seat's observation (its view, its events,
 its legal actions) plus the seat names: nothing reads engine state, so a frame can
 show no more than the seat could see. The god view is printed from the god log by
-`arena.play`, never from here.
+`arena.terminal`, never from here.
 
 - A card face is a label, ``[red 7]`` (the face string with dashes as spaces), in
   its color when color is on; the brackets make it read without color. A face the

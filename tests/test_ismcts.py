@@ -20,7 +20,7 @@ FAST = {"iterations": 8, "playout_depth": 6}
 SHORT = {"flip-7": {"target_score": 60}, "uno-flip": {"target_score": 0, "max_turns": 40},
          "color-flush": {"max_turns": 20}, "flip-hue": {"max_turns": 20}}
 DETERMINIZABLE = sorted(rid for rid, entry in REGISTRY.rulesets.items()
-                        if callable(getattr(entry.cls, "sample_state", None)))
+                        if entry.cls.supports("sample_state"))
 
 
 def play(ruleset_id, seat, players, seed, params=FAST, options=None):

@@ -353,4 +353,4 @@ def _recall(observation: Mapping[str, Any], events: list[dict[str, Any]]) -> _Re
 
 # Precomputed action strings and their parsed form (hot path): _GIVE[pos][seat],
 # _FLIP[pos][seat], _PULL[seat][pos], _BLOCK[pos], _DISCARD[pos]. Hands hold at most
-# 6 cards in play; `set_up` keeps hand-set hands within MAX_HAND - 2.
+# 6 cards in play; `lay_out` keeps hand-set hands within MAX_HAND - 2.

@@ -6,8 +6,10 @@ small batches (`Batcher` sizes them; arena.stopping's `Feed` releases them, up t
 `stop`'s next look) for a backend (arena.backends; arena.ray_backend), stores each
 batch as it comes back (one transaction), takes the looks that are due
 (arena.stopping.Looks), rates the stored games while play goes on
-(arena.live_ratings; a stopping run rates at the end), and publishes the standings
-when the schedule is complete. What a worker does with a batch is arena.worker.
+(arena.live_ratings; a stopping run rates at the end), and returns a `RunSummary`.
+It neither publishes nor draws progress: it tells a `RunObserver` what happens, and
+the caller's observer does that (arena.run_and_publish, as `arena run` does). What a
+worker does with a batch is arena.worker.
 """
 
 from __future__ import annotations
@@ -28,9 +30,8 @@ import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
 from arena.live_ratings import RatingFollowers
-from arena.ratings import Rater, rate_store
+from arena.ratings import rate_store
 from arena.seats import Limits, privilege_notice
-from arena.site import write_site
 from arena.stopping import Feed, Looks
 from arena.store import Store, StoreError, add_after_stop, store_path
 from arena.tournament import SEED_DERIVATION, GameSpec, Schedule, Tournament
@@ -40,11 +41,6 @@ from arena.worker import BatchResult, GameFailedError, make_job
 from arena.backends import InProcessBackend, LocalPoolBackend, cpu_count  # noqa: F401
 from arena.store import faults_per_seat  # noqa: F401
 from arena.worker import HostPool, Job, play_batch  # noqa: F401
-
-
-RUN_REPLAYS = 24
-"""Replay files the web page gets when `arena run` publishes (`arena publish --replays N`
-writes more; `arena serve` shows any game)."""
 
 
 def _limits_in_force(isolation: str, limits: Limits) -> dict[str, str]:
@@ -222,7 +218,7 @@ class RunSummary:
     complete: bool = False
     interrupted: bool = False
     standings: dict[str, Any] | None = None
-    provenance: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None  # set by a publishing observer, as are the files
     written: list[Path] = field(default_factory=list)
     elapsed: float = 0.0  # the whole run
     play_seconds: float = 0.0  # from the first batch sent to the last game stored
@@ -327,22 +323,55 @@ class Batcher:
         return batch
 
 
-def run_tournament(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
-                   progress: bool | None = None, echo: Callable[[str], None] = print,
-                   backend: Backend | None = None, batch_size: int | None = None,
-                   replays: int | None = RUN_REPLAYS, report_every: int | None = None) -> RunSummary:
-    """Play every game of `tournament` not yet in the store at `out`; publish when complete
-    (standings and the web page, with `replays` replay files: see `arena.site.write_site`).
-    Every `report_every` games (default: on a terminal never, the bar shows progress;
-    otherwise every twentieth of the schedule), a line with the leaders (`ProgressReport`).
-    With a `stop`, each ruleset ends where its looks say (arena.stopping)."""
-    from arena import publish
-    from tqdm import tqdm
+class RunObserver:
+    """What a run tells its caller, in this order: `opened` once the store is open
+    (`created`: "created", "extended" or None); `play_started` (`will_play`: False when
+    nothing is left to play); `stored` after each batch is stored, `total_changed` when a
+    stopping run's looks shrink the schedule; `interrupting` on a Ctrl-C (`abandon`: the
+    second one); `play_ended` (always, even on an error); `completed` once the standings
+    are rated, with the store still open and locked. `line`s for the user come at any
+    time. This base passes the lines to `echo` and ignores the rest; arena.run_and_publish's
+    observer draws the bar and publishes."""
 
+    def __init__(self, echo: Callable[[str], None] = print):
+        self.echo = echo
+
+    def line(self, text: str) -> None:
+        self.echo(text)
+
+    def opened(self, store: Store, created: str | None, summary: "RunSummary") -> None:
+        pass
+
+    def play_started(self, store: Store, total: int, stored_before: int, will_play: bool) -> None:
+        pass
+
+    def stored(self, games: list[Any]) -> None:
+        pass
+
+    def total_changed(self, total: int) -> None:
+        pass
+
+    def interrupting(self, text: str, abandon: bool) -> None:
+        self.line(text)
+
+    def play_ended(self) -> None:
+        pass
+
+    def completed(self, store: Store, summary: "RunSummary") -> None:
+        pass
+
+
+def run_tournament(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
+                   backend: Backend | None = None, batch_size: int | None = None,
+                   observer: RunObserver | None = None) -> RunSummary:
+    """Play every game of `tournament` not yet in the store at `out` and rate them when the
+    schedule is complete; tell `observer` (default: one that prints the lines) what happens.
+    With a `stop`, each ruleset ends where its looks say (arena.stopping). Raises
+    GameFailedError when a game cannot be played (the stored games stay)."""
     out = Path(out)
     lock = _lock(out)
     try:
-        return _run(tournament, out, workers, restart, progress, echo, backend, batch_size, replays, report_every)
+        return _run(tournament, out, workers, restart, backend, batch_size, observer or RunObserver())
     finally:
         lock.close()  # releases the lock; the file stays (see _lock)
 
@@ -379,68 +408,9 @@ def _lock(out: Path) -> Any:
     return handle
 
 
-class ProgressReport:
-    """Every `every` games stored (None: never), one line: games stored of the total and
-    each ruleset's leaders so far, by their share of table-mates finished ahead of (ties
-    a half) over the stored games. On a terminal it is written above the progress bar."""
-
-    LEADERS = 3
-
-    def __init__(self, tournament: Tournament, total: int, every: int | None, echo: Callable[[str], None]):
-        self.labels = [r.label for r in tournament.rulesets]
-        self.names = [b.display for b in tournament.bots]
-        self.total = total
-        self.every = every
-        self.echo = echo
-        self.halves: list[dict[int, list[int]]] = [{} for _ in self.labels]  # entry -> [half-points, meetings]
-        self.stored = 0
-        self.next_at = every or 0
-
-    def add_rows(self, rows: Any) -> None:
-        """Count games already stored (a resumed run), without a line."""
-        for row in rows:
-            self._count(row.ruleset, row.seats, row.standing)
-            self.stored += 1
-        if self.every:
-            self.next_at = (self.stored // self.every + 1) * self.every
-
-    def add(self, games: Any) -> None:
-        from arena.store import decode
-
-        for game in games:
-            seats, standing = decode(game.result)[:2]
-            self._count(game.ruleset, seats, standing)
-        self.stored += len(games)
-        if self.every and self.stored >= self.next_at:
-            self.echo(self.line())
-            while self.next_at <= self.stored:
-                self.next_at += self.every
-
-    def _count(self, ruleset: int, seats: list[int], standing: list[int]) -> None:
-        tally = self.halves[ruleset]
-        for i, entry in enumerate(seats):
-            cell = tally.setdefault(entry, [0, 0])
-            for j in range(len(seats)):
-                if j != i:
-                    cell[0] += 2 if standing[i] < standing[j] else 1 if standing[i] == standing[j] else 0
-                    cell[1] += 2
-
-    def line(self) -> str:
-        parts = []
-        for label, tally in zip(self.labels, self.halves):
-            if not tally:
-                continue
-            best = sorted(tally, key=lambda e: (-tally[e][0] / tally[e][1], e))[:self.LEADERS]
-            parts.append(f"{label}: " + ", ".join(f"{self.names[e]} {tally[e][0] / tally[e][1]:.2f}" for e in best))
-        return f"[{self.stored:,}/{self.total:,} games] " + " | ".join(parts)
-
-
-def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, progress: bool | None,
-         echo: Callable[[str], None], backend: Backend | None, batch_size: int | None,
-         replays: int | None, report_every: int | None = None) -> RunSummary:
-    from arena import publish
-    from tqdm import tqdm
-
+def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, backend: Backend | None,
+         batch_size: int | None, observer: RunObserver) -> RunSummary:
+    echo = observer.line
     store, created = open_store(tournament, out, restart, echo)
     started = time.perf_counter()
     try:
@@ -466,10 +436,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
         if store.get("seed_secret"):
             echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
                  "(revealed in the provenance when the tournament is complete)")
-        if created == "created":
-            summary.written = publish.publish(out, store, Rater(store.plan()).standings())
-        elif created == "extended":  # the published provenance names the new file (and a fresh commitment)
-            summary.written = publish.publish(out, store)
+        observer.opened(store, created, summary)
         if stored_before:
             echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
         if remaining:
@@ -504,21 +471,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                     followers.stop()
                 raise
         play_started = time.perf_counter()
-        terminal = sys.stderr.isatty() if progress is None else progress
-        bar = tqdm(total=total, initial=stored_before, unit="game", disable=exhausted or not terminal,
-                   dynamic_ncols=True, smoothing=0.05, file=sys.stderr)
-
-        def bar_echo(line: str) -> None:
-            if bar.disable:
-                echo(line)
-            else:
-                bar.write(line, file=sys.stderr)
-
-        every = report_every if report_every is not None else (None if terminal else max(1, total // 20))
-        progress_report = ProgressReport(tournament, total, every, bar_echo)
-        if every and stored_before:
-            progress_report.add_rows(store.iter_rows())
         try:
+            observer.play_started(store, total, stored_before, not exhausted)
             while True:
                 try:
                     while not (stopping or exhausted) and len(in_flight) < max_in_flight:
@@ -551,18 +505,15 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                             else:
                                 store.add(result.games, run_number)
                                 summary.played += len(result.games)
-                                bar.update(len(result.games))
-                                progress_report.add(result.games)
-                            if looks.look(bar_echo):
-                                bar.total = looks.counted_total()
-                                bar.refresh()
+                                observer.stored(result.games)
+                            if looks.look(echo):
+                                observer.total_changed(looks.counted_total())
                         if result.failure and failure is None:
                             failure = result.failure
                             stopping = True
                 except KeyboardInterrupt:
                     if stopping and failure is None:
-                        bar.close()
-                        echo("stopping now: abandoning the games in flight")
+                        observer.interrupting("stopping now: abandoning the games in flight", abandon=True)
                         backend.stop(abandon=True)
                         in_flight.clear()
                         break
@@ -570,16 +521,15 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                     for future in list(in_flight):
                         if future.cancel():  # not started yet
                             del in_flight[future]
-                    bar.clear()
-                    echo(f"stopping: finishing the {len(in_flight)} batches in flight "
-                         "(Ctrl-C again to abandon them)")
+                    observer.interrupting(f"stopping: finishing the {len(in_flight)} batches in flight "
+                                          "(Ctrl-C again to abandon them)", abandon=False)
         except BaseException:
             if followers is not None:
                 followers.stop()
             raise
         finally:
             summary.play_seconds = time.perf_counter() - play_started
-            bar.close()
+            observer.play_ended()
             backend.stop(abandon=bool(in_flight))
         stored = store.count()
         total = summary.total = looks.counted_total() if tournament.stop is not None else total
@@ -606,9 +556,7 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             finally:
                 followers.stop()
         summary.rating_tail = time.perf_counter() - tail_started
-        summary.written = publish.publish(out, store, summary.standings)
-        summary.written.append(write_site(out, store, replays=replays, standings=summary.standings) / "index.html")
-        summary.provenance = publish.provenance(store)
+        observer.completed(store, summary)
         summary.elapsed = time.perf_counter() - started
         return summary
     finally:

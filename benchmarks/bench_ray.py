@@ -9,7 +9,7 @@ For each file it runs the whole tournament from scratch into a temporary folder,
 alternating local and Ray runs (`--repeat` pairs), and reports for each run:
 
 - games/s over the play (first batch sent to last game stored) and over the whole
-  `run_tournament` call (store, rating tail and publication included); the Ray
+  `run_and_publish` call (store, rating tail and publication included); the Ray
   instance is started once before the first Ray run and that start is reported
   separately (an existing cluster is already up);
 - CPU seconds per game: the run's own processes (driver, rating followers and, for
@@ -35,7 +35,8 @@ import time
 from pathlib import Path
 
 from arena.plugins import load_registry
-from arena.runner import cpu_count, make_job, run_tournament
+from arena.run_and_publish import run_and_publish
+from arena.runner import cpu_count, make_job
 from arena.tournament import load_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,8 +113,8 @@ def one_run(tournament, kind: str, workers: int, batch_size: int | None) -> dict
         driver = resource.getrusage(resource.RUSAGE_SELF)
         cpu, busy = _own_cpu(), machine_busy()
         started = time.perf_counter()
-        summary = run_tournament(tournament, Path(tmp) / "out", workers=workers, progress=False,
-                                 echo=lambda line: None, backend=backend, batch_size=batch_size)
+        summary = run_and_publish(tournament, Path(tmp) / "out", workers=workers, progress=False,
+                                  echo=lambda line: None, backend=backend, batch_size=batch_size)
         wall = time.perf_counter() - started
         own = _own_cpu() - cpu
         after = resource.getrusage(resource.RUSAGE_SELF)

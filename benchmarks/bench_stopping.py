@@ -64,7 +64,7 @@ from statistics import NormalDist
 
 from arena import pairwise
 from arena.plugins import load_registry
-from arena.runner import run_tournament
+from arena.runner import RunObserver, run_tournament
 from arena.store import Store, read_looks, store_path
 from arena.tournament import parse_tournament
 
@@ -101,7 +101,7 @@ def stopping_run(text: str, folder: Path, registry=None) -> Outcome:
     """Run the tournament `text` to its stop in `folder`; its verdict on first against second."""
     registry = registry or load_registry()
     tournament = parse_tournament(text, registry, str(folder / "t.toml"))
-    run_tournament(tournament, folder / "out", workers=1, progress=False, echo=lambda line: None, replays=0)
+    run_tournament(tournament, folder / "out", workers=1, observer=RunObserver(lambda line: None))
     with Store.open(store_path(folder / "out")) as store:
         look = read_looks(store)[-1]
     detail = look.detail
@@ -140,8 +140,7 @@ def measure(a: int, b: int, deals: int, seed: int = 1) -> tuple[float, float, pa
     with tempfile.TemporaryDirectory(prefix="arena-measure-") as scratch:
         tournament = parse_tournament(text, registry, str(Path(scratch) / "t.toml"))
         schedule = tournament.schedule(seed)
-        run_tournament(tournament, Path(scratch) / "out", workers=0, progress=False, echo=lambda line: None,
-                       replays=0)
+        run_tournament(tournament, Path(scratch) / "out", workers=0, observer=RunObserver(lambda line: None))
         with Store.open(store_path(Path(scratch) / "out")) as store:
             per_deal = schedule.table_counts[0] * 2
             games = [(row.index // per_deal, ["first" if e == 0 else "second" for e in row.seats], row.standing)

@@ -30,7 +30,7 @@ import trueskill
 
 from arena.plugins import load_registry
 from arena.ratings import Rater
-from arena.runner import run_tournament
+from arena.run_and_publish import run_and_publish
 from arena.store import Store, StoredGame, encode
 from arena.tournament import load_tournament
 
@@ -58,8 +58,8 @@ def bench_play(path: Path, worker_counts: list[int]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             cpu, busy = _cpu_seconds(), _machine_busy()
             started = time.perf_counter()
-            summary = run_tournament(tournament, Path(tmp) / "out", workers=workers, progress=False,
-                                     echo=lambda line: None)
+            summary = run_and_publish(tournament, Path(tmp) / "out", workers=workers, progress=False,
+                                      echo=lambda line: None)
             wall = time.perf_counter() - started
             cpu = _cpu_seconds() - cpu
             others = "" if busy is None else f"; other processes used {_machine_busy() - busy - cpu:.1f} CPU s meanwhile"

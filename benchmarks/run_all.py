@@ -198,7 +198,7 @@ def isolation(ruleset_id: str, games: int, acts: int) -> dict:
 
 def tournament(deals: int, workers: int) -> dict:
     from arena.plugins import load_registry
-    from arena.runner import run_tournament
+    from arena.run_and_publish import run_and_publish
     from arena.store import Store
     from arena.tournament import parse_tournament
 
@@ -206,7 +206,7 @@ def tournament(deals: int, workers: int) -> dict:
     parsed = parse_tournament(text, load_registry())
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
-        summary = run_tournament(parsed, out, workers=workers, progress=False, echo=lambda line: None)
+        summary = run_and_publish(parsed, out, workers=workers, progress=False, echo=lambda line: None)
         assert summary.complete
         path = out / "games.sqlite"
         with Store.open(path) as store:

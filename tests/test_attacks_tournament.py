@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from arena.plugins import load_registry
-from arena.runner import run_tournament
+from arena.run_and_publish import run_and_publish
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
 from test_attacks import ATTACKS, reports
@@ -40,8 +40,8 @@ def write(folder, bots: str):
 
 
 def run(path, out):
-    return run_tournament(load_tournament(path, load_registry()), out, workers=1, progress=False,
-                          echo=lambda line: None)
+    return run_and_publish(load_tournament(path, load_registry()), out, workers=1, progress=False,
+                           echo=lambda line: None)
 
 
 def records(out):

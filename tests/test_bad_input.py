@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.plugins import load_registry
-from arena.runner import run_tournament
+from arena.run_and_publish import run_and_publish
 from arena.seats import LIMIT_BOUNDS
 from arena.site import SITE_DIR, write_site
 from arena.store import Store, store_path
@@ -222,7 +222,7 @@ def test_display_names_are_escaped_in_standings_md_and_on_the_site(toy):
             '\n[[bots]]\nuse = "random"\nas = "plain"\n')
     path = toy_file(toy / "t.toml", deals=1, players=2, bots=bots, extra='isolation = "inline"\n')
     out = toy / "out"
-    run_tournament(load_tournament(path, load_registry()), out, workers=1, echo=lambda line: None, progress=False)
+    run_and_publish(load_tournament(path, load_registry()), out, workers=1, echo=lambda line: None, progress=False)
     markdown = (out / "standings.md").read_text()
     assert "<img" not in markdown and "&lt;img src=x onerror=alert(1)&gt;\\|\\`x\\`\\*y\\*" in markdown
     columns = None

@@ -9,7 +9,7 @@ import pytest
 from arena.match import Entrant, FaultPolicy, play_game, replay
 from arena.plugins import load_registry
 from arena.rules.base import forfeit_standing
-from arena.runner import run_tournament
+from arena.run_and_publish import run_and_publish
 from arena.store import Store, store_path
 from arena.tournament import Tournament, load_tournament, parse_tournament
 from test_tournament_support import install_toy, toy_file
@@ -56,7 +56,7 @@ def test_forfeit_is_the_default_fault_policy_of_a_tournament(toy, tmp_path):
 def test_under_the_default_policy_a_faulting_bot_is_never_placed_above_an_honest_one(toy, tmp_path):
     path = toy_file(tmp_path / "t.toml", deals=3, players=3, bots=FIELD, extra='isolation = "inline"\n')
     out = tmp_path / "out"
-    run_tournament(load_tournament(path, toy), out, workers=1, echo=lambda line: None, progress=False)
+    run_and_publish(load_tournament(path, toy), out, workers=1, echo=lambda line: None, progress=False)
     with Store.open(store_path(out)) as store:
         games = [store.record(i) for i in range(store.count())]
     broken_games = 0

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 
 from arena.errors import ConfigError
 from arena.plugins import load_registry
-from arena.runner import InProcessBackend, run_tournament
+from arena.run_and_publish import run_and_publish
+from arena.runner import InProcessBackend
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
 
@@ -72,7 +73,7 @@ def tournament_file(tmp_path: Path, deals: int = 3, isolation: str = "inline") -
 
 def run(path: Path, out: Path, **kwargs):
     tournament = load_tournament(path, load_registry())
-    return run_tournament(tournament, out, progress=False, echo=lambda line: None, **kwargs)
+    return run_and_publish(tournament, out, progress=False, echo=lambda line: None, **kwargs)
 
 
 def without_provenance(out: Path) -> dict:

@@ -232,13 +232,13 @@ def _standings(text, isolation, out):
     import json
     import re
 
-    from arena.runner import run_tournament
+    from arena.run_and_publish import run_and_publish
     from arena.tournament import parse_tournament
 
     text = re.sub(r'(?m)^isolation = .*$', f'isolation = "{isolation}"', text)
     text = re.sub(r'(?m)^deals = .*$', 'deals = 1', text)
     tournament = parse_tournament(text, REGISTRY, source=str(out / "t.toml"))
-    assert run_tournament(tournament, out, progress=False, echo=lambda line: None).complete
+    assert run_and_publish(tournament, out, progress=False, echo=lambda line: None).complete
     doc = json.loads((out / "standings.json").read_text())
     doc.pop("tournament")
     return doc

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 import arena.sandbox
 from arena.cli import main
 from arena.plugins import load_registry
-from arena.runner import run_tournament
+from arena.runner import RunObserver, run_tournament
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
 
@@ -41,8 +41,8 @@ def test_installed_bots_fall_back_to_process_isolation_and_the_store_records_why
     path = tmp_path / "t.toml"
     path.write_text(FILE)
     lines = []
-    summary = run_tournament(load_tournament(path, load_registry()), tmp_path / "out", progress=False,
-                             echo=lines.append)
+    summary = run_tournament(load_tournament(path, load_registry()), tmp_path / "out",
+                             observer=RunObserver(lines.append))
     assert summary.complete
     assert any(line.startswith("warning: no sandbox can be made here (user namespaces are disabled") for line in lines)
     with Store.open(store_path(tmp_path / "out")) as store:
@@ -56,8 +56,8 @@ def test_a_sandboxed_run_records_the_limits_in_force(tmp_path):
         pytest.skip(f"no sandbox can be made here: {arena.sandbox.sandbox_unavailable()}")
     path = tmp_path / "t.toml"
     path.write_text(FILE)
-    assert run_tournament(load_tournament(path, load_registry()), tmp_path / "out", progress=False,
-                          echo=lambda line: None).complete
+    assert run_tournament(load_tournament(path, load_registry()), tmp_path / "out",
+                          observer=RunObserver(lambda line: None)).complete
     with Store.open(store_path(tmp_path / "out")) as store:
         isolation = store.get("isolation")
     assert isolation["used"] == "sandbox" and isolation["fallback"] is None

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from arena.match import Entrant, play_game
 from arena.plugins import load_registry
 from arena.ratings import rate_store
-from arena.runner import run_tournament
+from arena.run_and_publish import run_and_publish
 from arena.rules.cards import TwoFacedTable
 from arena.site import SITE_DIR, build_context, replay_file_text, write_site
 from arena.site.data import choose_replays, head_to_head_matrix, rate_with_history, thin
@@ -52,7 +52,7 @@ def results(tmp_path_factory) -> Path:
     path = root / "t.toml"
     path.write_text(TOURNAMENT)
     out = root / "results"
-    run_tournament(load_tournament(path, load_registry()), out, echo=lambda line: None, progress=False)
+    run_and_publish(load_tournament(path, load_registry()), out, echo=lambda line: None, progress=False)
     with Store.open(store_path(out)) as store:
         write_site(out, store)
     return out
@@ -271,7 +271,7 @@ def test_the_faults_table_lists_every_fault(tmp_path, plugin_dir):
     bots = '\n[[bots]]\nuse = "toy-broken"\n\n[[bots]]\nuse = "toy-cautious"\n\n[[bots]]\nuse = "random"\n'
     path = toy_file(tmp_path / "t.toml", deals=1, bots=bots, extra='isolation = "inline"\non_fault = "random"\n')
     out = tmp_path / "out"
-    run_tournament(load_tournament(path, load_registry()), out, echo=lambda line: None, progress=False)
+    run_and_publish(load_tournament(path, load_registry()), out, echo=lambda line: None, progress=False)
     with Store.open(store_path(out)) as store:
         faults = list(store.faults())
         write_site(out, store)

@@ -32,3 +32,42 @@ def test_arena_run_off_a_terminal_prints_plain_progress_lines_and_no_bar(toy):
     assert result.exit_code == 0, result.output
     assert len(progress_lines(result.stderr)) >= 2  # one per stored batch here
     assert "\r" not in result.stderr and "game/s" not in result.stderr  # no tqdm bar off a terminal
+
+
+def test_run_tournament_plays_and_rates_but_publishes_nothing_and_tells_its_observer(toy):
+    """Issue 18 item 4: the runner only plays; progress reaches the caller through its
+    observer, and publishing is the composition's (arena.run_and_publish)."""
+    from arena.plugins import load_registry
+    from arena.runner import RunObserver, run_tournament
+    from arena.tournament import load_tournament
+
+    class Recorder(RunObserver):
+        def __init__(self):
+            super().__init__(lambda line: None)
+            self.events = []
+
+        def opened(self, store, created, summary):
+            self.events.append(("opened", created))
+
+        def play_started(self, store, total, stored_before, will_play):
+            self.events.append(("play_started", total, stored_before, will_play))
+
+        def stored(self, games):
+            self.events.append(("stored", len(games)))
+
+        def play_ended(self):
+            self.events.append(("play_ended",))
+
+        def completed(self, store, summary):
+            self.events.append(("completed", summary.standings is not None))
+
+    path = toy_file(toy / "t.toml", deals=2, players=3, extra='isolation = "inline"\n')  # 24 games
+    recorder = Recorder()
+    summary = run_tournament(load_tournament(path, load_registry()), toy / "r", workers=1, batch_size=5,
+                             observer=recorder)
+    assert summary.complete and summary.played == 24 and summary.standings is not None
+    assert not (toy / "r" / "standings.json").exists() and not (toy / "r" / "site").exists()
+    kinds = [event[0] for event in recorder.events]
+    assert recorder.events[:2] == [("opened", "created"), ("play_started", 24, 0, True)]
+    assert kinds[-2:] == ["play_ended", "completed"] and recorder.events[-1] == ("completed", True)
+    assert sum(event[1] for event in recorder.events if event[0] == "stored") == 24

@@ -157,14 +157,15 @@ def toy(plugin_dir, tmp_path, monkeypatch):
 
 
 def run(path: Path, out: Path, **kwargs):
-    """`run_tournament` on the file at `path`, quietly (no progress bar, no echo unless given)."""
+    """`arena run`'s composition (`run_and_publish`: play, then publish) on the file at `path`,
+    quietly (no progress bar, no echo unless given)."""
     from arena.plugins import load_registry
-    from arena.runner import run_tournament
+    from arena.run_and_publish import run_and_publish
     from arena.tournament import load_tournament
 
     kwargs.setdefault("progress", False)
-    return run_tournament(load_tournament(path, load_registry()), out,
-                          echo=kwargs.pop("echo", lambda line: None), **kwargs)
+    return run_and_publish(load_tournament(path, load_registry()), out,
+                           echo=kwargs.pop("echo", lambda line: None), **kwargs)
 
 
 def toy_file(path: Path, *, name: str = "toy", seed: int | None = 7, deals: int = 2, players: int = 3,

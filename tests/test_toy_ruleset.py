@@ -49,7 +49,7 @@ def test_the_toy_registers_through_the_entry_point_and_passes_the_conformance_ki
 
 def test_the_toy_plays_in_a_tournament_replays_and_renders(toy_installed, tmp_path):
     from arena.cli import main
-    from arena.runner import run_tournament
+    from arena.run_and_publish import run_and_publish
     from arena.site.replay import replay_data
     from arena.store import Store
     from arena.tournament import parse_tournament
@@ -75,8 +75,8 @@ def test_the_toy_plays_in_a_tournament_replays_and_renders(toy_installed, tmp_pa
         """)
     out = tmp_path / "out"
     registry = _registry()
-    run_tournament(parse_tournament(text, registry), out, workers=1, progress=False, echo=lambda line: None,
-                   replays=2)
+    run_and_publish(parse_tournament(text, registry), out, workers=1, progress=False, echo=lambda line: None,
+                    replays=2)
     standings = json.loads((out / "standings.json").read_text())
     assert {row["bot"] for row in standings["rulesets"]["toy-high-card"]} == {"random-1", "random-2"}
     assert standings["tournament"]["rulesets"]["toy-high-card"]["draw_probability"] == 0.2   # its declaration

@@ -62,7 +62,8 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
     Running the same command again after an interruption resumes it.
     """
     from arena.publish import summary_text
-    from arena.runner import GameFailedError, run_tournament
+    from arena.run_and_publish import run_and_publish
+    from arena.runner import GameFailedError
     from arena.tournament import load_tournament
 
     backend = None
@@ -83,9 +84,9 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
         builder.discard()
     out = out if out is not None else Path("results") / tournament.name
     try:
-        summary = run_tournament(tournament, out, workers=workers, restart=restart, replays=replays, backend=backend,
-                                 report_every=report_every,
-                                 echo=lambda line: click.echo(line, err=True))
+        summary = run_and_publish(tournament, out, workers=workers, restart=restart, replays=replays,
+                                  backend=backend, report_every=report_every,
+                                  echo=lambda line: click.echo(line, err=True))
     except GameFailedError as exc:
         raise click.ClickException(str(exc)) from None
     if summary.interrupted:

@@ -314,7 +314,7 @@ def test_a_sample_carries_the_view_table_cards_py_would_build(ruleset_id):
     for _ in range(5):
         table = ruleset.sample_state(seen["observation"], rng, []).table
         assert table._view_faces is table.faces
-        assert table._view_table == _views_for.__wrapped__(table.faces)
+        assert table._view_table == _views_for(table.faces)
 
 
 def _view_based_color_flush(state, me):

@@ -156,8 +156,14 @@ class TwoFacedTable:
         face, back = views[card][self.side[card]][self.seen[card] >> 2 * viewer & 3].values()
         return {"up": face, "down": back}
 
+    def share_views(self) -> None:
+        """Build the view table now, so that every clone of this table shares it (a sampler
+        calls this once per sample, before a search clones the sampled state)."""
+        self._build_views()
+
     def _build_views(self) -> _ViewTable:
-        """Make `_view_table` (shared by clones and by every table of the same deck)."""
+        """Make `_view_table` (shared by clones; its entries shared by every table that
+        holds the same card pairs)."""
         self._view_table = _views_for(self.faces)
         self._view_faces = self.faces
         return self._view_table
@@ -316,17 +322,22 @@ class TwoFacedTable:
 _CARD_VIEW = TwoFacedTable.card_view
 
 
-@functools.lru_cache(maxsize=32)
 def _views_for(faces: tuple[tuple[str, str], ...]) -> _ViewTable:
     """``[card][side][known]``: `card_view`'s answer for `card` with `side` toward its
     holder, to a viewer who has seen the sides in bitmask `known` (8 per card).
-    Built once per deck; callers copy the dicts they hand out."""
-    return tuple(
-        tuple(tuple({"face": sides[toward], "back": sides[1 - toward]}
-                    for known in range(4)
-                    for sides in [(a if known & 1 else None, b if known & 2 else None)])
-              for toward in (0, 1))
-        for a, b in faces)
+    Assembled from per-pair entries, so a sampler's freshly dealt deck costs a lookup per
+    card; callers copy the dicts they hand out."""
+    return tuple(map(_pair_views, faces))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pair_views(pair: tuple[str, str]) -> tuple[tuple[dict[str, str | None], ...], ...]:
+    """`_views_for`'s entry for one card with sides `pair`."""
+    a, b = pair
+    return tuple(tuple({"face": sides[toward], "back": sides[1 - toward]}
+                       for known in range(4)
+                       for sides in [(a if known & 1 else None, b if known & 2 else None)])
+                 for toward in (0, 1))
 
 
 _SIDES_SEEN_TABLE_PLAYERS = 8  # up to here a full table (4 ** 8 entries); beyond, a lazy dict

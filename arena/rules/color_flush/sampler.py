@@ -6,27 +6,10 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.rules.cards import TwoFacedTable, _views_for
+from arena.rules.cards import TwoFacedTable
 from arena.rules.color_flush.engine import ACTION_NAMES, BLACK, MAX_SEATS, PILE, ColorFlushState
 from arena.rules.matching import assign_cards
 from arena.rules.recall import AnonymousFaces, RecallCache
-
-
-# Card views per (side 0, side 1) pair: a sample deals the deck's pairs to new card numbers
-# every time, so cards.py's per-deck view table would be rebuilt for every sample.
-_PAIR_VIEWS: dict[tuple[str, str], Any] = {}
-
-
-def _adopt_pair_views(table: TwoFacedTable) -> None:
-    """Give `table` the view table cards.py would build for its faces, from per-pair entries."""
-    entries = []
-    for pair in table.faces:
-        entry = _PAIR_VIEWS.get(pair)
-        if entry is None:
-            entry = _PAIR_VIEWS[pair] = _views_for.__wrapped__((pair,))[0]
-        entries.append(entry)
-    table._view_table = tuple(entries)
-    table._view_faces = table.faces
 
 
 # -- determinization ---------------------------------------------------------------------
@@ -97,7 +80,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
         if not any(state.hand_wins(s) for s in range(players)):
             break
     assert state is not None
-    _adopt_pair_views(state.table)
+    state.table.share_views()
     state.rng = random.Random(rng.getrandbits(64))
     return state
 

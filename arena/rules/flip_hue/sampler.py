@@ -7,28 +7,11 @@ import random
 from typing import Any, Mapping
 
 from arena.rules.base import GameState
-from arena.rules.cards import TwoFacedTable, _views_for
+from arena.rules.cards import TwoFacedTable
 from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, OVER, PUSH, FlipHue, FlipHueState,
                                          fit_for_faction)
 from arena.rules.matching import assign_cards
 from arena.rules.recall import AnonymousFaces, RecallCache
-
-
-# Card views per (side 0, side 1) pair: a sample deals the deck's pairs to new card numbers
-# every time, so cards.py's per-deck view table would be rebuilt for every sample.
-_PAIR_VIEWS: dict[tuple[str, str], Any] = {}
-
-
-def _adopt_pair_views(table: TwoFacedTable) -> None:
-    """Give `table` the view table cards.py would build for its faces, from per-pair entries."""
-    entries = []
-    for pair in table.faces:
-        entry = _PAIR_VIEWS.get(pair)
-        if entry is None:
-            entry = _PAIR_VIEWS[pair] = _views_for.__wrapped__((pair,))[0]
-        entries.append(entry)
-    table._view_table = tuple(entries)
-    table._view_faces = table.faces
 
 
 # -- determinization ---------------------------------------------------------------------
@@ -109,7 +92,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
         if state.step != PUSH or state.find_win() is None:
             break
     assert state is not None
-    _adopt_pair_views(state.table)
+    state.table.share_views()
     state.rng = random.Random(rng.getrandbits(64))
     return state
 

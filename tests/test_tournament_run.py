@@ -20,7 +20,7 @@ from arena.plugins import load_registry
 from arena.runner import InProcessBackend, play_batch
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
-from test_tournament_support import arena_subprocess, run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
+from test_tournament_support import arena_subprocess, kill_9_once_stored, run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
 
 SLEEPY_BOTS = """
 [[bots]]
@@ -89,27 +89,7 @@ def test_kill_9_of_a_running_arena_run_loses_nothing_and_the_rerun_matches_an_un
     args = ["run", str(path), "--workers", "2", "--out", str(toy / "killed")]
     proc = arena_subprocess(args, plugin_dir, toy)
     store = store_path(toy / "killed")
-    stored_at_kill = 0
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline and proc.poll() is None:
-            try:
-                with sqlite3.connect(store) as db:
-                    stored_at_kill = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-            except sqlite3.Error:
-                stored_at_kill = 0
-            if stored_at_kill >= 20:
-                break
-            time.sleep(0.02)
-        if proc.poll() is not None:
-            out, err = proc.communicate(timeout=10)
-            pytest.fail(f"the run finished (exit code {proc.returncode}) before it could be killed: {err[-2000:]}")
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate(timeout=10)
+    stored_at_kill = kill_9_once_stored(proc, store, "SELECT COUNT(*) FROM games", 20)
     assert proc.returncode == -signal.SIGKILL
     assert workers_gone(proc.pid), "workers outlived the killed run"
     with sqlite3.connect(store) as db:

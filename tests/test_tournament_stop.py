@@ -4,15 +4,13 @@ file and seed give the same games and the same stopping point on 1 or 2 workers 
 kill -9 and resume; games in flight at a stop are kept out of the standings."""
 
 import json
-import os
 import signal
 import sqlite3
-import time
 
 import pytest
 
 from arena.store import Store, read_looks, store_path
-from test_tournament_support import arena_subprocess, run, toy, toy_file, without_provenance  # noqa: F401
+from test_tournament_support import arena_subprocess, kill_9_once_stored, run, toy, toy_file, without_provenance  # noqa: F401
 
 TWO_BOTS = """
 [[bots]]
@@ -124,26 +122,7 @@ def test_kill_9_and_resume_stop_at_the_same_deal_as_an_uninterrupted_run(toy, pl
     args = ["run", str(path), "--workers", "2", "--out", str(toy / "killed")]
     proc = arena_subprocess(args, plugin_dir, toy)
     store = store_path(toy / "killed")
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline and proc.poll() is None:
-            try:
-                with sqlite3.connect(store) as db:
-                    looked = db.execute("SELECT COUNT(*) FROM looks").fetchone()[0]
-            except sqlite3.Error:
-                looked = 0
-            if looked >= 2:
-                break
-            time.sleep(0.02)
-        if proc.poll() is not None:
-            _, err = proc.communicate(timeout=10)
-            pytest.fail(f"the run finished (exit code {proc.returncode}) before it could be killed: {err[-2000:]}")
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate(timeout=10)
+    kill_9_once_stored(proc, store, "SELECT COUNT(*) FROM looks", 2)
     assert proc.returncode == -signal.SIGKILL
     rerun = arena_subprocess(args, plugin_dir, toy)
     _, err = rerun.communicate(timeout=180)

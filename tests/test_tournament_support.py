@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,6 @@ from conftest import write_plugin
 TOY_PLUGIN = '''
 """toy-race: take cards (1-10) until you stop or pass the limit; highest total wins."""
 
-import time
 
 import arena
 from arena.rules.base import GameState, Option, Ruleset, copy_rng, standing_from_scores
@@ -203,6 +205,34 @@ def arena_subprocess(args: list[str], plugin_root: Path, cwd: Path, **kwargs) ->
     code = "import sys; from arena.cli import main; sys.exit(main())"
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs)
+
+
+def kill_9_once_stored(proc: subprocess.Popen, store: Path, count_sql: str, at_least: int) -> int:
+    """SIGKILL the `arena run` in `proc` once `count_sql` on its store reaches `at_least`
+    (within 60 s); the count seen at the kill. Fails the test, with the run's stderr, if
+    the run ended first."""
+    count = 0
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                with sqlite3.connect(store) as db:
+                    count = db.execute(count_sql).fetchone()[0]
+            except sqlite3.Error:
+                count = 0
+            if count >= at_least:
+                break
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            _, err = proc.communicate(timeout=10)
+            pytest.fail(f"the run finished (exit code {proc.returncode}) before it could be killed: {err[-2000:]}")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+    return count
 
 
 def without_provenance(path: Path) -> dict:

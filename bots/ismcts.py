@@ -16,7 +16,7 @@ Parameters (keyword, JSON values): ``iterations`` (200; the bot is then determin
 chance from ``self.rng``), ``time_per_move`` (seconds instead of a count; the instance is
 then ``time_dependent``), ``exploration`` (0.7), ``playout_depth`` (per ruleset),
 ``playout`` ("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random
-playouts). A ruleset without ``sample_state``, or a game whose sampler failed, is played
+playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot moves). A ruleset without ``sample_state``, or a game whose sampler failed, is played
 uniformly at random (noted on stderr). Measurements behind the defaults:
 benchmarks/ismcts_notes.md.
 """
@@ -203,6 +203,10 @@ class Evaluator(Protocol):
     def favourite(self, observation: dict[str, Any]) -> str | None:
         """The action this evaluator's policy would play from `observation`, or None."""
 
+    def favourite_in(self, state: Any, seat: int) -> str | None:
+        """The action this evaluator's policy would play for `seat` in `state` (a
+        determinization: `seat`'s view of it is what the seat would see there), or None."""
+
 
 # -- fast paths: a playout bot's move read off the determinization, without a view -------
 # Each returns exactly what the bot's `act` would (or None: ask the bot); the state is the
@@ -247,6 +251,16 @@ class PlayoutEvaluator:
             return None
         return self.bots[observation["seat"]].act(fresh_copy(observation))
 
+    def favourite_in(self, state: Any, seat: int) -> str | None:
+        if self.bots is None:
+            return None
+        actions = state.legal_actions()
+        quick = self.fast[seat]
+        action = quick(self.bots[seat], state, seat) if quick is not None else None
+        if action is None:
+            action = self.bots[seat].act(dict(self.base, seat=seat, view=state.view(seat), legal_actions=actions))
+        return action if action in actions else None
+
     def evaluate(self, state: Any, seat: int) -> list[float]:
         bots, base, rng, stop_event, fast = self.bots, self.base, self.rng, self.stop_event, self.fast
         me = seat
@@ -280,8 +294,9 @@ class PlayoutEvaluator:
 class Node:
     """An information set of the searching seat: the root, or reached by `(seat, action)`
     from its parent. `reward` sums the rewards of `seat`, who chose the action leading here;
-    `avail` counts the parent's visits in which that action was legal; `prior` is the root
-    bonus weight (non-zero only on the favourite root child)."""
+    `avail` counts the parent's visits in which that action was legal; `prior` is the
+    bonus weight of the policy's favourite child (the root's; with ``prior_at = "own"``
+    also at the searching seat's other nodes), 0 on every other child."""
 
     __slots__ = ("seat", "children", "visits", "avail", "reward", "prior")
 
@@ -319,7 +334,7 @@ def select(root: Node, state: Any, exploration: float) -> tuple[Node, list[Node]
             # UCB1 over availability; the favourite's bonus is PUCT's with all prior on it
             value = child.reward / child.visits + c * sqrt(log(child.avail) / child.visits)
             if child.prior:
-                value += child.prior * sqrt(root.visits + 1) / (1 + child.visits)
+                value += child.prior * sqrt(node.visits + 1) / (1 + child.visits)
             if value > best_value:
                 best, best_value, best_action = child, value, action
         if untried:
@@ -353,10 +368,13 @@ def backpropagate(root: Node, path: list[Node], rewards: list[float]) -> None:
 
 def search(observation: dict[str, Any], sample_state: Callable[..., Any], events: list[dict[str, Any]],
            rng: random.Random, evaluator: Evaluator, iterations: int, time_per_move: float | None = None,
-           exploration: float = 0.7, prior_weight: float = 0.0) -> str:
+           exploration: float = 0.7, prior_weight: float = 0.0, prior_at: str = "root") -> str:
     """The most visited legal action after `iterations` (or `time_per_move` seconds, at least
     one iteration) of search from `observation`; ties go to the evaluator's favourite, then
-    to legal order. All chance comes from `rng` (and the evaluator's own)."""
+    to legal order. The evaluator's favourite is expanded first and gets the bonus
+    `prior_weight` at the root, and with `prior_at` "own" at every node where this seat
+    moves (its favourite there asked of the determinization that first reaches the node).
+    All chance comes from `rng` (and the evaluator's own)."""
     legal = observation["legal_actions"]
     me = observation["seat"]
     root = Node(me)
@@ -364,6 +382,7 @@ def search(observation: dict[str, Any], sample_state: Callable[..., Any], events
     if favourite not in legal:
         favourite = legal[0]   # still tried first at the root, and first among equal counts
     deadline = None if time_per_move is None else time.perf_counter() + time_per_move
+    everywhere = prior_at == "own" and prior_weight > 0
     iteration = 0
     while True:
         if deadline is None:
@@ -375,9 +394,13 @@ def search(observation: dict[str, Any], sample_state: Callable[..., Any], events
         state = sample_state(observation, rng, events)
         node, path, seat, untried = select(root, state, exploration)
         if untried:
-            at_root = node is root
-            path.append(expand(node, seat, untried, state, rng, favourite if at_root else None,
-                               prior_weight if at_root else 0.0))
+            if node is root:
+                path.append(expand(node, seat, untried, state, rng, favourite, prior_weight))
+            elif everywhere and seat == me and not node.children:
+                path.append(expand(node, seat, untried, state, rng, evaluator.favourite_in(state, me),
+                                   prior_weight))
+            else:
+                path.append(expand(node, seat, untried, state, rng, None, 0.0))
         backpropagate(root, path, evaluator.evaluate(state, me))
     best_action, best_visits = favourite, -1
     for action in [favourite] + legal:
@@ -399,7 +422,7 @@ class ISMCTSBot(arena.Bot):
 
     def __init__(self, iterations: int = 200, time_per_move: float | None = None,
                  exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic",
-                 prior_weight: float | None = None):
+                 prior_weight: float | None = None, prior_at: str = "root"):
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
         if time_per_move is not None and (isinstance(time_per_move, bool)
@@ -413,6 +436,8 @@ class ISMCTSBot(arena.Bot):
         if prior_weight is not None and (isinstance(prior_weight, bool)
                                          or not isinstance(prior_weight, (int, float)) or prior_weight < 0):
             raise ValueError(f"prior_weight must be a non-negative number, not {prior_weight!r}")
+        if prior_at not in ("root", "own"):
+            raise ValueError(f'prior_at must be "root" or "own", not {prior_at!r}')
         if playout not in ("heuristic", "random"):
             raise ValueError(f'playout must be "heuristic" or "random", not {playout!r}')
         self.iterations = iterations
@@ -422,6 +447,7 @@ class ISMCTSBot(arena.Bot):
         self.playout_depth = playout_depth
         self.playout = playout
         self.prior_weight = prior_weight
+        self.prior_at = prior_at
         self.hints = NO_HINTS
         self.bias = 0.0      # the prior weight in force for this game
         self.depth = 0       # the playout depth in force for this game
@@ -473,7 +499,7 @@ class ISMCTSBot(arena.Bot):
     def search(self, observation: dict[str, Any]) -> str:
         """Search from `observation` with this game's settings; the action to play."""
         return search(observation, self.ruleset.sample_state, self.events, self.rng, self.evaluator(observation),
-                      self.iterations, self.time_per_move, self.exploration, self.bias)
+                      self.iterations, self.time_per_move, self.exploration, self.bias, self.prior_at)
 
     def evaluator(self, observation: dict[str, Any]) -> PlayoutEvaluator:
         """This decision's playout evaluator (its policy bots seeded from `self.rng`)."""

@@ -170,6 +170,40 @@ def test_the_default_prior_weight_is_per_ruleset_and_a_given_one_wins():
     assert bias("flip-7", prior_weight=2) == 2.0 and bias("color-flush", prior_weight=0) == 0.0
 
 
+@pytest.mark.parametrize("prior_at", ["root", "own"])
+def test_prior_at_own_gives_the_policys_favourite_the_bonus_at_the_bots_deeper_nodes(monkeypatch, prior_at):
+    import arena_bots.ismcts as ismcts
+
+    asked, bonused = [], []
+    real_favourite_in, real_expand = PlayoutEvaluator.favourite_in, ismcts.expand
+
+    def favourite_in(self, state, seat):
+        action = real_favourite_in(self, state, seat)
+        asked.append((seat, action))
+        return action
+
+    def expand(node, seat, untried, state, rng, favourite, prior):
+        child = real_expand(node, seat, untried, state, rng, favourite, prior)
+        if asked and favourite == asked[-1][1] and favourite is not None:
+            bonused.append(child.prior)
+        return child
+
+    monkeypatch.setattr(PlayoutEvaluator, "favourite_in", favourite_in)
+    monkeypatch.setattr(ismcts, "expand", expand)
+    result = play("color-flush", 0, 2, 3, {"iterations": 40, "prior_weight": 1.5, "prior_at": prior_at})
+    assert result.state.is_terminal()
+    if prior_at == "root":
+        assert asked == []          # the default: the bonus at the root only, as before
+    else:
+        assert len(asked) >= 5 and {seat for seat, _ in asked} == {0}   # only where ismcts (seat 0) moves
+        assert bonused and set(bonused) == {1.5}
+
+
+def test_prior_at_must_be_root_or_own():
+    with pytest.raises(ValueError, match="prior_at"):
+        ISMCTSBot(prior_at="everywhere")
+
+
 # Pinned before ismcts was split along OpenSpiel's seams (Evaluator, Node, select / expand /
 # evaluate / backpropagate): the same moves for the same seeds. 3 players, ismcts in seat 0.
 GOLDEN = [

@@ -23,6 +23,7 @@ Usage::
     .venv/bin/python benchmarks/bench_strength.py flip-7 --iterations 3000 --deals 10 --sees-all --out /tmp/f7god.jsonl
     .venv/bin/python benchmarks/bench_strength.py uno-flip --options '{"target_score": 0}' ...
     .venv/bin/python benchmarks/bench_strength.py --report /tmp/f7.jsonl     # summarise a file
+    .venv/bin/python benchmarks/bench_strength.py --compare /tmp/new.jsonl /tmp/old.jsonl   # A/B, paired by deal
 
 Results: benchmarks/strength_notes.md.
 """
@@ -125,7 +126,7 @@ def play_one(task: dict[str, Any]) -> dict[str, Any]:
             "candidate_seat": candidate_seat}
 
 
-def deal_scores(games: list[dict[str, Any]]) -> list[float]:
+def deal_scores(games: list[dict[str, Any]]) -> dict[int, float]:
     """Per deal with all its rotations: the candidate's paired score against the heuristic seats."""
     by_deal: dict[int, list[float]] = {}
     for game in games:
@@ -135,7 +136,7 @@ def deal_scores(games: list[dict[str, Any]]) -> list[float]:
             if entry != "candidate":
                 other = standing[seat]
                 by_deal.setdefault(game["deal"], []).append(1.0 if mine < other else 0.5 if mine == other else 0.0)
-    return [sum(v) / len(v) for deal, v in sorted(by_deal.items()) if len(v) == 2 * ROTATIONS]
+    return {deal: sum(v) / len(v) for deal, v in sorted(by_deal.items()) if len(v) == 2 * ROTATIONS}
 
 
 def report(games: list[dict[str, Any]]) -> str:
@@ -143,7 +144,7 @@ def report(games: list[dict[str, Any]]) -> str:
     if not games:
         return "no games"
     first = games[0]
-    scores = deal_scores(games)
+    scores = list(deal_scores(games).values())
     asked = sum(g["candidate_asked"] for g in games)
     cpu = sum(g["candidate_cpu"] for g in games)
     who = ("ceiling: ismcts seeing every card" if first["sees_all"] else first["candidate"])
@@ -156,6 +157,22 @@ def report(games: list[dict[str, Any]]) -> str:
         lines.append(f"  mean paired score {summary.mean:.3f} (95% {summary.interval.low:.3f}-"
                      f"{summary.interval.high:.3f}), LOS {summary.los:.3f}")
     return "\n".join(lines)
+
+
+def compare(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> str:
+    """The first file's candidate against the second's on the deals both completed (same
+    seed: the same cards): the mean per-deal difference of their paired scores, 95% t interval."""
+    a, b = deal_scores(first), deal_scores(second)
+    common = sorted(set(a) & set(b))
+    if len(common) < 2:
+        return f"fewer than 2 deals in common ({len(common)})"
+    differences = [a[d] - b[d] for d in common]
+    # summarize works on [0, 1] scores: shift the differences to (d + 1) / 2 and back
+    summary = pairwise.summarize([(d + 1) / 2 for d in differences])
+    low, high = 2 * summary.interval.low - 1, 2 * summary.interval.high - 1
+    return (f"over {len(common)} common deals: {sum(a[d] for d in common) / len(common):.3f} against "
+            f"{sum(b[d] for d in common) / len(common):.3f}, difference {2 * summary.mean - 1:+.3f} "
+            f"(95% {low:+.3f} to {high:+.3f})")
 
 
 def read_games(path: Path) -> list[dict[str, Any]]:
@@ -177,7 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sees-all", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--report", type=Path, nargs="*", help="summarise these files and stop")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("FIRST", "SECOND"),
+                        help="the difference between two files' candidates on their common deals")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(compare(read_games(args.compare[0]), read_games(args.compare[1])))
+        return 0
     if args.report:
         for path in args.report:
             print(report(read_games(path)))

@@ -13,7 +13,8 @@ declares (`Ruleset.search_hints`; the cut-off evaluations it names live here). R
 [0, 1]: the share of the other seats a seat finished ahead of (a tie counts 1/2).
 
 Parameters (keyword, JSON values): ``iterations`` (200; the bot is then deterministic, all its
-chance from ``self.rng``), ``time_per_move`` (seconds instead of a count; the instance is
+chance from ``self.rng``; or a table of counts by ruleset id, ``"*"`` for the others, e.g.
+``{"flip-7": 4000, "*": 200}``, since an iteration costs 8x more in some games than others), ``time_per_move`` (seconds instead of a count; the instance is
 then ``time_dependent``), ``exploration`` (0.7), ``playout_depth`` (per ruleset),
 ``playout`` ("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random
 playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot moves). A ruleset without ``sample_state``, or a game whose sampler failed, is played
@@ -23,7 +24,10 @@ benchmarks/ismcts_notes.md.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.resources
+import json
 import math
 import random
 import sys
@@ -73,9 +77,38 @@ def neutral_evaluation(state: Any, me: int) -> list[float]:
     return [0.5] * state.players
 
 
+@functools.cache
+def flip7_value_model() -> tuple[tuple[float, float, float, float], float]:
+    """The fitted round-end value's weights and cap on m (bots/data/flip7_value.json, made
+    by benchmarks/fit_flip7_value.py from self-play outcomes)."""
+    data = json.loads(importlib.resources.files("arena_bots").joinpath("data/flip7_value.json").read_text())
+    w0, w1, w2, w3 = (float(w) for w in data["weights"])
+    return (w0, w1, w2, w3), float(data["m_cap"])
+
+
+def flip7_ahead(values: list[float], target: float) -> list[float]:
+    """Per seat: the mean over other seats of the fitted P(finishing ahead of it), from the
+    two values: logit = d (w0 + w1 m + w2 m^2 + w3 m^3), d = the difference / target, m =
+    the larger / target (capped). A lead weighs more as its holder nears the target."""
+    (w0, w1, w2, w3), cap = flip7_value_model()
+    exp = math.exp
+    n = len(values)
+    result = []
+    for s, mine in enumerate(values):
+        total = 0.0
+        for o, other in enumerate(values):
+            if o != s:
+                m = min((mine if mine > other else other) / target, cap)
+                x = (mine - other) / target * (w0 + m * (w1 + m * (w2 + m * w3)))
+                total += 1.0 / (1.0 + exp(-x)) if x > -50 else 0.0
+        result.append(total / (n - 1))
+    return result
+
+
 def evaluate_flip_7(state: Any, me: int) -> list[float]:
-    """Total plus this round's score (an active row at 75 %: it may bust); solo: progress.
-    Everything in Flip 7 is public; read off the state (what `view` would show) for speed."""
+    """Total plus this round's score (an active row at 75 %: it may bust), compared seat
+    by seat with the fitted value `flip7_ahead`; solo: progress. Everything in Flip 7 is
+    public; read off the state (what `view` would show) for speed."""
     target = max(1, state.target_score)
     values = []
     for s, (total, status) in enumerate(zip(state.totals, state.status)):
@@ -83,7 +116,7 @@ def evaluate_flip_7(state: Any, me: int) -> list[float]:
         values.append(total + (0.75 * score if status == 0 else score))   # 0: ACTIVE
     if len(values) == 1:
         return [min(1.0, values[0] / target)]
-    return pairwise(values, target / 5)
+    return flip7_ahead(values, target)
 
 
 def evaluate_uno_flip(state: Any, me: int) -> list[float]:
@@ -420,11 +453,15 @@ class ISMCTSBot(arena.Bot):
     rulesets = "*"
     time_dependent = False
 
-    def __init__(self, iterations: int = 200, time_per_move: float | None = None,
+    def __init__(self, iterations: int | Mapping[str, int] = 200, time_per_move: float | None = None,
                  exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic",
                  prior_weight: float | None = None, prior_at: str = "root"):
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+        counts = list(iterations.values()) if isinstance(iterations, Mapping) else [iterations]
+        if isinstance(iterations, Mapping) and not all(isinstance(key, str) for key in iterations):
+            raise ValueError(f"iterations by ruleset must be keyed by ruleset ids, not {iterations!r}")
+        if not counts or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in counts):
+            raise ValueError(f"iterations must be a positive integer, or a table of them by ruleset id, "
+                             f"not {iterations!r}")
         if time_per_move is not None and (isinstance(time_per_move, bool)
                                           or not isinstance(time_per_move, (int, float)) or time_per_move <= 0):
             raise ValueError(f"time_per_move must be a positive number of seconds, not {time_per_move!r}")
@@ -440,7 +477,8 @@ class ISMCTSBot(arena.Bot):
             raise ValueError(f'prior_at must be "root" or "own", not {prior_at!r}')
         if playout not in ("heuristic", "random"):
             raise ValueError(f'playout must be "heuristic" or "random", not {playout!r}')
-        self.iterations = iterations
+        self.iterations_by_ruleset = dict(iterations) if isinstance(iterations, Mapping) else {"*": iterations}
+        self.iterations = self.iterations_by_ruleset.get("*", 200)   # this game's count, set by start
         self.time_per_move = float(time_per_move) if time_per_move is not None else None
         self.time_dependent = time_per_move is not None
         self.exploration = float(exploration)
@@ -468,6 +506,7 @@ class ISMCTSBot(arena.Bot):
             print(f"ismcts: ruleset {info['ruleset']!r} has no sample_state; playing at random",
                   file=sys.stderr)
         self.info = dict(info)
+        self.iterations = self.iterations_by_ruleset.get(info["ruleset"], self.iterations_by_ruleset.get("*", 200))
         self.hints = search_hints(info["ruleset"])
         self.policy = heuristic_bot(info["ruleset"]) if self.playout == "heuristic" else None
         self.bias = float(self.prior_weight if self.prior_weight is not None else self.hints.prior_weight)

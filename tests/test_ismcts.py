@@ -199,6 +199,26 @@ def test_prior_at_own_gives_the_policys_favourite_the_bonus_at_the_bots_deeper_n
         assert bonused and set(bonused) == {1.5}
 
 
+def test_iterations_may_be_given_per_ruleset_with_a_default():
+    def count(ruleset_id, iterations):
+        bot = ISMCTSBot(iterations=iterations)
+        bot.rng = random.Random(0)
+        bot.start({"ruleset": ruleset_id, "seat": 0, "players": 3, "options": {}})
+        return bot.iterations
+    table = {"flip-7": 4000, "*": 300}
+    assert count("flip-7", table) == 4000 and count("uno-flip", table) == 300
+    assert count("uno-flip", {"flip-7": 4000}) == 200 and count("flip-hue", 50) == 50
+    # a table plays exactly as its count given alone
+    by_table = play("flip-7", 0, 3, 7, {"iterations": {"flip-7": 12, "*": 99}})
+    assert by_table.record["transcript_hash"] == play("flip-7", 0, 3, 7, {"iterations": 12}).record["transcript_hash"]
+
+
+@pytest.mark.parametrize("iterations", [{}, {"flip-7": 0}, {"*": 1.5}, {"flip-7": True}])
+def test_bad_iteration_tables_are_refused(iterations):
+    with pytest.raises(ValueError, match="iterations"):
+        ISMCTSBot(iterations=iterations)
+
+
 def test_prior_at_must_be_root_or_own():
     with pytest.raises(ValueError, match="prior_at"):
         ISMCTSBot(prior_at="everywhere")
@@ -207,7 +227,8 @@ def test_prior_at_must_be_root_or_own():
 # Pinned before ismcts was split along OpenSpiel's seams (Evaluator, Node, select / expand /
 # evaluate / backpropagate): the same moves for the same seeds. 3 players, ismcts in seat 0.
 GOLDEN = [
-    ("flip-7", {"iterations": 12}, 7, "ef919fd9151044f09cedf22a6cb03aa87e239ef2f7719322a05c8d73f42aae18"),
+    # re-pinned when Flip 7's cut-off value became the fitted one (bots/data/flip7_value.json)
+    ("flip-7", {"iterations": 12}, 7, "86858021ae3369268101890b9fda609ffb2c48b0c355e4d663b69ef53bd21fc3"),
     ("flip-7", {"iterations": 12, "prior_weight": 2}, 7,
      "dacad7c07a464e0726963083d869f34b44a7831990307ab48f0c09e9ddf9be07"),
     ("uno-flip", {"iterations": 12}, 7, "2affea1ffb025f166924c84c786860700640398d99496c28036cb370e9c7f306"),
@@ -219,6 +240,19 @@ GOLDEN = [
      "b54ed1199d7761bc222a4987e9396dfd32a64726ceb511efaf3b0e5395f2d992"),
     ("flip-hue", {"iterations": 12}, 7, "46480e5f963f5d83f0e9961bffa999b8d04f04298e6d0b61d047e388dde70df7"),
 ]
+
+
+def test_flip7_fitted_value_is_a_probability_of_finishing_ahead_that_grows_near_the_target():
+    from arena_bots.ismcts import flip7_ahead, flip7_value_model
+
+    weights, cap = flip7_value_model()   # read from the package data
+    assert len(weights) == 4 and cap > 1
+    assert flip7_ahead([50.0, 50.0, 50.0], 200) == [0.5, 0.5, 0.5]
+    a, b = flip7_ahead([120.0, 100.0], 200)
+    assert a > 0.5 and abs(a + b - 1) < 1e-12          # P(A ahead) + P(B ahead) = 1
+    early, late = flip7_ahead([40.0, 20.0], 200)[0], flip7_ahead([190.0, 170.0], 200)[0]
+    assert 0.5 < early < late                            # the same lead weighs more near the target
+    assert flip7_ahead([300.0, 0.0], 200)[0] < 1.0
 
 
 @pytest.mark.parametrize("ruleset_id, params, seed, expected", GOLDEN)
@@ -306,7 +340,7 @@ def test_the_flip_7_fast_paths_match_the_view_based_originals():
     # the playout reads flip7-threshold's move and the cut-off evaluation off the state
     # instead of a view: both must be exactly what the view-based code gives
     from arena_bots.flip7_threshold import Flip7ThresholdBot
-    from arena_bots.ismcts import evaluate_flip_7, fast_move_for, pairwise
+    from arena_bots.ismcts import evaluate_flip_7, fast_move_for, flip7_ahead
 
     bot = Flip7ThresholdBot()
     bot.rng = random.Random(0)
@@ -318,7 +352,7 @@ def test_the_flip_7_fast_paths_match_the_view_based_originals():
         view = state.view(seat)
         values = [total + (0.75 * row["score"] if row["status"] == "active" else row["score"])
                   for total, row in zip(view["totals"], view["rows"])]
-        assert evaluate_flip_7(state, seat) == pairwise(values, max(1, view["target_score"]) / 5)
+        assert evaluate_flip_7(state, seat) == flip7_ahead(values, max(1, view["target_score"]))
         actions = state.legal_actions()
         fast = move(bot, state, seat)
         if fast is not None and len(actions) > 1:

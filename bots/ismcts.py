@@ -17,7 +17,9 @@ chance from ``self.rng``; or a table of counts by ruleset id, ``"*"`` for the ot
 ``{"flip-7": 4000, "*": 200}``, since an iteration costs 8x more in some games than others), ``time_per_move`` (seconds instead of a count; the instance is
 then ``time_dependent``), ``exploration`` (0.7), ``playout_depth`` (per ruleset),
 ``playout`` ("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random
-playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot moves). A ruleset without ``sample_state``, or a game whose sampler failed, is played
+playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot moves),
+``opponents`` ("tree", or "policy": the other seats play the playout policy on each
+determinization instead of being searched, so their choices follow the cards they hold). A ruleset without ``sample_state``, or a game whose sampler failed, is played
 uniformly at random (noted on stderr). Measurements behind the defaults:
 benchmarks/ismcts_notes.md.
 """
@@ -342,18 +344,25 @@ class Node:
         self.prior = prior
 
 
-def select(root: Node, state: Any, exploration: float) -> tuple[Node, list[Node], int | None, list[str]]:
+def select(root: Node, state: Any, exploration: float,
+           opponent_move: Callable[[Any, int], str] | None = None) -> tuple[Node, list[Node], int | None, list[str]]:
     """Descend from `root`, applying the tree's moves to `state`, while every legal action has
     a child: (node reached, path below the root, seat to move there or None at the game's
-    end, its untried actions). Counts availability on the way."""
+    end, its untried actions). Counts availability on the way. With `opponent_move`, the
+    other seats are not in the tree: each of their turns is ``opponent_move(state, seat)``,
+    chosen from what that seat holds in this determinization."""
     log, sqrt = math.log, math.sqrt
     c = exploration
     node = root
+    me = root.seat
     path: list[Node] = []
     while True:
         seat = state.current_seat()
         if seat is None:
             return node, path, None, []
+        if opponent_move is not None and seat != me:
+            state.apply(opponent_move(state, seat))
+            continue
         children = node.children
         untried = []
         best = None
@@ -401,12 +410,17 @@ def backpropagate(root: Node, path: list[Node], rewards: list[float]) -> None:
 
 def search(observation: dict[str, Any], sample_state: Callable[..., Any], events: list[dict[str, Any]],
            rng: random.Random, evaluator: Evaluator, iterations: int, time_per_move: float | None = None,
-           exploration: float = 0.7, prior_weight: float = 0.0, prior_at: str = "root") -> str:
+           exploration: float = 0.7, prior_weight: float = 0.0, prior_at: str = "root",
+           opponents: str = "tree") -> str:
     """The most visited legal action after `iterations` (or `time_per_move` seconds, at least
     one iteration) of search from `observation`; ties go to the evaluator's favourite, then
     to legal order. The evaluator's favourite is expanded first and gets the bonus
     `prior_weight` at the root, and with `prior_at` "own" at every node where this seat
     moves (its favourite there asked of the determinization that first reaches the node).
+    `opponents` "tree" searches the other seats' moves in the tree too (single-observer
+    ISMCTS: their choices cannot depend on their own hidden cards); "policy" plays them by
+    the evaluator's policy on each determinization (their choices then follow what they
+    hold there; uniformly at random without a policy), the tree holding this seat's moves.
     All chance comes from `rng` (and the evaluator's own)."""
     legal = observation["legal_actions"]
     me = observation["seat"]
@@ -416,6 +430,14 @@ def search(observation: dict[str, Any], sample_state: Callable[..., Any], events
         favourite = legal[0]   # still tried first at the root, and first among equal counts
     deadline = None if time_per_move is None else time.perf_counter() + time_per_move
     everywhere = prior_at == "own" and prior_weight > 0
+    opponent_move = None
+    if opponents == "policy":
+        def opponent_move(state: Any, seat: int) -> str:
+            actions = state.legal_actions()
+            if len(actions) == 1:
+                return actions[0]
+            action = evaluator.favourite_in(state, seat)
+            return action if action is not None else actions[rng.randrange(len(actions))]
     iteration = 0
     while True:
         if deadline is None:
@@ -425,7 +447,7 @@ def search(observation: dict[str, Any], sample_state: Callable[..., Any], events
             break
         iteration += 1
         state = sample_state(observation, rng, events)
-        node, path, seat, untried = select(root, state, exploration)
+        node, path, seat, untried = select(root, state, exploration, opponent_move)
         if untried:
             if node is root:
                 path.append(expand(node, seat, untried, state, rng, favourite, prior_weight))
@@ -455,7 +477,7 @@ class ISMCTSBot(arena.Bot):
 
     def __init__(self, iterations: int | Mapping[str, int] = 200, time_per_move: float | None = None,
                  exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic",
-                 prior_weight: float | None = None, prior_at: str = "root"):
+                 prior_weight: float | None = None, prior_at: str = "root", opponents: str = "tree"):
         counts = list(iterations.values()) if isinstance(iterations, Mapping) else [iterations]
         if isinstance(iterations, Mapping) and not all(isinstance(key, str) for key in iterations):
             raise ValueError(f"iterations by ruleset must be keyed by ruleset ids, not {iterations!r}")
@@ -473,6 +495,8 @@ class ISMCTSBot(arena.Bot):
         if prior_weight is not None and (isinstance(prior_weight, bool)
                                          or not isinstance(prior_weight, (int, float)) or prior_weight < 0):
             raise ValueError(f"prior_weight must be a non-negative number, not {prior_weight!r}")
+        if opponents not in ("tree", "policy"):
+            raise ValueError(f'opponents must be "tree" or "policy", not {opponents!r}')
         if prior_at not in ("root", "own"):
             raise ValueError(f'prior_at must be "root" or "own", not {prior_at!r}')
         if playout not in ("heuristic", "random"):
@@ -486,6 +510,7 @@ class ISMCTSBot(arena.Bot):
         self.playout = playout
         self.prior_weight = prior_weight
         self.prior_at = prior_at
+        self.opponents = opponents
         self.hints = NO_HINTS
         self.bias = 0.0      # the prior weight in force for this game
         self.depth = 0       # the playout depth in force for this game
@@ -538,7 +563,8 @@ class ISMCTSBot(arena.Bot):
     def search(self, observation: dict[str, Any]) -> str:
         """Search from `observation` with this game's settings; the action to play."""
         return search(observation, self.ruleset.sample_state, self.events, self.rng, self.evaluator(observation),
-                      self.iterations, self.time_per_move, self.exploration, self.bias, self.prior_at)
+                      self.iterations, self.time_per_move, self.exploration, self.bias, self.prior_at,
+                      self.opponents)
 
     def evaluator(self, observation: dict[str, Any]) -> PlayoutEvaluator:
         """This decision's playout evaluator (its policy bots seeded from `self.rng`)."""

@@ -219,6 +219,36 @@ def test_bad_iteration_tables_are_refused(iterations):
         ISMCTSBot(iterations=iterations)
 
 
+@pytest.mark.parametrize("opponents", ["tree", "policy"])
+def test_opponents_policy_keeps_only_the_bots_own_moves_in_the_tree(monkeypatch, opponents):
+    import arena_bots.ismcts as ismcts
+
+    expanded_for, asked_for = set(), set()
+    real_expand, real_favourite_in = ismcts.expand, PlayoutEvaluator.favourite_in
+
+    def expand(node, seat, untried, state, rng, favourite, prior):
+        expanded_for.add(seat)
+        return real_expand(node, seat, untried, state, rng, favourite, prior)
+
+    def favourite_in(self, state, seat):
+        asked_for.add(seat)
+        return real_favourite_in(self, state, seat)
+
+    monkeypatch.setattr(ismcts, "expand", expand)
+    monkeypatch.setattr(PlayoutEvaluator, "favourite_in", favourite_in)
+    result = play("color-flush", 0, 3, 3, {"iterations": 40, "opponents": opponents})
+    assert result.state.is_terminal() and result.record["faults"] == []
+    if opponents == "tree":
+        assert 0 in expanded_for and expanded_for - {0} and asked_for == set()   # others' moves searched too
+    else:
+        assert expanded_for == {0} and asked_for == {1, 2}         # the others play the policy
+
+
+def test_opponents_must_be_tree_or_policy():
+    with pytest.raises(ValueError, match="opponents"):
+        ISMCTSBot(opponents="oracle")
+
+
 def test_prior_at_must_be_root_or_own():
     with pytest.raises(ValueError, match="prior_at"):
         ISMCTSBot(prior_at="everywhere")

@@ -18,8 +18,8 @@ chance from ``self.rng``; or a table of counts by ruleset id, ``"*"`` for the ot
 then ``time_dependent``), ``exploration`` (0.7), ``playout_depth`` (per ruleset),
 ``playout`` ("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random
 playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot moves),
-``opponents`` ("tree", or "policy": the other seats play the playout policy on each
-determinization instead of being searched, so their choices follow the cards they hold). A ruleset without ``sample_state``, or a game whose sampler failed, is played
+``opponents`` (per ruleset; "tree", or "policy": the other seats play the playout policy on
+each determinization instead of being searched, so their choices follow the cards they hold). A ruleset without ``sample_state``, or a game whose sampler failed, is played
 uniformly at random (noted on stderr). Measurements behind the defaults:
 benchmarks/ismcts_notes.md.
 """
@@ -176,6 +176,7 @@ class SearchHints:
     playout_stop: str | None = None    # a playout also ends at the first such event the seat receives
     prior_weight: float = 0.0          # the default root bonus of the heuristic's choice
     evaluation: Callable[[Any, int], list[float]] = neutral_evaluation   # at the cut-off
+    opponents: str = "tree"            # the default opponent model: "tree" or "policy"
 
 
 NO_HINTS = SearchHints()
@@ -477,7 +478,7 @@ class ISMCTSBot(arena.Bot):
 
     def __init__(self, iterations: int | Mapping[str, int] = 200, time_per_move: float | None = None,
                  exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic",
-                 prior_weight: float | None = None, prior_at: str = "root", opponents: str = "tree"):
+                 prior_weight: float | None = None, prior_at: str = "root", opponents: str | None = None):
         counts = list(iterations.values()) if isinstance(iterations, Mapping) else [iterations]
         if isinstance(iterations, Mapping) and not all(isinstance(key, str) for key in iterations):
             raise ValueError(f"iterations by ruleset must be keyed by ruleset ids, not {iterations!r}")
@@ -495,7 +496,7 @@ class ISMCTSBot(arena.Bot):
         if prior_weight is not None and (isinstance(prior_weight, bool)
                                          or not isinstance(prior_weight, (int, float)) or prior_weight < 0):
             raise ValueError(f"prior_weight must be a non-negative number, not {prior_weight!r}")
-        if opponents not in ("tree", "policy"):
+        if opponents not in (None, "tree", "policy"):
             raise ValueError(f'opponents must be "tree" or "policy", not {opponents!r}')
         if prior_at not in ("root", "own"):
             raise ValueError(f'prior_at must be "root" or "own", not {prior_at!r}')
@@ -511,6 +512,7 @@ class ISMCTSBot(arena.Bot):
         self.prior_weight = prior_weight
         self.prior_at = prior_at
         self.opponents = opponents
+        self.opponent_model = "tree"   # the one in force for this game
         self.hints = NO_HINTS
         self.bias = 0.0      # the prior weight in force for this game
         self.depth = 0       # the playout depth in force for this game
@@ -535,6 +537,7 @@ class ISMCTSBot(arena.Bot):
         self.hints = search_hints(info["ruleset"])
         self.policy = heuristic_bot(info["ruleset"]) if self.playout == "heuristic" else None
         self.bias = float(self.prior_weight if self.prior_weight is not None else self.hints.prior_weight)
+        self.opponent_model = self.opponents if self.opponents is not None else self.hints.opponents
         self.depth = (self.playout_depth if self.playout_depth is not None
                       else self.hints.playout_depth if self.policy is not None
                       else self.hints.random_playout_depth)
@@ -564,7 +567,7 @@ class ISMCTSBot(arena.Bot):
         """Search from `observation` with this game's settings; the action to play."""
         return search(observation, self.ruleset.sample_state, self.events, self.rng, self.evaluator(observation),
                       self.iterations, self.time_per_move, self.exploration, self.bias, self.prior_at,
-                      self.opponents)
+                      self.opponent_model)
 
     def evaluator(self, observation: dict[str, Any]) -> PlayoutEvaluator:
         """This decision's playout evaluator (its policy bots seeded from `self.rng`)."""

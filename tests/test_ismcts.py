@@ -244,6 +244,19 @@ def test_opponents_policy_keeps_only_the_bots_own_moves_in_the_tree(monkeypatch,
         assert expanded_for == {0} and asked_for == {1, 2}         # the others play the policy
 
 
+def test_the_opponent_model_defaults_to_the_rulesets_hint_and_a_given_one_wins(monkeypatch):
+    import arena_bots.ismcts as ismcts
+
+    def model(ruleset_id, **params):
+        bot = ISMCTSBot(**params)
+        bot.rng = random.Random(0)
+        bot.start({"ruleset": ruleset_id, "seat": 0, "players": 3, "options": {}})
+        return bot.opponent_model
+    assert model("flip-7") == search_hints("flip-7").opponents
+    monkeypatch.setattr(ismcts, "search_hints", lambda rid: SearchHints(opponents="policy"))
+    assert model("flip-7") == "policy" and model("flip-7", opponents="tree") == "tree"
+
+
 def test_opponents_must_be_tree_or_policy():
     with pytest.raises(ValueError, match="opponents"):
         ISMCTSBot(opponents="oracle")

@@ -104,7 +104,8 @@ class Ruleset(ABC):
     ("module:Class" of a heuristic bot for playouts), ``playout_depth`` and
     ``random_playout_depth`` (decisions before the cut-off), ``playout_stop`` (an event
     type that also ends a playout), ``prior_weight`` (root bonus of the heuristic's
-    choice), ``evaluation`` ("module:function", ``(state, seat) -> value per seat in
+    choice), ``opponents`` ("tree": other seats' moves searched; "policy": played by the
+    playout bot on each sampled deal), ``evaluation`` ("module:function", ``(state, seat) -> value per seat in
     [0, 1]`` at the cut-off). Names, not imports: rules import nothing of the bots."""
 
     bot_example: ClassVar[str | None] = None

@@ -190,7 +190,8 @@ def test_prior_at_own_gives_the_policys_favourite_the_bonus_at_the_bots_deeper_n
 
     monkeypatch.setattr(PlayoutEvaluator, "favourite_in", favourite_in)
     monkeypatch.setattr(ismcts, "expand", expand)
-    result = play("color-flush", 0, 2, 3, {"iterations": 40, "prior_weight": 1.5, "prior_at": prior_at})
+    result = play("color-flush", 0, 2, 3, {"iterations": 40, "prior_weight": 1.5, "prior_at": prior_at,
+                                           "opponents": "tree"})   # policy opponents would ask favourite_in too
     assert result.state.is_terminal()
     if prior_at == "root":
         assert asked == []          # the default: the bonus at the root only, as before
@@ -278,7 +279,9 @@ GOLDEN = [
     ("uno-flip", {"iterations": 12, "playout": "random"}, 8,
      "88345464706fdc04e0c73a833b2a98df87028d448af4fc5dfcb3bd84b2a19912"),
     ("color-flush", {"iterations": 12}, 3, "69c521b957904462a7e18761bef772aa4817e596a71f75271b2159896c5b0333"),
-    ("color-flush", {"iterations": 12}, 5, "0c43c7e8db634a1ac58c9d1b385c59ab48677541b8231b7d2947a8581495ea75"),
+    # re-pinned when color-flush declared opponents = "policy" (12 iterations cannot try every
+    # first-turn action, so it now plays the favourite there, as prior_weight 0 does)
+    ("color-flush", {"iterations": 12}, 5, "b54ed1199d7761bc222a4987e9396dfd32a64726ceb511efaf3b0e5395f2d992"),
     ("color-flush", {"iterations": 12, "prior_weight": 0}, 5,
      "b54ed1199d7761bc222a4987e9396dfd32a64726ceb511efaf3b0e5395f2d992"),
     ("flip-hue", {"iterations": 12}, 7, "46480e5f963f5d83f0e9961bffa999b8d04f04298e6d0b61d047e388dde70df7"),

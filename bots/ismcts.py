@@ -21,7 +21,8 @@ playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot
 ``opponents`` (per ruleset; "tree", or "policy": the other seats play the playout policy on
 each determinization instead of being searched, so their choices follow the cards they hold). A ruleset without ``sample_state``, or a game whose sampler failed, is played
 uniformly at random (noted on stderr). Measurements behind the defaults:
-benchmarks/ismcts_notes.md.
+benchmarks/ismcts_notes.md (speed) and benchmarks/strength_notes.md (strength against the
+heuristics, per ruleset, and the choices of value and opponent model).
 """
 
 from __future__ import annotations

@@ -242,7 +242,8 @@ class Evaluator(Protocol):
 
     def favourite_in(self, state: Any, seat: int) -> str | None:
         """The action this evaluator's policy would play for `seat` in `state` (a
-        determinization: `seat`'s view of it is what the seat would see there), or None."""
+        determinization: `seat`'s view of it is what the seat would see there), or None.
+        Asked only with ``prior_at = "own"`` or ``opponents = "policy"``."""
 
 
 # -- fast paths: a playout bot's move read off the determinization, without a view -------

@@ -235,8 +235,10 @@ def _standings(text, isolation, out):
     from arena.run_and_publish import run_and_publish
     from arena.tournament import parse_tournament
 
-    text = re.sub(r'(?m)^isolation = .*$', f'isolation = "{isolation}"', text)
-    text = re.sub(r'(?m)^deals = .*$', 'deals = 1', text)
+    text = re.sub(r'(?m)^isolation = .*\n', '', text)
+    text = text.replace("[tournament]\n", f'[tournament]\nisolation = "{isolation}"\n', 1)
+    for key in ("deals", "max_deals", "look_every"):   # one deal, with or without a stop
+        text = re.sub(rf'(?m)^{key} = .*$', f'{key} = 1', text)
     tournament = parse_tournament(text, REGISTRY, source=str(out / "t.toml"))
     assert run_and_publish(tournament, out, progress=False, echo=lambda line: None).complete
     doc = json.loads((out / "standings.json").read_text())

@@ -43,6 +43,24 @@ def test_the_reference_results_are_published():
     assert ROOT / "results" / "reference" / "standings.json" in PUBLISHED
 
 
+def test_the_committed_reference_store_replays_to_the_published_standings():
+    """The reference's store is committed (replays and charts from a fresh clone): every game
+    in it replays exactly, and ranking it again gives the committed standings."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    folder = ROOT / "results" / "reference"
+    assert (folder / "games.sqlite").is_file(), "results/reference/games.sqlite is published with the standings"
+    result = CliRunner().invoke(main, ["rank", "--json", str(folder)])
+    assert result.exit_code == 0, result.output
+    ranked = json.loads(result.stdout)
+    published = json.loads((folder / "standings.json").read_text())
+    assert {k: v for k, v in ranked.items() if k != "tournament"} == \
+        {k: v for k, v in published.items() if k != "tournament"}
+    assert ranked["tournament"]["games_stored"] == published["tournament"]["games_stored"]
+
+
 RUN_DETAILS = ("started_at", "finished_at", "isolation")
 
 

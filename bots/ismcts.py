@@ -14,13 +14,15 @@ declares (`Ruleset.search_hints`; the cut-off evaluations it names live here). R
 
 Parameters (keyword, JSON values): ``iterations`` (200; the bot is then deterministic, all its
 chance from ``self.rng``; or a table of counts by ruleset id, ``"*"`` for the others, e.g.
-``{"flip-7": 4000, "*": 200}``, since an iteration costs 8x more in some games than others), ``time_per_move`` (seconds instead of a count; the instance is
-then ``time_dependent``), ``exploration`` (0.7), ``playout_depth`` (per ruleset),
-``playout`` ("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random
-playouts), ``prior_at`` ("root", or "own": the bonus at every node where the bot moves),
-``opponents`` (per ruleset; "tree", or "policy": the other seats play the playout policy on
-each determinization instead of being searched, so their choices follow the cards they hold). A ruleset without ``sample_state``, or a game whose sampler failed, is played
-uniformly at random (noted on stderr). Measurements behind the defaults:
+``{"flip-7": 4000, "*": 200}``, since an iteration costs 8x more in some games than in
+others), ``time_per_move`` (seconds instead of a count; the instance is then
+``time_dependent``), ``exploration`` (0.7), ``playout_depth`` (per ruleset), ``playout``
+("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random playouts),
+``prior_at`` ("root", or "own": the bonus at every node where the bot moves), ``opponents``
+(per ruleset; "tree", or "policy": the other seats play the playout policy on each
+determinization instead of being searched, so their choices follow the cards they hold).
+A ruleset without ``sample_state``, or a game whose sampler failed, is played uniformly
+at random (noted on stderr). Measurements behind the defaults:
 benchmarks/ismcts_notes.md (speed) and benchmarks/strength_notes.md (strength against the
 heuristics, per ruleset, and the choices of value and opponent model).
 """

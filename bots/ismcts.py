@@ -295,14 +295,20 @@ class PlayoutEvaluator:
         if self.bots is None:
             return None
         actions = state.legal_actions()
+        action = self.policy_move(state, seat, actions)
+        return action if action in actions else None
+
+    def policy_move(self, state: Any, seat: int, actions: list[str]) -> Any:
+        """`seat`'s policy bot's answer in `state` (its fast path, else `act` on its view);
+        the caller checks that it is among `actions`."""
         quick = self.fast[seat]
         action = quick(self.bots[seat], state, seat) if quick is not None else None
         if action is None:
             action = self.bots[seat].act(dict(self.base, seat=seat, view=state.view(seat), legal_actions=actions))
-        return action if action in actions else None
+        return action
 
     def evaluate(self, state: Any, seat: int) -> list[float]:
-        bots, base, rng, stop_event, fast = self.bots, self.base, self.rng, self.stop_event, self.fast
+        bots, rng, stop_event, policy_move = self.bots, self.rng, self.stop_event, self.policy_move
         me = seat
         steps = 0
         if stop_event is not None:
@@ -312,11 +318,7 @@ class PlayoutEvaluator:
             if len(actions) == 1:
                 action = actions[0]
             elif bots is not None:
-                seat = state.current_seat()
-                quick = fast[seat]
-                action = quick(bots[seat], state, seat) if quick is not None else None
-                if action is None:
-                    action = bots[seat].act(dict(base, seat=seat, view=state.view(seat), legal_actions=actions))
+                action = policy_move(state, state.current_seat(), actions)
                 if action not in actions:
                     action = actions[rng.randrange(len(actions))]
             else:

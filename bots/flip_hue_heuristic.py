@@ -53,11 +53,19 @@ class FlipHueHeuristicBot(arena.Bot):
         self.players = observation["players"]
         self.active = view["turn"]
         factions = view["factions"]
-        self.colors = (factions[me]["top"], factions[me]["bottom"])
-        self.tops = [f["top"] for f in factions]
-        board = [[(c["face"], c["back"]) for c in hand] for hand in view["hands"]]
-        if len(getattr(self, "_memo", ())) > 50_000 or not hasattr(self, "_memo"):
-            self._memo: dict[tuple, tuple] = {}   # hand -> _summary(hand), kept across decisions
+        colors = (factions[me]["top"], factions[me]["bottom"])
+        tops = tuple([f["top"] for f in factions])
+        # a hand is a tuple of (face, back) pairs: hashable, so it is its own memo key
+        board = [tuple([(c["face"], c["back"]) for c in hand]) for hand in view["hands"]]
+        # hand -> _summary(hand), kept across decisions; one table per (colors, tops),
+        # which a summary reads (a search's samples deal a rival other bottom colors)
+        if len(getattr(self, "_memos", ())) > 20 or not hasattr(self, "_memos"):
+            self._memos: dict[tuple, dict[tuple, list]] = {}
+            self._lines: dict[tuple, float] = {}   # line's arguments -> its value
+        self._memo = self._memos.setdefault((colors, tops), {})
+        if len(self._memo) > 50_000:
+            self._memo.clear()
+        self.colors, self.tops = colors, tops
         step = view["step"]
         if step == "push":
             return self._push(board, legal)
@@ -94,14 +102,17 @@ class FlipHueHeuristicBot(arena.Bot):
     def _answer(self, board, legal, pull):
         puller, pos = pull["seat"], pull["pos"]
         best = None
+        me = self.me
         for action in legal:
-            after = [list(hand) for hand in board]
+            after = list(board)
             if action == "allow":
-                face, back = after[self.me].pop(pos)
-                after[puller].append((back, face))
+                face, back = board[me][pos]
+                after[me] = board[me][:pos] + board[me][pos + 1:]
+                after[puller] = board[puller] + ((back, face),)
             else:
-                after[self.me].pop(int(action.split(":")[1]))
-                after[puller] = [(b, f) for f, b in after[puller]]
+                lost = int(action.split(":")[1])
+                after[me] = board[me][:lost] + board[me][lost + 1:]
+                after[puller] = tuple([(b, f) for f, b in board[puller]])
             value = self.score(after)
             if best is None or value > best[0]:
                 best = (value, action)
@@ -124,55 +135,55 @@ class FlipHueHeuristicBot(arena.Bot):
         memo = self._memo
         stats = []
         for hand in board:
-            key = tuple(hand)
-            found = memo.get(key)
+            found = memo.get(hand)
             if found is None:
-                found = memo[key] = self._summary(hand)
+                found = memo[hand] = self._summary(hand)
             stats.append(found)
+        # the same sums and maxima, in the same order, as over the raw line values
         progress = 0.0
         spread = 0.0
-        for color in self.colors:
-            values, base, _ = stats[me][0]
-            value = values.get(color, base)
-            progress = max(progress, value)
+        mine = stats[me][0][0]
+        for c in (0, 1):
+            value = mine[c]
+            if value > progress:
+                progress = value
             spread += value
             for other in range(players):
                 if other != me:
-                    values, base, _ = stats[other][1]
-                    value = values.get(color, base)
-                    progress = max(progress, value)
+                    value = stats[other][1][0][c]
+                    if value > progress:
+                        progress = value
                     spread += value
         if progress >= 1000.0 and self.active == me:
             return 1e6  # my check comes first in my own turn
         threat = 0.0
-        tops = self.tops
         for opponent in range(players):
             if opponent == me:
                 continue
-            top = tops[opponent]
             known = secret = 0.0
             for holder in range(players):
                 # the opponent's own faces, or another hand's backs
-                values, base, ranked = stats[holder][0 if holder == opponent else 1]
-                value = values.get(top, base)
+                side = stats[holder][0 if holder == opponent else 1]
+                value = side[1][opponent]
                 if value > known:
                     known = value
-                for value, color in ranked:
-                    if color != top:
-                        if value > secret:
-                            secret = value
-                        break
+                value = side[2][opponent]
+                if value > secret:
+                    secret = value
             threat = max(threat, known, 0.2 * secret)
         flips = stats[me][2]
         return progress + 0.05 * spread - self.threat_weight * threat + self.flip_value * min(flips, 2)
 
     def _summary(self, hand):
-        """Per side of a hand (faces, backs): the line value of each color seen there,
-        the value of a color not seen there, and the seen colors ranked by value; then the
-        number of Flip faces."""
+        """Per side of a hand (faces, backs), the line values `score` reads: of each of
+        this bot's two faction colors; of each seat's visible faction color (`tops`); and
+        per seat the best line of a color seen there other than that seat's top (0 if
+        none). A color not seen on the side counts as all unknown. Then the number of
+        Flip faces."""
         size = len(hand)
         out = []
         flips = 0
+        lines = self._lines
         for side in (0, 1):
             counts: dict[str, int] = {}
             unknown = 0
@@ -184,29 +195,45 @@ class FlipHueHeuristicBot(arena.Bot):
                     counts[color] = counts.get(color, 0) + 1
                 elif side == 0:
                     flips += 1
-            values = {color: self.line(count, unknown, size, unknown == 0) for color, count in counts.items()}
-            ranked = sorted(((v, c) for c, v in values.items()), reverse=True)
-            out.append((values, self.line(0, unknown, size, False), ranked))
+            values = {}
+            for color, count in counts.items():
+                key = (count, unknown, size, unknown == 0)
+                value = lines.get(key)
+                if value is None:
+                    value = lines[key] = self.line(*key)
+                values[color] = value
+            base = self.line(0, unknown, size, False)
+            ranked = sorted([(v, c) for c, v in values.items()], reverse=True) or [(0.0, None)]
+            best, second = ranked[0], ranked[1] if len(ranked) > 1 else (0.0, None)
+            out.append(([values.get(color, base) for color in self.colors],
+                        [values.get(top, base) for top in self.tops],
+                        [best[0] if best[1] != top else second[0] for top in self.tops]))
         out.append(flips)
         return out
 
 
 def simulate(board, me, action):
-    """The board (hands of (face, back) relative to each holder, None = unknown) after
-    `me` plays `action` (give, flip, pull - assuming the pull goes through - or discard)."""
+    """The board (a list of hands, each a tuple of (face, back) relative to its holder,
+    None = unknown) after `me` plays `action` (give, flip, pull - assuming the pull goes
+    through - or discard); the hands it does not change are shared with `board`."""
     parts = action.split(":")
     kind = parts[0]
-    after = [list(hand) for hand in board]
+    after = list(board)
     if kind == "give":
-        face, back = after[me].pop(int(parts[1]))
-        after[int(parts[2])].append((back, face))
+        pos, target = int(parts[1]), int(parts[2])
+        face, back = board[me][pos]
+        after[me] = board[me][:pos] + board[me][pos + 1:]
+        after[target] = board[target] + ((back, face),)
     elif kind == "flip":
-        after[me].pop(int(parts[1]))
-        target = int(parts[2])
-        after[target] = [(b, f) for f, b in after[target]]
+        pos, target = int(parts[1]), int(parts[2])
+        after[me] = board[me][:pos] + board[me][pos + 1:]
+        after[target] = tuple([(b, f) for f, b in after[target]])
     elif kind == "pull":
-        face, back = after[int(parts[1])].pop(int(parts[2]))
-        after[me].append((back, face))
+        holder, pos = int(parts[1]), int(parts[2])
+        face, back = board[holder][pos]
+        after[holder] = board[holder][:pos] + board[holder][pos + 1:]
+        after[me] = board[me] + ((back, face),)
     elif kind == "discard":
-        after[me].pop(int(parts[1]))
+        pos = int(parts[1])
+        after[me] = board[me][:pos] + board[me][pos + 1:]
     return after

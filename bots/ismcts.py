@@ -20,7 +20,9 @@ others), ``time_per_move`` (seconds instead of a count; the instance is then
 ("heuristic" or "random"), ``prior_weight`` (per ruleset; no effect with random playouts),
 ``prior_at`` ("root", or "own": the bonus at every node where the bot moves), ``opponents``
 (per ruleset; "tree", or "policy": the other seats play the playout policy on each
-determinization instead of being searched, so their choices follow the cards they hold).
+determinization instead of being searched, so their choices follow the cards they hold),
+``evaluation`` (the cut-off evaluation as "module:function", default the ruleset's
+declared one; e.g. "arena_bots.flip_hue_value:evaluate_flip_hue_fitted").
 A ruleset without ``sample_state``, or a game whose sampler failed, is played uniformly
 at random (noted on stderr). Measurements behind the defaults:
 benchmarks/ismcts_notes.md (speed) and benchmarks/strength_notes.md (strength against the
@@ -484,7 +486,8 @@ class ISMCTSBot(arena.Bot):
 
     def __init__(self, iterations: int | Mapping[str, int] = 200, time_per_move: float | None = None,
                  exploration: float = 0.7, playout_depth: int | None = None, playout: str = "heuristic",
-                 prior_weight: float | None = None, prior_at: str = "root", opponents: str | None = None):
+                 prior_weight: float | None = None, prior_at: str = "root", opponents: str | None = None,
+                 evaluation: str | None = None):
         counts = list(iterations.values()) if isinstance(iterations, Mapping) else [iterations]
         if isinstance(iterations, Mapping) and not all(isinstance(key, str) for key in iterations):
             raise ValueError(f"iterations by ruleset must be keyed by ruleset ids, not {iterations!r}")
@@ -508,6 +511,9 @@ class ISMCTSBot(arena.Bot):
             raise ValueError(f'prior_at must be "root" or "own", not {prior_at!r}')
         if playout not in ("heuristic", "random"):
             raise ValueError(f'playout must be "heuristic" or "random", not {playout!r}')
+        if evaluation is not None and not (isinstance(evaluation, str) and evaluation.count(":") == 1
+                                           and all(evaluation.split(":"))):
+            raise ValueError(f'evaluation must be a "module:function" name, not {evaluation!r}')
         self.iterations_by_ruleset = dict(iterations) if isinstance(iterations, Mapping) else {"*": iterations}
         self.iterations = self.iterations_by_ruleset.get("*", 200)   # this game's count, set by start
         self.time_per_move = float(time_per_move) if time_per_move is not None else None
@@ -518,6 +524,8 @@ class ISMCTSBot(arena.Bot):
         self.prior_weight = prior_weight
         self.prior_at = prior_at
         self.opponents = opponents
+        self.evaluation = evaluation
+        self.cutoff: Callable[[Any, int], list[float]] = neutral_evaluation   # in force for this game
         self.opponent_model = "tree"   # the one in force for this game
         self.hints = NO_HINTS
         self.bias = 0.0      # the prior weight in force for this game
@@ -544,6 +552,7 @@ class ISMCTSBot(arena.Bot):
         self.policy = heuristic_bot(info["ruleset"]) if self.playout == "heuristic" else None
         self.bias = float(self.prior_weight if self.prior_weight is not None else self.hints.prior_weight)
         self.opponent_model = self.opponents if self.opponents is not None else self.hints.opponents
+        self.cutoff = _imported(self.evaluation) if self.evaluation is not None else self.hints.evaluation
         self.depth = (self.playout_depth if self.playout_depth is not None
                       else self.hints.playout_depth if self.policy is not None
                       else self.hints.random_playout_depth)
@@ -581,7 +590,7 @@ class ISMCTSBot(arena.Bot):
                 "options": observation.get("options"), "players": observation.get("players"),
                 "events": []}
         bots = self._policy_bots(observation, self.policy) if self.policy is not None else None
-        return PlayoutEvaluator(bots, self.depth, self.hints.evaluation, self.rng, self.hints.playout_stop, base)
+        return PlayoutEvaluator(bots, self.depth, self.cutoff, self.rng, self.hints.playout_stop, base)
 
     def _policy_bots(self, observation: dict[str, Any], policy: type) -> list[Any]:
         """One playout bot per seat (the ruleset's heuristic), seeded from `self.rng`."""

@@ -11,7 +11,7 @@ from arena.match import Entrant, FaultPolicy, play_game
 from arena.plugins import load_registry
 from arena.seats import InlineHost, Limits, ProcessHost
 from arena_bots.ismcts import (NO_HINTS, ISMCTSBot, Node, PlayoutEvaluator, SearchHints, heuristic_bot,
-                                outcome_rewards, pairwise, search, search_hints)
+                                neutral_evaluation, outcome_rewards, pairwise, search, search_hints)
 from arena_bots.random_bot import RandomBot
 
 REGISTRY = load_registry()
@@ -266,6 +266,24 @@ def test_opponents_must_be_tree_or_policy():
 def test_prior_at_must_be_root_or_own():
     with pytest.raises(ValueError, match="prior_at"):
         ISMCTSBot(prior_at="everywhere")
+
+
+def test_a_given_evaluation_replaces_the_rulesets_declared_one():
+    def cutoff(evaluation=None):
+        bot = ISMCTSBot(evaluation=evaluation)
+        bot.rng = random.Random(0)
+        bot.start({"ruleset": "flip-hue", "seat": 0, "players": 3, "options": {}})
+        return bot.cutoff
+    assert cutoff() is search_hints("flip-hue").evaluation
+    from arena_bots.flip_hue_value import evaluate_flip_hue_fitted
+    assert cutoff("arena_bots.flip_hue_value:evaluate_flip_hue_fitted") is evaluate_flip_hue_fitted
+    assert cutoff("arena_bots.ismcts:neutral_evaluation") is neutral_evaluation
+
+
+@pytest.mark.parametrize("evaluation", ["evaluate_flip_hue", "a:b:c", ":f", 3])
+def test_evaluation_must_be_a_module_function_name(evaluation):
+    with pytest.raises(ValueError, match="evaluation"):
+        ISMCTSBot(evaluation=evaluation)
 
 
 # Pinned before ismcts was split along OpenSpiel's seams (Evaluator, Node, select / expand /

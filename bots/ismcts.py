@@ -314,7 +314,7 @@ class PlayoutEvaluator:
         me = seat
         steps = 0
         if stop_event is not None:
-            state.take_events(me)   # what the determinization and the tree emitted so far
+            state.drop_events(me)   # what the determinization and the tree emitted so far
         while steps < self.depth and not state.is_terminal():
             actions = state.legal_actions()
             if len(actions) == 1:
@@ -327,7 +327,7 @@ class PlayoutEvaluator:
                 action = actions[rng.randrange(len(actions))]
             state.apply(action)
             steps += 1
-            if stop_event is not None and any(e["type"] == stop_event for e in state.take_events(me)):
+            if stop_event is not None and any(e["type"] == stop_event for e in state.drop_events(me)):
                 break
         return outcome_rewards(state.outcome()) if state.is_terminal() else self.cutoff(state, me)
 

@@ -23,6 +23,20 @@ def test_chance_draws_the_random_stream_as_the_engines_did():
     assert chance.points == 17
 
 
+def test_a_chance_given_a_seed_draws_the_stream_of_a_random_with_that_seed():
+    lazy, eager = Chance(2 ** 63 + 11), Chance(random.Random(2 ** 63 + 11))
+    twin = lazy.copy()                      # copied before its Random exists
+    for chance in (lazy, twin):
+        items, expected = list(range(20)), list(range(20))
+        chance.shuffle(items)
+        eager.copy().shuffle(expected)
+        assert items == expected
+    assert [lazy.bit() for _ in range(8)] == [twin.bit() for _ in range(8)]
+    assert lazy.copy().below(1000) == lazy.below(1000)    # a copy after drawing goes on alike
+    with pytest.raises(TypeError):
+        Chance(True)
+
+
 def test_forced_outcomes_are_used_in_order_and_consume_no_randomness():
     chance = Chance(random.Random(3))
     before = chance.rng.getstate()
@@ -166,3 +180,4 @@ def test_every_draw_an_engine_makes_is_a_chance_point(ruleset_id, ruleset):
             state.apply(chooser.choice(state.legal_actions()))
         assert state.chance.points >= 1
         assert rng.calls == state.chance.points, (ruleset_id, seed)
+

@@ -448,3 +448,12 @@ def test_a_fatal_fault_is_marked_in_the_record_and_the_seats_later_moves_are_che
             break
         state.apply(action)
     assert "not the replacement action its fatal fault at decision" in fault_problem(record, ruleset)
+
+
+def test_drop_events_empties_a_seats_queue_and_leaves_the_others():
+    flip7 = load_registry().ruleset("flip-7").cls
+    state = flip7.new_game(3, flip7.resolve_options({}), random.Random(4))
+    pending = [len(state._pending[s]) for s in range(3)]
+    dropped = state.drop_events(1)
+    assert len(dropped) == pending[1] > 0 and state.take_events(1) == []
+    assert [e["type"] for e in state.take_events(0)] == [e["type"] for e in dropped]

@@ -204,7 +204,8 @@ class GameState(ABC):
 
     ruleset: ClassVar[type[Ruleset]]
 
-    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
+    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random | int):
+        """`rng`: the game's chance, a seeded Random or an int seed (see `Chance`)."""
         self.players = players
         self.options = dict(options)
         self.chance = Chance(rng)
@@ -328,6 +329,14 @@ class GameState(ABC):
             return fresh_copy(pending)
         copy = self.copy_event
         return [event.copy() if event["type"] in flat else copy(event) for event in pending]
+
+    def drop_events(self, seat: int) -> list[dict[str, Any]]:
+        """Forget `seat`'s pending events and return them uncopied (shared with the god
+        log and other seats: read them, never change them). For a search reading the
+        events of its own sampled state; what a bot is sent is `take_events`'s copies."""
+        pending = self._pending[seat]
+        self._pending[seat] = []
+        return pending
 
     def emit(self, event: dict[str, Any], to: Sequence[int] | None = None) -> None:
         """Record `event` as witnessed identically by `to` (default: every seat)."""

@@ -48,17 +48,28 @@ class Chance:
     """A game's seeded chance: `shuffle`, `bit` and `below`, each one chance point.
 
     `rng` is the wrapped `random.Random` (the game's stream, from the deal seed);
-    `points` counts the chance points met so far.
+    `points` counts the chance points met so far. Given an int seed instead of a Random,
+    the Random is made from it when first asked for (the same stream): a search's
+    sampled state seldom draws, and seeding costs more than most of its moves.
     """
 
-    __slots__ = ("rng", "points", "_forced")
+    __slots__ = ("_rng", "_seed", "points", "_forced")
 
-    def __init__(self, rng: random.Random):
-        if not isinstance(rng, random.Random):
-            raise TypeError(f"Chance wraps a random.Random, not {type(rng).__name__}")
-        self.rng = rng
+    def __init__(self, rng: random.Random | int):
+        if isinstance(rng, int) and not isinstance(rng, bool):
+            self._rng, self._seed = None, rng
+        elif isinstance(rng, random.Random):
+            self._rng, self._seed = rng, None
+        else:
+            raise TypeError(f"Chance wraps a random.Random or an int seed, not {type(rng).__name__}")
         self.points = 0
         self._forced: list[Any] = []
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
         """Shuffle `items` in place (outcome: a permutation, all equally likely)."""
@@ -99,8 +110,12 @@ class Chance:
     def copy(self) -> Chance:
         """An independent Chance in the same state (stream, count and forced outcomes)."""
         twin = Chance.__new__(Chance)
-        twin.rng = random.Random()
-        twin.rng.setstate(self.rng.getstate())
+        twin._seed = self._seed
+        if self._rng is None:
+            twin._rng = None   # not drawn from yet: the twin seeds its own from the same seed
+        else:
+            twin._rng = random.Random()
+            twin._rng.setstate(self._rng.getstate())
         twin.points = self.points
         twin._forced = list(self._forced)
         return twin

@@ -315,7 +315,7 @@ class ColorFlushState(OwnEventCopies):
     flat_events = _SCALAR_EVENTS
     ruleset = ColorFlush
 
-    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
+    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random | int):
         super().__init__(players, options, rng)
         self.table = TwoFacedTable([tuple(card) for card in options["deck"]], players)
         self.table.piles[PILE] = []

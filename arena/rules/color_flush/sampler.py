@@ -7,6 +7,7 @@ import random
 from typing import Any, Mapping
 
 from arena.rules.cards import TwoFacedTable
+from arena.rules.chance import Chance
 from arena.rules.color_flush.engine import ACTION_NAMES, BLACK, MAX_SEATS, PILE, ColorFlushState
 from arena.rules.matching import assign_cards
 from arena.rules.recall import AnonymousFaces, RecallCache
@@ -81,7 +82,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
             break
     assert state is not None
     state.table.share_views()
-    state.rng = random.Random(rng.getrandbits(64))
+    state.chance = Chance(rng.getrandbits(64))   # seeded at its first draw
     return state
 
 
@@ -97,7 +98,7 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     view = observation["view"]
     seat = observation["seat"]
     players = observation["players"]
-    state = ColorFlushState(players, observation["options"], random.Random(0))
+    state = ColorFlushState(players, observation["options"], 0)   # chance replaced by the caller
     table = state.table
     table.faces = tuple(pairs)
     count = len(pairs)

@@ -54,7 +54,7 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random) -> Fl
     if view["phase"] == "over" or view["turn"] is None:
         raise ValueError("sample_state: the observation is of a finished game")
     state = Flip7State.__new__(Flip7State)
-    GameState.__init__(state, players, options, random.Random(rng.getrandbits(64)))
+    GameState.__init__(state, players, options, rng.getrandbits(64))   # seeded at its first draw
     state.ruleset = Flip7
     state.target_score = state.options["target_score"]
     state.max_rounds = state.options["max_rounds"]

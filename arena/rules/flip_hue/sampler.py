@@ -7,6 +7,7 @@ import random
 from typing import Any, Mapping
 
 from arena.rules.base import GameState
+from arena.rules.chance import Chance
 from arena.rules.cards import TwoFacedTable
 from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, OVER, PUSH, FlipHue, FlipHueState,
                                          fit_for_faction)
@@ -93,7 +94,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
             break
     assert state is not None
     state.table.share_views()
-    state.rng = random.Random(rng.getrandbits(64))
+    state.chance = Chance(rng.getrandbits(64))   # seeded at its first draw
     return state
 
 
@@ -108,7 +109,7 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     players = observation["players"]
     options = observation["options"]
     state = FlipHueState.__new__(FlipHueState)
-    GameState.__init__(state, players, options, random.Random(0))
+    GameState.__init__(state, players, options, 0)   # replaced by the caller
     state.max_turns = options["max_turns"]
     table = state.table = TwoFacedTable(pairs, players)
     count = len(pairs)

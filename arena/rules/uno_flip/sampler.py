@@ -199,7 +199,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     cards = _deal_slots(slots, index, rng)
 
     state = UnoFlipState.__new__(UnoFlipState)
-    GameState.__init__(state, players, options, random.Random(rng.getrandbits(64)))
+    GameState.__init__(state, players, options, rng.getrandbits(64))   # seeded at its first draw
     state.deck = deck
     state.target = options["target_score"]
     state.lowest = options["scoring"] == "lowest"

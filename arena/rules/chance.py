@@ -71,6 +71,12 @@ class Chance:
             self._rng = random.Random(self._seed)
         return self._rng
 
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        if not isinstance(rng, random.Random):
+            raise TypeError(f"Chance wraps a random.Random, not {type(rng).__name__}")
+        self._rng, self._seed = rng, None
+
     def shuffle(self, items: MutableSequence[Any]) -> None:
         """Shuffle `items` in place (outcome: a permutation, all equally likely)."""
         self.points += 1

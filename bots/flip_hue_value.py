@@ -12,11 +12,15 @@ every card's both sides):
 - whether its best line is its own faces (which only it changes);
 - the Flip faces it holds (at most 2 count): each blocks a pull or flips a hand;
 - whether it is the active player, or the next one (a win is checked in turn order
-  from the active player, and the next player moves first).
+  from the active player, and the next player moves next).
 
 P(seat s wins) = exp(w . x_s) / sum over seats of exp(w . x); the search's reward for a
 seat is then its expected outcome reward: 1 for the winner, for a loser the share of
 the other losers it ties with, (n - 2) / (2 (n - 1)).
+
+It predicts the winner a little better than the declared `evaluate_flip_hue` but did not
+play better (benchmarks/strength_notes.md), so flip-hue does not declare it; ismcts uses
+it when given ``evaluation = "arena_bots.flip_hue_value:evaluate_flip_hue_fitted"``.
 """
 
 from __future__ import annotations

@@ -216,7 +216,9 @@ def kill_9_once_stored(proc: subprocess.Popen, store: Path, count_sql: str, at_l
         deadline = time.time() + 60
         while time.time() < deadline and proc.poll() is None:
             try:
-                with sqlite3.connect(store) as db:
+                # read-only: a plain connect would create an empty file before the run
+                # creates its store, and the run (which creates it exclusively) would fail
+                with sqlite3.connect(f"{Path(store).resolve().as_uri()}?mode=ro", uri=True) as db:
                     count = db.execute(count_sql).fetchone()[0]
             except sqlite3.Error:
                 count = 0

@@ -38,6 +38,9 @@ import numpy as np
 from arena.plugins import load_registry
 from arena_bots.flip7_threshold import Flip7ThresholdBot
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from self_play import play_out, seated_bots  # noqa: E402
+
 OUT = Path(__file__).resolve().parent.parent / "bots" / "data" / "flip7_value.json"
 M_CAP = 1.2
 
@@ -58,22 +61,15 @@ def self_play(games: int, seed: int) -> list[tuple[int, list[list[float]], list[
     for game in range(games):
         players = 2 + game % 3
         state = ruleset.new_game(players, options, random.Random(master.getrandbits(64)))
-        bots = []
-        for seat in range(players):
-            bot = Flip7ThresholdBot()
-            bot.rng = random.Random(master.getrandbits(64))
-            bot.start({"ruleset": "flip-7", "seat": seat, "players": players, "options": options})
-            bots.append(bot)
+        bots = seated_bots(Flip7ThresholdBot, "flip-7", players, options, master)
         snapshots = []
-        while (seat := state.current_seat()) is not None:
-            legal = state.legal_actions()
-            action = legal[0] if len(legal) == 1 else bots[seat].act(
-                {"ruleset": "flip-7", "seat": seat, "players": players, "options": options,
-                 "view": state.view(seat), "events": [], "legal_actions": legal})
-            state.apply(action)
-            for event in state.take_events(0):
+
+        def note_round_ends(state):
+            for event in state.drop_events(0):
                 if event["type"] == "round-end":
                     snapshots.append(list(event["totals"]))
+        play_out(state, bots, "flip-7", options, note_round_ends)
+        note_round_ends(state)   # the events of the last move
         standing = state.outcome()["standing"]
         for totals in snapshots[:-1]:   # the last round end is the game's end
             for a in range(players):

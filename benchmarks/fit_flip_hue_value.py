@@ -35,6 +35,9 @@ from arena.plugins import load_registry
 from arena_bots.flip_hue_heuristic import FlipHueHeuristicBot
 from arena_bots.flip_hue_value import FEATURES, seat_features
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from self_play import play_out, seated_bots  # noqa: E402
+
 OUT = Path(__file__).resolve().parent.parent / "bots" / "data" / "flip_hue_value.json"
 
 
@@ -48,21 +51,13 @@ def self_play(games: int, seed: int, every: float) -> list[tuple[int, np.ndarray
         players = 2 + game % 3
         state = ruleset.new_game(players, options, random.Random(master.getrandbits(64)))
         pick = random.Random(master.getrandbits(64))
-        bots = []
-        for seat in range(players):
-            bot = FlipHueHeuristicBot()
-            bot.rng = random.Random(master.getrandbits(64))
-            bot.start({"ruleset": "flip-hue", "seat": seat, "players": players, "options": options})
-            bots.append(bot)
+        bots = seated_bots(FlipHueHeuristicBot, "flip-hue", players, options, master)
         taken = []
-        while (seat := state.current_seat()) is not None:
+
+        def sample(state):
             if pick.random() < every:
                 taken.append(np.array(seat_features(state)))
-            legal = state.legal_actions()
-            action = legal[0] if len(legal) == 1 else bots[seat].act(
-                {"ruleset": "flip-hue", "seat": seat, "players": players, "options": options,
-                 "view": state.view(seat), "events": [], "legal_actions": legal})
-            state.apply(action)
+        play_out(state, bots, "flip-hue", options, sample)
         if state.winner is not None:
             rows.extend((game, x, state.winner) for x in taken)
     return rows

@@ -138,17 +138,24 @@ class ColorFlushHeuristicBot(arena.Bot):
 
         top = view["draw_pile"]["top"]
         pile_card = None if top is None else (top["up"], top["down"])
-        scored = []
+        mine = hands[me]
+        # per position: does our hand win without that card (a give's or a place's result)
+        wins_without = [wins(mine[:pos] + mine[pos + 1:]) for pos in range(len(mine))]
+        certain = {}   # action -> its score, where the result for our own hand is known
         for action in legal:
-            score, certain = self._score(action, hands, me, opp, players, pile_card)
-            if certain and score <= CERTAIN_WIN:
-                return action
-            scored.append((action, score))
+            score = self._certain_score(action, hands, me, pile_card, wins_without)
+            if score is not None:
+                if score <= CERTAIN_WIN:
+                    return action
+                certain[action] = score
+        # only the first kind present is ever played, so only its actions are scored
         for kind in ("flip", "take", ("give", "place")):
-            group = [(a, s) for a, s in scored if a.startswith(kind)]
+            group = [a for a in legal if a.startswith(kind)]
             if group:
-                best = min(s for _, s in group)
-                ties = [a for a, s in group if s <= best + 1e-9]
+                scores = [certain[a] if a in certain else self._score(a, hands, me, opp, players, pile_card)
+                          for a in group]
+                best = min(scores)
+                ties = [a for a, s in zip(group, scores) if s <= best + 1e-9]
                 return ties[0] if len(ties) == 1 else self.rng.choice(ties)
         return self.rng.choice(legal)
 
@@ -167,56 +174,66 @@ class ColorFlushHeuristicBot(arena.Bot):
         after = self._threat(settled)
         return OPPONENT_WEIGHT * (before - after) / (0.5 + before)
 
-    def _score(self, action, hands, me, opp, players, pile_card):
-        """(score, certain): lower is better; certain = the own-hand result is known."""
+    def _certain_score(self, action, hands, me, pile_card, wins_without):
+        """`action`'s score when its result for our own hand is known: 0.0 when it wins at
+        once; a flip of a card whose back we know, its distance; else None."""
         mine = hands[me]
         parts = action.split(":")
         kind = parts[0]
         if kind == "flip":
             pos = int(parts[1])
             face, back = mine[pos]
-            if back is not None:
-                new = settle(mine[:pos] + [(back, face)] + mine[pos + 1:])
-                return (0.0 if wins(new) else distance(new)), True
+            if back is None:
+                return None
+            new = settle(mine[:pos] + [(back, face)] + mine[pos + 1:])
+            return 0.0 if wins(new) else distance(new)
+        if kind == "take":
+            if parts[1] == "pile":
+                new = settle(mine + [pile_card])  # the up face ends toward the taker
+            else:
+                face, back = hands[int(parts[1])][int(parts[2])]
+                new = settle(mine + [(back, face)])  # the back we see ends toward us
+            return 0.0 if wins(new) else None   # the active player wins ties
+        return 0.0 if wins_without[int(parts[1])] else None   # give or place
+
+    def _score(self, action, hands, me, opp, players, pile_card):
+        """The score of an action `_certain_score` could not settle (lower is better)."""
+        mine = hands[me]
+        parts = action.split(":")
+        kind = parts[0]
+        if kind == "flip":   # a card whose back we do not know
+            pos = int(parts[1])
+            face = mine[pos][0]
             total = 0.0
             for other, p in self._odds.get(face, ((None, 1.0),)):
                 new = settle(mine[:pos] + [(other, face)] + mine[pos + 1:])
                 total += p * distance(new)
-            return total, False
+            return total
         if kind == "take":
             if parts[1] == "pile":
-                new = settle(mine + [pile_card])  # the up face ends toward the taker
-                return (0.0, True) if wins(new) else (distance(new), False)
+                return distance(settle(mine + [pile_card]))
             victim, pos = int(parts[1]), int(parts[2])
             theirs = hands[victim]
             face, back = theirs[pos]
-            new = settle(mine + [(back, face)])  # the back we see ends toward us
-            if wins(new):
-                return 0.0, True  # the active player wins ties
+            new = settle(mine + [(back, face)])
             rest = theirs[:pos] + theirs[pos + 1:]
-            return distance(new) + self._opponent_delta(opp[victim], rest), False
+            return distance(new) + self._opponent_delta(opp[victim], rest)
         if kind == "give":
             pos, receiver = int(parts[1]), int(parts[2])
             face, back = mine[pos]
             new = mine[:pos] + mine[pos + 1:]
-            if wins(new):
-                return 0.0, True
             theirs = hands[receiver] + [(back, face)]
-            return distance(new) + self._opponent_delta(opp[receiver], theirs), False
+            return distance(new) + self._opponent_delta(opp[receiver], theirs)
         # place
         pos = int(parts[1])
         face, back = mine[pos]
         new = mine[:pos] + mine[pos + 1:]
-        if wins(new):
-            return 0.0, True
-        own = distance(new)
-        nxt = (me + 1) % players
         if face == WHITE:
-            swaps = [self._swap_score(new, hands[s], opp[s]) for s in range(players) if s != me]
-            return min(swaps), False
+            return min(self._swap_score(new, hands[s], opp[s]) for s in range(players) if s != me)
+        nxt = (me + 1) % players
         nxt_hand = [(f, None) for f, _ in hands[nxt]]
         helps_next = self._threat(nxt_hand + [(face, None)]) < opp[nxt]
-        return own + (0.2 * OPPONENT_WEIGHT / (0.5 + opp[nxt]) if helps_next else 0.0), False
+        return distance(new) + (0.2 * OPPONENT_WEIGHT / (0.5 + opp[nxt]) if helps_next else 0.0)
 
     def _swap_score(self, mine, theirs, threat):
         new_mine = settle([(back, face) for face, back in theirs])

@@ -44,6 +44,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 import arena
 from arena.rules.base import fresh_copy
+from arena_bots.uno_flip_heuristic import TableReading
 
 # -- rewards and cut-off evaluations (state, searching seat) -> reward per seat ----------
 
@@ -255,19 +256,37 @@ class Evaluator(Protocol):
 # search's own sample, so nothing hidden leaks. tests/test_ismcts.py checks them against `act`.
 
 
-def flip7_threshold_move(bot: Any, state: Any, seat: int) -> str | None:
+def flip7_threshold_move(bot: Any, state: Any, seat: int, actions: list[str]) -> str | None:
     """flip7-threshold at hit-or-stay (it reads only the row's Second Chance and number sum)."""
     if state.decision is not None:
         return None
     return "hit" if state.second_chance[seat] or sum(state.numbers[seat]) < bot.threshold else "stay"
 
 
-FAST_MOVES: dict[str, Callable[[Any, Any, int], str | None]] = {
+def uno_flip_heuristic_move(bot: Any, state: Any, seat: int, actions: list[str]) -> str | None:
+    """uno-flip-heuristic's play or draw, from a `TableReading` of the table instead of a
+    view (a view holds every card of every hand as dicts; the play reads its own faces and
+    the hand sizes, and the few other cards it needs on demand)."""
+    if len(actions) == 1:
+        return actions[0]
+    phase = state.phase
+    if phase != "play" and phase != "drawn":
+        return None
+    table = state.table
+    faces, side, hands = table.faces, table.side, table.hands
+    own = [faces[card][side[card]] for card in hands[seat]]   # a holder sees its cards' faces
+    reading = TableReading(seat, own, [len(hand) for hand in hands], state.direction, state.color,
+                           state.active, lambda holder: table.hand_view(holder, seat))
+    return bot.play_or_draw(reading, actions, phase == "drawn")
+
+
+FAST_MOVES: dict[str, Callable[[Any, Any, int, list[str]], str | None]] = {
     "arena_bots.flip7_threshold:Flip7ThresholdBot": flip7_threshold_move,
+    "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot": uno_flip_heuristic_move,
 }
 
 
-def fast_move_for(bot: Any) -> Callable[[Any, Any, int], str | None] | None:
+def fast_move_for(bot: Any) -> Callable[[Any, Any, int, list[str]], str | None] | None:
     """The fast path for `bot`, if its exact class has one."""
     cls = type(bot)
     return FAST_MOVES.get(f"{cls.__module__}:{cls.__qualname__}")
@@ -304,7 +323,7 @@ class PlayoutEvaluator:
         """`seat`'s policy bot's answer in `state` (its fast path, else `act` on its view);
         the caller checks that it is among `actions`."""
         quick = self.fast[seat]
-        action = quick(self.bots[seat], state, seat) if quick is not None else None
+        action = quick(self.bots[seat], state, seat, actions) if quick is not None else None
         if action is None:
             action = self.bots[seat].act(dict(self.base, seat=seat, view=state.view(seat), legal_actions=actions))
         return action

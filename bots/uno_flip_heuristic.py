@@ -53,6 +53,31 @@ def _pairings(deck):
     return table
 
 
+class TableReading:
+    """What a play or color choice reads of the table, as `seat` knows it: its own faces
+    (`hand`), every hand's size, the direction, the color to match, the active side (0
+    light, 1 dark), and any hand's cards as ``{"face", "back"}`` on demand (`cards`).
+    `reading_of` makes one from a view; a search may make one off its own sample."""
+
+    __slots__ = ("seat", "hand", "sizes", "direction", "color", "side", "cards")
+
+    def __init__(self, seat, hand, sizes, direction, color, side, cards):
+        self.seat = seat
+        self.hand = hand
+        self.sizes = sizes
+        self.direction = direction
+        self.color = color
+        self.side = side
+        self.cards = cards   # holder -> that hand's cards as `seat` knows them
+
+
+def reading_of(view, seat):
+    """The `TableReading` of `seat`'s view."""
+    hands = view["hands"]
+    return TableReading(seat, [card["face"] for card in hands[seat]], [len(hand) for hand in hands],
+                        view["direction"], view["color"], SIDES[view["side"]], hands.__getitem__)
+
+
 class UnoFlipHeuristicBot(arena.Bot):
     """Sheds points, saves wilds, punishes a player close to going out, reads faces."""
 
@@ -66,25 +91,29 @@ class UnoFlipHeuristicBot(arena.Bot):
         if len(legal) == 1:
             return legal[0]
         view = observation["view"]
-        seat = observation["seat"]
         phase = view["phase"]
         if phase == "challenge":
             if self._pairs is None:
                 # the game's deck; an observation made without options: the real deck
                 self._pairs = _pairings((observation.get("options") or {}).get("deck") or DEFAULT_DECK)
             return "challenge" if self._bluff_likely(view) > CHALLENGE_THRESHOLD else "accept"
+        reading = reading_of(view, observation["seat"])
         if phase == "color":
-            return "color:" + self._best_color(view, seat)
-        return self._play_or_draw(view, seat, legal, phase == "drawn")
+            return "color:" + self._best_color(reading)
+        return self.play_or_draw(reading, legal, phase == "drawn")
 
     # -- playing ---------------------------------------------------------------
 
-    def _play_or_draw(self, view, seat, legal, drawn):
-        hand = [card["face"] for card in view["hands"][seat]]
-        players = len(view["hands"])
-        nxt = (seat + view["direction"]) % players
-        threat = min(len(view["hands"][s]) for s in range(players) if s != seat)
-        next_close = len(view["hands"][nxt]) <= 2
+    def play_or_draw(self, table, legal, drawn):
+        """The move in the play phase (`drawn`: after drawing a playable card), from the
+        `TableReading` `table` and the legal actions (more than one)."""
+        hand = table.hand
+        seat = table.seat
+        sizes = table.sizes
+        players = len(sizes)
+        nxt = (seat + table.direction) % players
+        threat = min(sizes[s] for s in range(players) if s != seat)
+        next_close = sizes[nxt] <= 2
         options = {}
         for action in legal:
             if action in ("draw", "keep"):
@@ -98,7 +127,7 @@ class UnoFlipHeuristicBot(arena.Bot):
             held_colors[color] = held_colors.get(color, 0) + 1
         best, best_score = None, None
         for pos, actions in options.items():
-            score = self._score_play(view, seat, hand, pos, next_close, threat, held_colors)
+            score = self._score_play(table, pos, next_close, held_colors)
             if score is None:
                 continue
             score += self.rng.random() * 0.01
@@ -110,11 +139,12 @@ class UnoFlipHeuristicBot(arena.Bot):
         face = hand[best]
         if face == "wild" and len(hand) > 3 and threat > 2 and best_score < 0:
             return stay  # keep the Wild for when it is needed
-        return self._finish_action(view, seat, hand, options[best], best)
+        return self._finish_action(table, options[best], best)
 
-    def _score_play(self, view, seat, hand, pos, next_close, threat, held_colors):
+    def _score_play(self, table, pos, next_close, held_colors):
         """A play's score (higher is better; None: never); `held_colors`: color -> cards
-        of `hand` of that color."""
+        of the hand of that color."""
+        hand = table.hand
         face = hand[pos]
         color, value = split_face(face)
         if len(hand) == 1:
@@ -122,7 +152,7 @@ class UnoFlipHeuristicBot(arena.Bot):
         score = float(face_points(face))
         rest = hand[:pos] + hand[pos + 1:]
         if value in ("wild-draw-two", "wild-draw-color"):
-            honest = not any(f == "wild" or split_face(f)[0] == view["color"] for f in rest)
+            honest = not any(f == "wild" or split_face(f)[0] == table.color for f in rest)
             if not honest:
                 return None  # never bluff
             score = 10.0 + (60.0 if next_close else 0.0)
@@ -135,24 +165,25 @@ class UnoFlipHeuristicBot(arena.Bot):
             if value == "skip-everyone":
                 score += 5.0  # another go at once
         elif value == "flip":
-            score += self._flip_gain(view, seat, rest)
+            score += self._flip_gain(table, rest)
         if color is not None:
             # keep control: prefer the color we still hold after this play (the rest of
             # the hand: this card is of that color too)
             score += 3.0 * (held_colors[color] - 1)
         return score
 
-    def _flip_gain(self, view, seat, rest):
+    def _flip_gain(self, table, rest):
         """How much better the table looks for us after a Flip (positive: flip)."""
-        mine = view["hands"][seat]
-        held = [c for c in mine if c["face"] in rest]
+        seat = table.seat
+        held = [c for c in table.cards(seat) if c["face"] in rest]
         now = sum(face_points(c["face"]) for c in held)
         after = sum(face_points(c["back"]) for c in held if c["back"] is not None)
         gain = 0.3 * (now - after)
         # Opponents close to going out: after the Flip they hold the faces we see now.
-        for other, cards in enumerate(view["hands"]):
-            if other == seat or len(cards) > 2:
+        for other, size in enumerate(table.sizes):
+            if other == seat or size > 2:
                 continue
+            cards = table.cards(other)
             backs = [c["back"] for c in cards if c["back"] is not None]
             faces = [c["face"] for c in cards if c["face"] is not None]
             if any(b in WILD_FACES for b in backs):
@@ -161,28 +192,25 @@ class UnoFlipHeuristicBot(arena.Bot):
                 gain += 30.0
         return gain
 
-    def _finish_action(self, view, seat, hand, actions, pos):
+    def _finish_action(self, table, actions, pos):
         """Pick the color (if the card is wild) and the UNO call among one card's actions."""
         uno = [a for a in actions if a.endswith(":uno")]
         actions = uno or actions
         if len(actions) == 1:
             return actions[0]
-        rest = hand[:pos] + hand[pos + 1:]
-        color = self._best_color(view, seat, hand=rest)
+        color = self._best_color(table, hand=table.hand[:pos] + table.hand[pos + 1:])
         for action in actions:
             if f":{color}" in action:
                 return action
         return actions[0]
 
-    def _best_color(self, view, seat, hand=None):
-        side = SIDES[view["side"]]
+    def _best_color(self, table, hand=None):
         if hand is None:
-            hand = [c["face"] for c in view["hands"][seat]]
-        players = len(view["hands"])
-        nxt = (seat + view["direction"]) % players
-        known_next = [c["face"] for c in view["hands"][nxt] if c["face"] is not None]
+            hand = table.hand
+        nxt = (table.seat + table.direction) % len(table.sizes)
+        known_next = [c["face"] for c in table.cards(nxt) if c["face"] is not None]
         scores = {}
-        for color in COLORS[side]:
+        for color in COLORS[table.side]:
             held = [f for f in hand if split_face(f)[0] == color]
             score = 10.0 * len(held) + sum(face_points(f) for f in held) * 0.1
             score -= 6.0 * sum(1 for f in known_next if split_face(f)[0] == color)

@@ -418,12 +418,55 @@ def test_the_flip_7_fast_paths_match_the_view_based_originals():
                   for total, row in zip(view["totals"], view["rows"])]
         assert evaluate_flip_7(state, seat) == flip7_ahead(values, max(1, view["target_score"]))
         actions = state.legal_actions()
-        fast = move(bot, state, seat)
+        fast = move(bot, state, seat, actions)
         if fast is not None and len(actions) > 1:
             asked += 1
             assert fast == bot.act({"ruleset": "flip-7", "seat": seat, "players": 3, "view": view,
                                     "legal_actions": actions, "events": [], "options": {}})
     assert asked > 100
+
+
+def test_the_uno_flip_fast_path_plays_and_draws_exactly_as_the_heuristic_does():
+    # the playout asks uno-flip-heuristic's play-or-draw off the state (a TableReading)
+    # instead of a view: same move and same draws of its rng as `act`, on the states of
+    # real games and on the search's own samples of them (their cards are dealt anew)
+    from arena.rules.uno_flip import UnoFlip
+    from arena_bots.ismcts import fast_move_for
+    from arena_bots.uno_flip_heuristic import UnoFlipHeuristicBot
+
+    move = fast_move_for(UnoFlipHeuristicBot())
+    assert move is not None
+    rng = random.Random(8)
+    asked = colors = 0
+    for game in range(12):
+        players = 2 + game % 3
+        state = UnoFlip.new_game(players, UnoFlip.resolve_options({"target_score": 0}), random.Random(game))
+        events = [[] for _ in range(players)]
+        mover = UnoFlipHeuristicBot()
+        mover.rng = random.Random(game)
+        while not state.is_terminal():
+            seat = state.current_seat()
+            for s in range(players):
+                events[s].extend(state.take_events(s))
+            actions = state.legal_actions()
+            observation = {"ruleset": "uno-flip", "seat": seat, "players": players, "view": state.view(seat),
+                           "legal_actions": actions, "events": [], "options": state.options}
+            candidates = [state]
+            if len(actions) > 1:
+                candidates.append(UnoFlip.sample_state(observation, rng, events[seat]))
+            for where in candidates:
+                fast_bot, slow_bot = UnoFlipHeuristicBot(), UnoFlipHeuristicBot()
+                fast_bot.rng, slow_bot.rng = random.Random(asked), random.Random(asked)
+                fast = move(fast_bot, where, seat, where.legal_actions())
+                if fast is None:
+                    colors += 1
+                    continue
+                slow = slow_bot.act(dict(observation, view=where.view(seat), legal_actions=where.legal_actions()))
+                assert fast == slow
+                assert fast_bot.rng.getstate() == slow_bot.rng.getstate()
+                asked += 1
+            state.apply(mover.act(observation) if seat % 2 == 0 else actions[rng.randrange(len(actions))])
+    assert asked > 500 and colors > 10
 
 
 @pytest.mark.parametrize("ruleset_id", ["color-flush", "flip-hue"])

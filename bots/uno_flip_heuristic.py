@@ -150,8 +150,8 @@ class UnoFlipHeuristicBot(arena.Bot):
         if len(hand) == 1:
             return 1000.0  # going out
         score = float(face_points(face))
-        rest = hand[:pos] + hand[pos + 1:]
         if value in ("wild-draw-two", "wild-draw-color"):
+            rest = hand[:pos] + hand[pos + 1:]
             honest = not any(f == "wild" or split_face(f)[0] == table.color for f in rest)
             if not honest:
                 return None  # never bluff
@@ -165,7 +165,7 @@ class UnoFlipHeuristicBot(arena.Bot):
             if value == "skip-everyone":
                 score += 5.0  # another go at once
         elif value == "flip":
-            score += self._flip_gain(table, rest)
+            score += self._flip_gain(table, hand[:pos] + hand[pos + 1:])
         if color is not None:
             # keep control: prefer the color we still hold after this play (the rest of
             # the hand: this card is of that color too)

@@ -546,9 +546,10 @@ def test_the_cut_off_evaluations_read_what_the_views_show(ruleset_id, reference)
     assert checked > 30
 
 
-def test_the_flip_7_samplers_inlined_shuffle_draws_like_random_shuffle():
-    # the sampler's deck order (hence ismcts's moves) must not depend on which one runs
-    from arena.rules.flip_7.sampler import shuffle
+def test_the_inlined_shuffle_draws_like_random_shuffle():
+    # the samplers' and engines' orders (hence transcripts and ismcts's moves) must not
+    # depend on which one runs
+    from arena.rules.chance import shuffle
 
     for seed in range(300):
         ours, theirs = random.Random(seed), random.Random(seed)

@@ -35,13 +35,31 @@ How a caller with explicit chance nodes (an OpenSpiel adapter) uses it:
   ``[items[i] for i in outcome]``), for ``bit`` 0 or 1, for ``below`` an int. A forced
   call consumes nothing of the random stream.
 
-`Chance` is for engines; samplers and bots draw from the `random.Random` they are given.
+`Chance` is for engines; samplers and bots draw from the `random.Random` they are given
+(`shuffle` here shuffles as `random.Random.shuffle` does, faster).
 """
 
 from __future__ import annotations
 
 import random
 from typing import Any, MutableSequence
+
+
+def shuffle(items: MutableSequence[Any], rng: random.Random) -> None:
+    """`rng.shuffle(items)`: the same draws and the same order, inlined (CPython's
+    Fisher-Yates over `getrandbits`) in half the time; a search's samplers shuffle a deck
+    every sample. Other Random subclasses use their own shuffle."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 class Chance:
@@ -87,7 +105,7 @@ class Chance:
                                  f"{len(items)} items")
             items[:] = [items[i] for i in order]
             return
-        self.rng.shuffle(items)
+        shuffle(items, self.rng)
 
     def bit(self) -> int:
         """A fair coin: 0 or 1."""

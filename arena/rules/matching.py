@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from arena.rules.chance import shuffle
+
 
 class _Budget(Exception):
     pass
@@ -83,7 +85,7 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
         demand = [len(m) for m in members]
         picked: list[list[tuple[str, str]]] = [[] for _ in range(ncls)]
         order = list(range(ncls))
-        rng.shuffle(order)
+        shuffle(order, rng)
         steps = [0]
         remaining = [sum(demand)]
 
@@ -141,13 +143,13 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
                 raise ValueError("no assignment of the deck's cards fits the observation") from None
         for c in range(ncls):
             pairs = picked[c]
-            rng.shuffle(pairs)
+            shuffle(pairs, rng)
             for i, pair in zip(members[c], pairs):
                 result[i] = pair
         pool = [key for key, n in counts.items() for _ in range(n)]
         if len(pool) != len(unknown):
             raise ValueError("the observation's card count does not match the deck")
-        rng.shuffle(pool)
+        shuffle(pool, rng)
         ok = True
         for i, (a, b) in zip(unknown, pool):
             kind = kinds[i] if kinds is not None else 0
@@ -182,7 +184,7 @@ def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30)
             for node in queue:
                 if node[0] == "c":
                     keys = list(pair_of[node[1]])
-                    rng.shuffle(keys)
+                    shuffle(keys, rng)
                     for key in keys:
                         if ("k", key) not in parent:
                             parent[("k", key)] = node

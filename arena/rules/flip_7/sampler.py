@@ -7,25 +7,9 @@ import random
 from typing import Any, Mapping
 
 from arena.rules.base import GameState
+from arena.rules.chance import shuffle
 from arena.rules.flip_7.engine import (F_DEAL, F_FLIP_THREE, F_HAND_OUT, HIT_STAY, STATUS_NAMES, Flip7,
                                        Flip7State)
-
-
-def shuffle(items: list[Any], rng: random.Random) -> None:
-    """`rng.shuffle(items)`, the same draws and the same order, inlined (CPython's
-    Fisher-Yates over `getrandbits`): a Flip 7 sample is mostly this shuffle, and the
-    inlined loop takes half the time. Other Random subclasses use their own shuffle."""
-    if type(rng) is not random.Random:
-        rng.shuffle(items)
-        return
-    getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        items[i], items[j] = items[j], items[i]
 
 
 # -- determinization -------------------------------------------------------------------

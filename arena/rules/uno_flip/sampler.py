@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 
 from arena.rules.base import GameState
 from arena.rules.cards import TwoFacedTable
+from arena.rules.chance import shuffle
 from arena.rules.uno_flip.engine import (CHALLENGE, COLOR, DARK, LIGHT, OVER, SIDE_NAMES, UnoFlipDeck,
                                          UnoFlipState, deck_from_option)
 
@@ -327,7 +328,7 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
     rest = [card for ids in free.values() for card in ids]
     if len(rest) != len(unknown):
         raise ValueError("sample_state: the view's cards do not add up to the deck")
-    rng.shuffle(rest)
+    shuffle(rest, rng)
     for i, card in zip(unknown, rest):
         cards[i] = card
     return cards

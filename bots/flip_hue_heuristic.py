@@ -196,17 +196,27 @@ class FlipHueHeuristicBot(arena.Bot):
                 elif side == 0:
                     flips += 1
             values = {}
+            # the two largest (value, color), as the head of sorted(..., reverse=True)
+            best = second = (0.0, None)
+            exact = unknown == 0
             for color, count in counts.items():
-                key = (count, unknown, size, unknown == 0)
+                key = (count, unknown, size, exact)
                 value = lines.get(key)
                 if value is None:
                     value = lines[key] = self.line(*key)
                 values[color] = value
-            base = self.line(0, unknown, size, False)
-            ranked = sorted([(v, c) for c, v in values.items()], reverse=True) or [(0.0, None)]
-            best, second = ranked[0], ranked[1] if len(ranked) > 1 else (0.0, None)
-            out.append(([values.get(color, base) for color in self.colors],
-                        [values.get(top, base) for top in self.tops],
+                ranked = (value, color)
+                if best[1] is None or ranked > best:
+                    best, second = ranked, best
+                elif second[1] is None or ranked > second:
+                    second = ranked
+            key = (0, unknown, size, False)   # no count is 0 above: the keys cannot collide
+            base = lines.get(key)
+            if base is None:
+                base = lines[key] = self.line(*key)
+            get = values.get
+            out.append(([get(color, base) for color in self.colors],
+                        [get(top, base) for top in self.tops],
                         [best[0] if best[1] != top else second[0] for top in self.tops]))
         out.append(flips)
         return out

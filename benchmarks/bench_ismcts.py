@@ -1,17 +1,27 @@
-"""ismcts search speed: iterations per second of CPU time on one fixed position per ruleset.
+"""ismcts search speed: iterations per second of CPU time on one fixed position per ruleset,
+or (``--games``) CPU microseconds per iteration over whole games.
 
 The position is seat 0's third decision with more than one legal action in a seeded game
 against `random` (3 players); the search runs with the default parameters but the iteration count, and a fixed seed.
 Every figure is the median over --reps runs; with several --module files the runs are
 interleaved (A, B, B, A, ...) so that load on the machine falls on each alike.
 
+A search on one position meets the same hands again and again, so the heuristics' memo
+tables warm up as they never do in play; ``--games N`` measures what a game costs instead:
+ismcts in seat 0 against two copies of the ruleset's best heuristic, seeds 1..N (UNO Flip
+single rounds), the CPU time of its decisions over the iterations they ran. To compare
+with an older tree, run this file with an export of that tree first on the path
+(``cd /tmp/old && PYTHONPATH=/tmp/old python /work/main/benchmarks/bench_ismcts.py --games 4``).
+
     .venv/bin/python benchmarks/bench_ismcts.py                        # arena_bots.ismcts
     .venv/bin/python benchmarks/bench_ismcts.py --module /tmp/before.py --module bots/ismcts.py --reps 7
+    .venv/bin/python benchmarks/bench_ismcts.py --games 4 --params '{"color-flush": {"opponents": "tree"}}'
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -78,15 +88,54 @@ def rate(bot_class: type, ruleset_id: str, where: tuple, iterations: int) -> flo
     return iterations / (time.process_time() - start)
 
 
+HEURISTIC = {"flip-7": "flip7-threshold", "uno-flip": "uno-flip-heuristic",
+             "color-flush": "color-flush-heuristic", "flip-hue": "flip-hue-heuristic"}
+GAME_OPTIONS = {"uno-flip": {"target_score": 0}}
+
+
+def per_iteration_in_games(bot_class: type, ruleset_id: str, games: int, iterations: int,
+                           params: dict[str, Any]) -> tuple[int, float]:
+    """(decisions, CPU microseconds per iteration) of `bot_class` over `games` seeded games."""
+    spent = {"cpu": 0.0, "decisions": 0}
+
+    class Timed(bot_class):
+        def act(self, observation):
+            start = time.process_time()
+            action = super().act(observation)
+            spent["cpu"] += time.process_time() - start
+            spent["decisions"] += 1
+            return action
+
+    registry = load_registry()
+    heuristic = registry.bot(HEURISTIC[ruleset_id]).cls
+    for seed in range(1, games + 1):
+        play_game(registry.ruleset(ruleset_id).cls,
+                  [Entrant(Timed, params=dict(params, iterations=iterations)), Entrant(heuristic), Entrant(heuristic)],
+                  seed, options=GAME_OPTIONS.get(ruleset_id, {}))
+    return spent["decisions"], 1e6 * spent["cpu"] / max(1, spent["decisions"] * iterations)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", help="a file holding an ISMCTSBot (repeatable)")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the iterations a run")
+    parser.add_argument("--games", type=int, default=0,
+                        help="instead: CPU us per iteration over this many whole games per ruleset")
+    parser.add_argument("--params", type=json.loads, default={},
+                        help='--games: ismcts params by ruleset id, JSON, e.g. \'{"color-flush": {"opponents": "tree"}}\'')
     args = parser.parse_args()
     modules = args.module or [None]
     bots = [load_bot(path) for path in modules]
     labels = [path or "arena_bots.ismcts" for path in modules]
+    if args.games:
+        print(f"CPU us per iteration over {args.games} games against two heuristics (ismcts in seat 0)")
+        for rid in RULESETS:
+            iterations = max(1, round(ITERATIONS[rid] * args.scale))
+            for bot, label in zip(bots, labels):
+                decisions, cost = per_iteration_in_games(bot, rid, args.games, iterations, args.params.get(rid, {}))
+                print(f"{rid:<12} {label[-28:]:>30} {cost:>10,.1f} us  ({decisions} decisions of {iterations} iterations)")
+        return 0
     where = {rid: position(rid) for rid in RULESETS}
     iterations = {rid: max(1, round(ITERATIONS[rid] * args.scale)) for rid in RULESETS}
     rates: dict[tuple[int, str], list[float]] = {}

@@ -37,6 +37,7 @@ GOOD_BACK, UNKNOWN_BACK, BAD_BACK, UNKNOWN_FACE = 1.0, 1.3, 1.6, 0.8
 SHORT = 0.3  # per missing good face below 4
 OPPONENT_WEIGHT = 0.6
 CERTAIN_WIN = 1e-9
+_NOT_COLORS = frozenset((None, WHITE, BLACK))
 
 
 def settle(hand):
@@ -59,7 +60,12 @@ def distance(hand):
 def _distance(hand):
     """`distance` of a hand given as a tuple (memoized: search bots score the same hands
     over and over)."""
-    colors = {side for card in hand for side in card if side not in (None, WHITE, BLACK)}
+    colors = set()
+    add = colors.add
+    for face, back in hand:
+        add(face)
+        add(back)
+    colors -= _NOT_COLORS   # min over the colors below: their order does not matter
     if not colors:
         unknown = sum(face is None for face, _ in hand)
         return UNKNOWN_FACE * unknown

@@ -315,9 +315,13 @@ class ColorFlushState(OwnEventCopies):
     flat_events = _SCALAR_EVENTS
     ruleset = ColorFlush
 
-    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random | int):
+    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random | int,
+                 faces: Sequence[tuple[str, str]] | None = None):
+        """A table of the deck's cards (`faces`: these pairs instead, as a sampler lays
+        them out, side 0 first), nothing dealt yet."""
         super().__init__(players, options, rng)
-        self.table = TwoFacedTable([tuple(card) for card in options["deck"]], players)
+        cards = options["deck"] if faces is None else faces
+        self.table = TwoFacedTable([tuple(card) for card in cards], players)
         self.table.piles[PILE] = []
         self.codes: list[tuple[int, int]] = []
         self._recode()

@@ -98,11 +98,9 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     view = observation["view"]
     seat = observation["seat"]
     players = observation["players"]
-    state = ColorFlushState(players, observation["options"], 0)   # chance replaced by the caller
+    state = ColorFlushState(players, observation["options"], 0, faces=pairs)   # chance replaced by the caller
     table = state.table
-    table.faces = tuple(pairs)
     count = len(pairs)
-    table.side = [0] * count
     seen = [0] * count
     everyone0 = sum(1 << (2 * s) for s in range(players))
     everyone1 = everyone0 << 1
@@ -131,7 +129,6 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
         bits = everyone0 | (everyone1 if known & 2 else 0)
         seen[-1] = (bits & ~mine) | (known << (2 * seat))
     table.seen = exact[:] if exact is not None else seen
-    state._recode()
     state.active = view["active"]
     state.turns = view["turn_number"]
     state.left = sum(bit for bit, name in ACTION_NAMES if name in view["actions_left"])

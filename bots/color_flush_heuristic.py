@@ -108,6 +108,49 @@ def _wins(hand):
     return len(colors) <= 1
 
 
+def wins_without_each(hand):
+    """Per position: `wins` of `hand` without that card (all at once)."""
+    bad = 0   # unknown or black faces
+    colors = {}
+    for face, _ in hand:
+        if face is None or face == BLACK:
+            bad += 1
+        elif face != WHITE:
+            colors[face] = colors.get(face, 0) + 1
+    out = []
+    for face, _ in hand:
+        if face is None or face == BLACK:
+            out.append(bad == 1 and len(colors) <= 1)
+        elif face == WHITE:
+            out.append(bad == 0 and len(colors) <= 1)
+        else:
+            out.append(bad == 0 and len(colors) - (colors[face] == 1) <= 1)
+    return out
+
+
+def take_wins(hand):
+    """How a taken card can make `hand` win, for `taken_face_wins`: None when `hand` shows
+    a black face (the forced flips decide: ask `wins`); else (possible, color): whether any
+    card can, and the one color its face must have (None: any color; white always)."""
+    faces = [face for face, _ in hand]
+    if BLACK in faces:
+        return None
+    if None in faces:
+        return False, None
+    colors = set(faces)
+    colors.discard(WHITE)
+    if len(colors) > 1:
+        return False, None
+    return True, (colors.pop() if colors else None)
+
+
+def taken_face_wins(rule, face):
+    """`wins(settle(hand + [card]))` for a card whose face toward us is `face` (not black),
+    from ``rule = take_wins(hand)`` (not None)."""
+    possible, color = rule
+    return possible and face is not None and (face == WHITE or color is None or face == color)
+
+
 def back_odds(deck):
     """face -> [(other side, probability)] over the deck's cards showing that face."""
     counts = defaultdict(Counter)
@@ -145,11 +188,11 @@ class ColorFlushHeuristicBot(arena.Bot):
         top = view["draw_pile"]["top"]
         pile_card = None if top is None else (top["up"], top["down"])
         mine = hands[me]
-        # per position: does our hand win without that card (a give's or a place's result)
-        wins_without = [wins(mine[:pos] + mine[pos + 1:]) for pos in range(len(mine))]
+        # whether our hand wins after a give or place (per position), or after a take
+        wins_without, takes = wins_without_each(mine), take_wins(mine)
         certain = {}   # action -> its score, where the result for our own hand is known
         for action in legal:
-            score = self._certain_score(action, hands, me, pile_card, wins_without)
+            score = self._certain_score(action, hands, me, pile_card, wins_without, takes)
             if score is not None:
                 if score <= CERTAIN_WIN:
                     return action
@@ -180,9 +223,10 @@ class ColorFlushHeuristicBot(arena.Bot):
         after = self._threat(settled)
         return OPPONENT_WEIGHT * (before - after) / (0.5 + before)
 
-    def _certain_score(self, action, hands, me, pile_card, wins_without):
+    def _certain_score(self, action, hands, me, pile_card, wins_without, takes):
         """`action`'s score when its result for our own hand is known: 0.0 when it wins at
-        once; a flip of a card whose back we know, its distance; else None."""
+        once; a flip of a card whose back we know, its distance; else None. `wins_without`
+        and `takes`: `wins_without_each` and `take_wins` of our hand."""
         mine = hands[me]
         parts = action.split(":")
         kind = parts[0]
@@ -195,11 +239,15 @@ class ColorFlushHeuristicBot(arena.Bot):
             return 0.0 if wins(new) else distance(new)
         if kind == "take":
             if parts[1] == "pile":
-                new = settle(mine + [pile_card])  # the up face ends toward the taker
+                card = pile_card   # the up face ends toward the taker
             else:
                 face, back = hands[int(parts[1])][int(parts[2])]
-                new = settle(mine + [(back, face)])  # the back we see ends toward us
-            return 0.0 if wins(new) else None   # the active player wins ties
+                card = (back, face)   # the back we see ends toward us
+            if takes is not None and card[0] != BLACK:   # no forced flip: no need to settle
+                won = taken_face_wins(takes, card[0])
+            else:
+                won = wins(settle(mine + [card]))
+            return 0.0 if won else None   # the active player wins ties
         return 0.0 if wins_without[int(parts[1])] else None   # give or place
 
     def _score(self, action, hands, me, opp, players, pile_card):

@@ -87,3 +87,29 @@ def test_distance_and_forced_flips_as_the_bot_models_them():
     assert distance(three + [("blue", None)]) == pytest.approx(1.3 + 0.3)  # an unknown back
     assert distance(three + [("blue", "green")]) == pytest.approx(1.6 + 0.3)  # must go
     assert settle(cards("black/red red/blue green/black")) == cards("red/black blue/red green/black")
+
+
+def test_the_one_pass_win_checks_agree_with_wins_and_settle():
+    # the bot checks every give, place and take for a win at once with these shortcuts
+    # instead of settling and testing each resulting hand: they must agree exactly
+    import random
+
+    from arena_bots.color_flush_heuristic import (BLACK, WHITE, settle, take_wins, taken_face_wins, wins,
+                                                  wins_without_each)
+
+    rng = random.Random(3)
+    palettes = (["red", "blue", WHITE, BLACK, None], ["red", "red", "red", WHITE], ["red", "blue", WHITE])
+    taken = wins_seen = 0
+    for _ in range(30000):
+        sides = rng.choice(palettes)
+        hand = [(rng.choice(sides), rng.choice(sides + [None])) for _ in range(rng.randint(1, 7))]
+        assert wins_without_each(hand) == [wins(hand[:p] + hand[p + 1:]) for p in range(len(hand))], hand
+        rule = take_wins(hand)
+        card = (rng.choice(sides + [None]), rng.choice(sides + [None]))
+        if rule is None or card[0] == BLACK:
+            continue   # a black face: the bot settles and asks `wins` itself
+        expected = wins(settle(hand + [card]))
+        assert taken_face_wins(rule, card[0]) == expected, (hand, card)
+        taken += 1
+        wins_seen += expected
+    assert taken > 10000 and wins_seen > 1000

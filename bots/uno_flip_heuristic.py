@@ -18,7 +18,9 @@ It uses only its observation (and `self.rng` to break ties):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 import arena
 from arena.rules.uno_flip import COLORS, DEFAULT_DECK, POINTS
@@ -53,22 +55,20 @@ def _pairings(deck):
     return table
 
 
+@dataclass(slots=True)
 class TableReading:
     """What a play or color choice reads of the table, as `seat` knows it: its own faces
     (`hand`), every hand's size, the direction, the color to match, the active side (0
     light, 1 dark), and any hand's cards as ``{"face", "back"}`` on demand (`cards`).
     `reading_of` makes one from a view; a search may make one off its own sample."""
 
-    __slots__ = ("seat", "hand", "sizes", "direction", "color", "side", "cards")
-
-    def __init__(self, seat, hand, sizes, direction, color, side, cards):
-        self.seat = seat
-        self.hand = hand
-        self.sizes = sizes
-        self.direction = direction
-        self.color = color
-        self.side = side
-        self.cards = cards   # holder -> that hand's cards as `seat` knows them
+    seat: int
+    hand: list
+    sizes: list
+    direction: int
+    color: str | None
+    side: int
+    cards: Callable[[int], list]   # holder -> that hand's cards as `seat` knows them
 
 
 def reading_of(view, seat):

@@ -76,3 +76,19 @@ def test_the_all_seeing_ceiling_searches_the_true_state_without_changing_the_gam
     monkeypatch.setattr(ruleset, "new_game", dealt)
     # replaying the decisions on a fresh deal gives the same game: the search drew nothing from it
     assert replay(result.record, ruleset).outcome() == result.record["outcome"]
+
+
+def test_the_flip_7_totals_value_reads_the_totals_and_not_the_rows():
+    # benchmarks/flip7_value_variants.py, judged on the strength benchmark: the fitted value
+    # of the totals alone, whatever this round's rows hold (the declared value adds them)
+    sys.path.insert(0, str(_PATH.parent))
+    from flip7_value_variants import evaluate_flip_7_totals
+
+    from arena_bots.ismcts import evaluate_flip_7, flip7_ahead
+
+    ruleset = REGISTRY.ruleset("flip-7").cls
+    state = ruleset.new_game(3, ruleset.resolve_options({}), random.Random(4))
+    state.totals = [120, 80, 100]
+    expected = flip7_ahead([120.0, 80.0, 100.0], state.target_score)
+    assert evaluate_flip_7_totals(state, 0) == expected
+    assert any(state.numbers) and evaluate_flip_7(state, 0) != expected   # the opening cards count there

@@ -88,6 +88,8 @@ def rate(bot_class: type, ruleset_id: str, where: tuple, iterations: int) -> flo
     return iterations / (time.process_time() - start)
 
 
+# bench_strength.HEURISTIC, not imported: that module needs arena.pairwise, and this one must
+# also run against older trees (dc393df) put first on PYTHONPATH
 HEURISTIC = {"flip-7": "flip7-threshold", "uno-flip": "uno-flip-heuristic",
              "color-flush": "color-flush-heuristic", "flip-hue": "flip-hue-heuristic"}
 GAME_OPTIONS = {"uno-flip": {"target_score": 0}}

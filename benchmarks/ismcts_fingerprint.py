@@ -47,10 +47,13 @@ def load_bot(module_path: str | None) -> type:
     return module.ISMCTSBot
 
 
-def fingerprint(bot: type, quick: bool = False) -> dict[str, Any]:
+RULESETS = ("flip-7", "uno-flip", "color-flush", "flip-hue")
+
+
+def fingerprint(bot: type, quick: bool = False, rulesets: tuple[str, ...] = RULESETS) -> dict[str, Any]:
     registry = load_registry()
     games = {}
-    for ruleset_id in ("flip-7", "uno-flip", "color-flush", "flip-hue"):
+    for ruleset_id in rulesets:
         ruleset = registry.ruleset(ruleset_id).cls
         for params in PARAMS[:2] if quick else PARAMS:
             for seed, players, seat in GAMES:

@@ -322,10 +322,12 @@ class PlayoutEvaluator:
     def policy_move(self, state: Any, seat: int, actions: list[str]) -> Any:
         """`seat`'s policy bot's answer in `state` (its fast path, else `act` on its view);
         the caller checks that it is among `actions`."""
-        quick = self.fast[seat]
-        action = quick(self.bots[seat], state, seat, actions) if quick is not None else None
+        bots, fast = self.bots, self.fast
+        assert bots is not None and fast is not None   # a policy is asked only where there is one
+        quick = fast[seat]
+        action = quick(bots[seat], state, seat, actions) if quick is not None else None
         if action is None:
-            action = self.bots[seat].act(dict(self.base, seat=seat, view=state.view(seat), legal_actions=actions))
+            action = bots[seat].act(dict(self.base, seat=seat, view=state.view(seat), legal_actions=actions))
         return action
 
     def evaluate(self, state: Any, seat: int) -> list[float]:
@@ -409,6 +411,7 @@ def select(root: Node, state: Any, exploration: float,
                 best, best_value, best_action = child, value, action
         if untried:
             return node, path, seat, untried
+        assert best is not None   # some legal action, every one with a child
         node = best
         state.apply(best_action)
         path.append(node)
@@ -453,9 +456,9 @@ def search(observation: dict[str, Any], sample_state: Callable[..., Any], events
     legal = observation["legal_actions"]
     me = observation["seat"]
     root = Node(me)
-    favourite = evaluator.favourite(observation)
-    if favourite not in legal:
-        favourite = legal[0]   # still tried first at the root, and first among equal counts
+    wanted = evaluator.favourite(observation)
+    # not legal: the first action is still tried first at the root, and first among equal counts
+    favourite = wanted if wanted is not None and wanted in legal else legal[0]
     deadline = None if time_per_move is None else time.perf_counter() + time_per_move
     everywhere = prior_at == "own" and prior_weight > 0
     opponent_move = None
@@ -477,6 +480,7 @@ def search(observation: dict[str, Any], sample_state: Callable[..., Any], events
         state = sample_state(observation, rng, events)
         node, path, seat, untried = select(root, state, exploration, opponent_move)
         if untried:
+            assert seat is not None   # untried actions are some seat's
             if node is root:
                 path.append(expand(node, seat, untried, state, rng, favourite, prior_weight))
             elif everywhere and seat == me and not node.children:

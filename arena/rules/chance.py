@@ -74,6 +74,8 @@ class Chance:
     __slots__ = ("_rng", "_seed", "points", "_forced")
 
     def __init__(self, rng: random.Random | int):
+        self._rng: random.Random | None
+        self._seed: int | None
         if isinstance(rng, int) and not isinstance(rng, bool):
             self._rng, self._seed = None, rng
         elif isinstance(rng, random.Random):
@@ -133,7 +135,7 @@ class Chance:
 
     def copy(self) -> Chance:
         """An independent Chance in the same state (stream, count and forced outcomes)."""
-        twin = Chance.__new__(Chance)
+        twin = Chance(0)
         twin._seed = self._seed
         if self._rng is None:
             twin._rng = None   # not drawn from yet: the twin seeds its own from the same seed

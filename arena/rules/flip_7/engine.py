@@ -153,6 +153,7 @@ first; also ``exact``, ``totals``, ``dealer``).
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Iterable, Mapping
 
@@ -324,19 +325,28 @@ class Flip7State(GameState):
     per view dominated play, so the counts are kept as caches: `_unseen_counts` (the
     deck) is updated on every draw, `_set_aside_counts` is recounted after the pile
     changed. None means "count again"; the class default None serves states built
-    without `__init__` (the sampler's).
+    with ``fresh=False`` (the sampler's).
     """
 
     ruleset = Flip7
     # A copy specialised to Flip 7's events (scalar values and lists of scalars): the
     # generic deep copy dominated play.
     flat_events = _SCALAR_EVENTS
-    copy_event = staticmethod(_copy_event)
+
+    @staticmethod
+    def copy_event(event: dict[str, Any]) -> dict[str, Any]:
+        return _copy_event(event)
+
     _unseen_counts: dict[str, int] | None = None
     _set_aside_counts: dict[str, int] | None = None
 
-    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random):
+    def __init__(self, players: int, options: Mapping[str, Any], rng: random.Random | int,
+                 fresh: bool = True):
+        """A new game's state, its deck shuffled (nothing dealt). With ``fresh=False``
+        only `GameState`'s fields are set: the caller (the sampler) sets the rest."""
         super().__init__(players, options, rng)
+        if not fresh:
+            return
         self.target_score: int = self.options["target_score"]
         self.max_rounds: int = self.options["max_rounds"]
         self.deck: list[str] = deck_for(players)
@@ -428,7 +438,9 @@ class Flip7State(GameState):
             else:
                 targets = [t for t in range(self.players) if status[t] == ACTIVE]
             return [f"{kind}:{t}" for t in targets]
-        if self._has_cards(self.turn_seat):
+        turn = self.turn_seat
+        assert turn is not None   # not over, no decision: a hit-or-stay turn
+        if self._has_cards(turn):
             return ["hit", "stay"]
         return ["hit"]
 
@@ -441,14 +453,16 @@ class Flip7State(GameState):
             kind, seat, card = self.decision
             self.decision = None
             self._give(kind, seat, int(action[len(kind) + 1:]))
-        elif action == "hit":
-            self._after_hit = True
-            self._deal_to(self.turn_seat, "hit", None)
         else:
-            seat = self.turn_seat
-            self.status[seat] = STAYED
-            self.emit({"type": "stay", "seat": seat, "score": self._round_score(seat)})
-            self.turn_seat = self._next_active(seat)
+            turn = self.turn_seat
+            assert turn is not None   # a hit-or-stay turn
+            if action == "hit":
+                self._after_hit = True
+                self._deal_to(turn, "hit", None)
+            else:
+                self.status[turn] = STAYED
+                self.emit({"type": "stay", "seat": turn, "score": self._round_score(turn)})
+                self.turn_seat = self._next_active(turn)
         self._advance()
 
     def _advance(self) -> None:
@@ -502,7 +516,9 @@ class Flip7State(GameState):
             # hit-or-stay turns
             if self._after_hit:
                 self._after_hit = False
-                self.turn_seat = self._next_active(self.turn_seat)
+                hitter = self.turn_seat
+                assert hitter is not None
+                self.turn_seat = self._next_active(hitter)
             if self.turn_seat is None:
                 self._round_end = "no-active"
                 continue
@@ -643,7 +659,7 @@ class Flip7State(GameState):
         self.rounds_played = self.round
         self.emit({"type": "round-end", "round": self.round, "scores": scores,
                    "totals": list(totals), "reason": reason})
-        pile = []
+        pile: list[str] = []
         for s in range(n):
             pile.extend(NUMBERS[v] for v in self.numbers[s])
             pile.extend(self.modifiers[s])
@@ -740,8 +756,7 @@ class Flip7State(GameState):
     # -- copies and checks ------------------------------------------------------------------
 
     def clone(self) -> Flip7State:
-        twin = Flip7State.__new__(Flip7State)
-        twin.__dict__.update(self.__dict__)
+        twin = copy.copy(self)   # every field; the mutable ones are copied below
         twin.options = dict(self.options)
         twin.chance = self.chance.copy()
         twin.deck = self.deck.copy()

@@ -6,9 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.rules.base import GameState
 from arena.rules.chance import shuffle
-from arena.rules.flip_7.engine import (F_DEAL, F_FLIP_THREE, F_HAND_OUT, HIT_STAY, STATUS_NAMES, Flip7,
+from arena.rules.flip_7.engine import (F_DEAL, F_FLIP_THREE, F_HAND_OUT, HIT_STAY, STATUS_NAMES,
                                        Flip7State)
 
 
@@ -37,9 +36,7 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random) -> Fl
     options = observation["options"]
     if view["phase"] == "over" or view["turn"] is None:
         raise ValueError("sample_state: the observation is of a finished game")
-    state = Flip7State.__new__(Flip7State)
-    GameState.__init__(state, players, options, rng.getrandbits(64))   # seeded at its first draw
-    state.ruleset = Flip7
+    state = Flip7State(players, options, rng.getrandbits(64), fresh=False)   # seeded at its first draw
     state.target_score = state.options["target_score"]
     state.max_rounds = state.options["max_rounds"]
     state.totals = list(view["totals"])

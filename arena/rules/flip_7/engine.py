@@ -304,11 +304,6 @@ class Flip7(Ruleset):
         return sample_flip7_state(observation, rng)
 
 
-def _copy_event(event: dict[str, Any]) -> dict[str, Any]:
-    """A fresh copy of an event whose values are scalars or lists of scalars."""
-    return {key: value.copy() if type(value) is list else value for key, value in event.items()}
-
-
 # -- the state ---------------------------------------------------------------------
 
 
@@ -335,7 +330,8 @@ class Flip7State(GameState):
 
     @staticmethod
     def copy_event(event: dict[str, Any]) -> dict[str, Any]:
-        return _copy_event(event)
+        """A fresh copy of an event whose values are scalars or lists of scalars."""
+        return {key: value.copy() if type(value) is list else value for key, value in event.items()}
 
     _unseen_counts: dict[str, int] | None = None
     _set_aside_counts: dict[str, int] | None = None

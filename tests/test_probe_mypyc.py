@@ -24,8 +24,10 @@ def test_every_edit_of_the_probe_applies_exactly_once_to_todays_source():
 
 
 def test_the_probe_compiles_modules_that_exist():
-    for module in probe.MODULES:
-        assert (ROOT / module.replace("arena_bots/", "bots/")).is_file(), module
+    for modules in probe.MODULES.values():
+        for module in modules:
+            if module != "arena/rules/native_state.py":   # the own-base layout writes it
+                assert (ROOT / module.replace("arena_bots/", "bots/")).is_file(), module
 
 
 @pytest.mark.slow
@@ -38,3 +40,19 @@ def test_the_compiled_flip_7_search_plays_the_same_moves_as_the_pure_one():
         pytest.skip(f"the probe could not install mypy (no package index?): {done.stderr[-300:]}")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "same moves on the fingerprint's 18 Flip 7 games: True" in done.stdout
+
+
+def test_the_own_base_layout_applies_to_todays_source_and_keeps_game_state_python(tmp_path):
+    for name in ("arena/rules/base.py", "arena/rules/flip_7/engine.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text((ROOT / name).read_text())
+    probe.own_base(tmp_path)
+    native = (tmp_path / "arena/rules/native_state.py").read_text()
+    assert "class CompiledGameState(ABC):" in native and "def emit(" in native
+    assert "class OwnEventCopies" not in native and "def fresh_copy" not in native
+    assert (tmp_path / "arena/rules/base.py").read_text() == (ROOT / "arena/rules/base.py").read_text()
+    engine = (tmp_path / "arena/rules/flip_7/engine.py").read_text()
+    assert "class Flip7State(CompiledGameState):" in engine
+    assert engine.rstrip().endswith("GameState.register(Flip7State)")
+    compile(native, "native_state.py", "exec")
+    compile(engine, "engine.py", "exec")

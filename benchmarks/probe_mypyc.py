@@ -33,11 +33,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_BASE = ["arena/rules/base.py", "arena/rules/chance.py", "arena/rules/flip_7/engine.py",
-           "arena/rules/flip_7/sampler.py", "arena_bots/ismcts.py", "arena_bots/flip7_threshold.py"]
+               "arena/rules/flip_7/sampler.py", "arena_bots/ismcts.py", "arena_bots/flip7_threshold.py"]
 _ATTR = "from mypy_extensions import mypyc_attr\n"
 _SUBCLASSABLE = "@mypyc_attr(allow_interpreted_subclasses=True)\n"
-# (file, text, replacement): compiled classes that interpreted code subclasses must say so,
-# and an instance may not set a ClassVar
+# the shared-base layout's edits, (file, text, replacement): compiled classes that interpreted
+# code subclasses must say so, and an instance may not set a ClassVar
 PATCHES = [
     ("arena/rules/base.py", "import msgspec\n", "import msgspec\n" + _ATTR),
     ("arena/rules/base.py", "\nclass Ruleset(ABC):", "\n" + _SUBCLASSABLE + "class Ruleset(ABC):"),

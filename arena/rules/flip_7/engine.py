@@ -153,7 +153,6 @@ first; also ``exact``, ``totals``, ``dealer``).
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any, Iterable, Mapping
 
@@ -752,7 +751,8 @@ class Flip7State(GameState):
     # -- copies and checks ------------------------------------------------------------------
 
     def clone(self) -> Flip7State:
-        twin = copy.copy(self)   # every field; the mutable ones are copied below
+        twin = Flip7State.__new__(Flip7State)
+        twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
         twin.chance = self.chance.copy()
         twin.deck = self.deck.copy()

@@ -203,6 +203,30 @@ def test_clone_is_independent_of_the_original(ruleset):
     assert ([state.view(s) for s in range(state.players)], state.legal_actions()) == before
 
 
+_PLAIN = (list, dict, tuple, str, int, float, bool, frozenset, type(None))
+
+
+def test_a_clone_carries_every_field_of_the_original(ruleset):
+    # clones may name their fields one by one (a compiled state has no __dict__ to copy): a
+    # field added to a state and forgotten in its clone fails here (sharing: the test above)
+    rng = random.Random(3)
+    state = ruleset.new_game(table_size(ruleset), ruleset.resolve_options(), random.Random(5))
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        twin = state.clone()
+        fields = {name: value for name, value in vars(state).items() if name not in ("_pending", "god_log")}
+        assert set(fields) <= set(vars(twin)), set(fields) - set(vars(twin))
+        assert twin._pending == [[] for _ in range(state.players)] and twin.god_log == []
+        for name, value in fields.items():
+            other = getattr(twin, name)
+            if name == "chance":
+                assert other is not value and other.copy().below(10**9) == value.copy().below(10**9)
+            elif name != "_legal" and isinstance(value, _PLAIN):   # _legal: a cache the clone may drop
+                assert other == value, name
+        state.apply(rng.choice(state.legal_actions()))
+
+
 class _Recorder(InlineHost):
     """An inline host that keeps every observation it passes on."""
 

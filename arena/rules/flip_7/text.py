@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from arena.rules.flip_7.engine import FLIP_7_BONUS
 from arena.rules.text import Renderer, plain
 
 
@@ -119,8 +120,6 @@ class Flip7Renderer(Renderer):
         if kind == "bust":
             return f"seat {seat} busts on {event['card']}"
         if kind == "flip-7":
-            from arena.rules.flip_7.engine import FLIP_7_BONUS  # the engine imports this module
-
             return f"seat {seat} FLIPS 7 (+{FLIP_7_BONUS}); the round ends"
         if kind == "second-chance-used":
             return f"seat {seat} uses a Second Chance on {event['card']}"

@@ -1,5 +1,7 @@
 """The one chance source (arena/rules/chance.py) and the draw chance points every ruleset reports."""
 
+import copy
+import pickle
 import random
 from collections import Counter
 
@@ -181,3 +183,19 @@ def test_every_draw_an_engine_makes_is_a_chance_point(ruleset_id, ruleset):
         assert state.chance.points >= 1
         assert rng.calls == state.chance.points, (ruleset_id, seed)
 
+
+
+def test_a_chance_pickles_and_deep_copies_to_the_same_stream_count_and_forced_outcomes():
+    # both rebuild through Chance.__reduce__ (a compiled Chance has no default for either)
+    drawn = Chance(7)
+    drawn.below(10)                            # its Random made from the seed
+    for original in (drawn, Chance(random.Random(7)), Chance(9)):   # Chance(9): not drawn from yet
+        original.force([1, 0])
+        for twin in (pickle.loads(pickle.dumps(original)), copy.deepcopy(original)):
+            assert twin is not original and twin.points == original.points
+            items = ["a", "b"]
+            twin.shuffle(items)
+            assert items == ["b", "a"]         # the forced outcome came along
+            reference = original.copy()
+            reference.shuffle(["a", "b"])
+            assert [twin.below(10**9) for _ in range(3)] == [reference.below(10**9) for _ in range(3)]

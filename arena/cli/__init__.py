@@ -24,6 +24,7 @@ from arena.cli.game import match, play, replay
 from arena.cli.submit import new_bot, validate
 from arena.cli.tournament import faults, publish, rank, run_command
 from arena.cli.web import serve
+from arena.compiled import build_kind, stale_warning
 
 BUILTIN_COMMANDS = (bots, rulesets, docs, match, play, replay, run_command, rank, publish, faults, new_bot,
                     validate, serve)
@@ -76,9 +77,13 @@ class ArenaGroup(click.Group):
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(arena.__version__, prog_name="arena")
+@click.version_option(arena.__version__, prog_name="arena",
+                      message=f"%(prog)s, version %(version)s, {build_kind()}")
 def main() -> None:
     """Flip Arena: tournaments for card-game bots (UNO Flip, Flip 7, Color Flush, Flip Hue)."""
+    stale = stale_warning()
+    if stale is not None:
+        click.echo(stale, err=True)
 
 
 for _command in BUILTIN_COMMANDS:

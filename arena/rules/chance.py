@@ -146,6 +146,11 @@ class Chance:
         twin._forced = list(self._forced)
         return twin
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles and deep copies rebuild through `_rebuilt_chance`: compiled (docs/compiled.md),
+        # a Chance cannot be made without running __init__
+        return _rebuilt_chance, (self._seed, self._rng, self.points, self._forced)
+
 
 def draw_distribution(names: list[str]) -> list[tuple[str, float]]:
     """``[(name, count / len(names)), ...]`` over the distinct names, sorted by name."""
@@ -156,3 +161,10 @@ def draw_distribution(names: list[str]) -> list[tuple[str, float]]:
         counts[name] = counts.get(name, 0) + 1
     total = len(names)
     return [(name, counts[name] / total) for name in sorted(counts)]
+
+
+def _rebuilt_chance(seed: int | None, rng: random.Random | None, points: int, forced: list[Any]) -> Chance:
+    """The Chance `Chance.__reduce__` describes."""
+    chance = Chance(0)
+    chance._seed, chance._rng, chance.points, chance._forced = seed, rng, points, forced
+    return chance

@@ -7,10 +7,12 @@ compiled (mypyc) apart from the ruleset's class attributes and rules page.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Iterable, Mapping
 
-from arena.rules.base import GameState, standing_from_scores
+from arena.rules.base import standing_from_scores
+from arena.rules.engine_base import EngineState
 # the cards (rules/flip_7/deck.py); every name also importable from here, as before
 from arena.rules.flip_7.deck import (ACTION_CARDS, CARD_ORDER, MODIFIERS, NUMBERS, ONE_DECK,  # noqa: F401
                                      SECOND_DECK_ABOVE, card_counts, deck_for)
@@ -56,7 +58,7 @@ def row_score(numbers: list[int], modifiers: list[str], flipped_7: bool = False)
 # -- the state ---------------------------------------------------------------------
 
 
-class Flip7State(GameState):
+class Flip7State(EngineState):
     """A game of Flip 7 in progress.
 
     The deck is a list of card strings, top = last. A round's pending work is a stack
@@ -523,6 +525,14 @@ class Flip7State(GameState):
         twin._scores = self._scores.copy()
         twin.stack = [_copy_frame(frame) for frame in self.stack]
         twin._legal = None
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Flip7State:
+        # what the default deep copy makes (a clone with the event queues copied too); a
+        # compiled state has no __dict__ for the default to copy (OpenSpiel deep-copies states)
+        twin = self.clone()
+        twin._pending = copy.deepcopy(self._pending, memo)
+        twin.god_log = copy.deepcopy(self.god_log, memo)
         return twin
 
     def all_cards(self) -> list[str]:

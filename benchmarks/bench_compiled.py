@@ -30,7 +30,8 @@ import arena.compiled
 from arena_bots.ismcts import ISMCTSBot
 cost = {{}}
 for rid in bench_ismcts.RULESETS:
-    decisions, us = bench_ismcts.per_iteration_in_games(ISMCTSBot, rid, {games}, bench_ismcts.ITERATIONS[rid], {{}})
+    decisions, us = bench_ismcts.per_iteration_in_games(ISMCTSBot, rid, {games}, bench_ismcts.ITERATIONS[rid],
+                                                       {params!r}.get(rid, {{}}))
     cost[rid] = [decisions, us]
 games = ismcts_fingerprint.fingerprint(ISMCTSBot)
 print(json.dumps({{"build": arena.compiled.build_kind(), "cost": cost, "games": games}}))
@@ -53,14 +54,17 @@ def copy_tree(into: Path) -> None:
             shutil.copy2(ROOT / name, into / name)
 
 
-def measure(python: str, games: int, cwd: Path) -> dict:
+def measure(python: str, games: int, params: dict, cwd: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return json.loads(run([python, "-c", MEASURE.format(benchmarks=str(ROOT / "benchmarks"), games=games)], cwd, env))
+    script = MEASURE.format(benchmarks=str(ROOT / "benchmarks"), games=games, params=params)
+    return json.loads(run([python, "-c", script], cwd, env))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, help="whole games a ruleset to time")
+    parser.add_argument("--params", type=json.loads, default={},
+                        help='ismcts params by ruleset id for the timed games, JSON, e.g. \'{"color-flush": {"opponents": "tree"}}\'')
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-compiled-"))
@@ -74,8 +78,8 @@ def main() -> int:
                               capture_output=True, text=True)
         if done.returncode:
             raise SystemExit(f"bench_compiled: could not install the compiled build:\n{done.stderr[-2000:]}")
-        results = {"ordinary": measure(sys.executable, args.games, work),
-                   "compiled": measure(str(venv / "bin" / "python"), args.games, work)}
+        results = {"ordinary": measure(sys.executable, args.games, args.params, work),
+                   "compiled": measure(str(venv / "bin" / "python"), args.games, args.params, work)}
         assert results["ordinary"]["build"] == "pure Python", results["ordinary"]["build"]
         assert results["compiled"]["build"].startswith("compiled"), results["compiled"]["build"]
         print(f"CPU us a search iteration over {args.games} games a ruleset (ismcts in seat 0, two heuristics)")

@@ -17,12 +17,12 @@ from setuptools import setup
 
 
 def compiled_plan() -> dict:
-    """`SOURCES`, `GAME_STATE_COPY` and `BUILD_RECORD` of arena/compiled.py, read without
+    """`SOURCES`, `PACKAGE_DIRS`, `GAME_STATE_COPY` and `BUILD_RECORD` of arena/compiled.py, read without
     importing arena (its dependencies need not be installed yet)."""
     found = {}
     for node in ast.parse(Path("arena/compiled.py").read_text()).body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) \
-                and node.targets[0].id in ("SOURCES", "GAME_STATE_COPY", "BUILD_RECORD"):
+                and node.targets[0].id in ("SOURCES", "PACKAGE_DIRS", "GAME_STATE_COPY", "BUILD_RECORD"):
             found[node.targets[0].id] = ast.literal_eval(node.value)
     return found
 
@@ -36,12 +36,27 @@ def extensions() -> list:
     plan = compiled_plan()
     sources, (original, copy) = list(plan["SOURCES"]), plan["GAME_STATE_COPY"]
     shutil.copyfile(original, copy)
-    hashes = {path: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in [original, *sources]}
+    hashes = {path: hashlib.sha256(in_tree(plan, path).read_bytes()).hexdigest() for path in [original, *sources]}
     Path(plan["BUILD_RECORD"]).write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
     from mypyc.build import mypycify
 
-    return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *sources],
-                    opt_level="3", group_name="arena._compiled")
+    # mypy names a module after its folders: a package kept in a folder of another name
+    # (arena_bots in bots/) is compiled through a link of its own name, removed afterwards
+    links = [Path(package) for package in plan["PACKAGE_DIRS"] if not Path(package).exists()]
+    for link in links:
+        link.symlink_to(plan["PACKAGE_DIRS"][link.name], target_is_directory=True)
+    try:
+        return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *sources],
+                        opt_level="3", group_name="arena._compiled")
+    finally:
+        for link in links:
+            link.unlink()
+
+
+def in_tree(plan: dict, source: str) -> Path:
+    """The file of `source` (a module path) in this source tree."""
+    package, _, rest = source.partition("/")
+    return Path(plan["PACKAGE_DIRS"].get(package, package)) / rest
 
 
 setup(ext_modules=extensions())

@@ -1,8 +1,9 @@
 """The optional compiled install (docs/compiled.md): which modules it compiles, and whether
 this install runs them compiled and up to date.
 
-`setup.py` reads `SOURCES` and `GAME_STATE_COPY` from this file without importing it (so
-they stay literals) and writes `BUILD_RECORD`: the hash of every source it compiled.
+`setup.py` reads `SOURCES`, `PACKAGE_DIRS`, `GAME_STATE_COPY` and `BUILD_RECORD` from this
+file without importing it (so they stay literals) and writes `BUILD_RECORD`: the hash of
+every source it compiled.
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ import json
 from pathlib import Path
 
 SOURCES = ("arena/rules/_compiled_game_state.py", "arena/rules/chance.py",
-           "arena/rules/flip_7/engine.py", "arena/rules/flip_7/sampler.py")
-"""The modules mypyc compiles, as paths from the project's root."""
+           "arena/rules/flip_7/engine.py", "arena/rules/flip_7/sampler.py",
+           "arena_bots/ismcts_search.py")
+"""The modules mypyc compiles, as paths of their modules (`PACKAGE_DIRS` maps a package to
+its folder in the source tree)."""
+
+PACKAGE_DIRS = {"arena_bots": "bots"}
+"""Packages whose folder in the source tree has another name (pyproject.toml's package-dir)."""
 
 GAME_STATE_COPY = ("arena/rules/game_state.py", "arena/rules/_compiled_game_state.py")
 """The build copies the first to the second: the compiled base of the built-in states."""
@@ -24,6 +30,16 @@ BUILD_RECORD = "arena/_compiled_build.json"
 original included)."""
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def source_file(root: Path, source: str) -> Path:
+    """Where `source` (a `SOURCES` path) lies under `root`: an installed package, or the
+    source tree (through `PACKAGE_DIRS`)."""
+    installed = root / source
+    if installed.is_file():
+        return installed
+    package, _, rest = source.partition("/")
+    return root / PACKAGE_DIRS.get(package, package) / rest
 
 
 def compiled_modules(root: Path = ROOT) -> dict[str, str]:
@@ -40,7 +56,7 @@ def compiled_modules(root: Path = ROOT) -> dict[str, str]:
         spec = importlib.util.find_spec(name)
         origin = spec.origin or "" if spec is not None else ""
         originals = [source] + ([GAME_STATE_COPY[0]] if source == GAME_STATE_COPY[1] else [])
-        status[name] = module_status(origin, [(root / path, built.get(path)) for path in originals])
+        status[name] = module_status(origin, [(source_file(root, path), built.get(path)) for path in originals])
     return status
 
 

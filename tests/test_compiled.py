@@ -40,9 +40,12 @@ def test_an_ordinary_build_compiles_nothing(monkeypatch):
 def test_setup_reads_the_compiled_modules_from_arena_compiled_without_importing_it(monkeypatch):
     namespace, _ = run_setup(monkeypatch, "")
     plan = namespace["compiled_plan"]()
-    assert plan == {"SOURCES": compiled.SOURCES, "GAME_STATE_COPY": compiled.GAME_STATE_COPY,
-                    "BUILD_RECORD": compiled.BUILD_RECORD}
-    assert all((ROOT / path).is_file() for path in plan["SOURCES"] if path != compiled.GAME_STATE_COPY[1])
+    assert plan == {"SOURCES": compiled.SOURCES, "PACKAGE_DIRS": compiled.PACKAGE_DIRS,
+                    "GAME_STATE_COPY": compiled.GAME_STATE_COPY, "BUILD_RECORD": compiled.BUILD_RECORD}
+    in_tree = [namespace["in_tree"](plan, path) for path in plan["SOURCES"] if path != compiled.GAME_STATE_COPY[1]]
+    assert in_tree and all((ROOT / path).is_file() for path in in_tree), in_tree
+    assert [compiled.source_file(ROOT, path) for path in plan["SOURCES"]] == [ROOT / namespace["in_tree"](plan, path)
+                                                                           for path in plan["SOURCES"]]
 
 
 def test_a_wrong_compile_flag_is_refused_with_one_line(monkeypatch):

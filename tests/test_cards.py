@@ -1,5 +1,7 @@
 """The shared two-faced card model: orientation, transfers, piles and perfect recall."""
 
+import copy
+import pickle
 import random
 
 from arena.rules.cards import TwoFacedTable
@@ -110,3 +112,19 @@ def test_views_by_seat_agree_with_card_view_for_every_seat_and_show_both_sides_t
         assert [(v["up"], v["down"]) for v in on_pile] == [(v["face"], v["back"]) for v in views]
         assert god_on_pile == {"up": table.face(card), "down": table.back(card)}
         assert len({id(v) for v in views}) == 3
+
+
+def test_a_table_pickles_and_deep_copies_to_an_independent_table_showing_the_same():
+    # both rebuild through TwoFacedTable.__reduce__ (a compiled table has no default for either)
+    table = table_with_pile()
+    table.deal("draw", 0, toward="up")
+    table.deal("draw", 1, toward="down")
+    table.hands_view(2)                          # its view table built: not part of the copy
+    for twin in (pickle.loads(pickle.dumps(table)), copy.deepcopy(table)):
+        assert (twin.faces, twin.players, twin.side, twin.seen, twin.hands, twin.piles) == \
+            (table.faces, table.players, table.side, table.seen, table.hands, table.piles)
+        assert [twin.hands_view(s) for s in range(3)] == [table.hands_view(s) for s in range(3)]
+        assert twin.top_view("draw", 2) == table.top_view("draw", 2)
+        twin.give(0, 0, 2)
+        twin.deal("draw", 2, toward="up")
+        assert table.hands == [[3], [2], []] and table.piles == {"draw": [0, 1]}

@@ -22,7 +22,7 @@ view: a card is described only by the faces the viewer has seen and its position
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from arena.rules.chance import Chance
 
@@ -35,7 +35,11 @@ class TwoFacedTable:
     """The cards of one game: which side of each is toward its holder or up, the
     hands, the piles, and who has seen which side of which card."""
 
-    def __init__(self, faces: Sequence[tuple[str, str]], players: int):
+    def __init__(self, faces: Sequence[tuple[str, str]], players: int, fresh: bool = True):
+        """`faces[card]`: the card's two sides. With ``fresh=False`` no field is set: the
+        caller (`clone`) sets them all."""
+        if not fresh:
+            return
         self.faces: tuple[tuple[str, str], ...] = tuple((a, b) for a, b in faces)
         self.players = players
         self.side: list[int] = [0] * len(self.faces)
@@ -55,7 +59,8 @@ class TwoFacedTable:
 
     def clone(self) -> TwoFacedTable:
         """An independent copy (faces are immutable and shared)."""
-        twin = TwoFacedTable.__new__(TwoFacedTable)
+        # every field by name: a compiled table (docs/compiled.md) has no __dict__ to copy
+        twin = TwoFacedTable((), 0, fresh=False)
         twin.faces = self.faces
         twin.players = self.players
         twin.side = self.side.copy()
@@ -318,6 +323,19 @@ class TwoFacedTable:
         """How many cards are in hands and piles (for conservation checks)."""
         return sum(map(len, self.hands)) + sum(map(len, self.piles.values()))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles and deep copies rebuild through `_rebuilt_table`: compiled (docs/compiled.md),
+        # a table has no __dict__ for their defaults to copy
+        return _rebuilt_table, (self.faces, self.players, self.side, self.seen, self.hands, self.piles)
+
+
+def _rebuilt_table(faces: tuple[tuple[str, str], ...], players: int, side: list[int], seen: list[int],
+                   hands: list[list[int]], piles: dict[str, list[int]]) -> TwoFacedTable:
+    """The table `TwoFacedTable.__reduce__` describes (its view table built when next needed)."""
+    table = TwoFacedTable(faces, players)
+    table.side, table.seen, table.hands, table.piles = side, seen, hands, piles
+    return table
+
 
 _CARD_VIEW = TwoFacedTable.card_view
 
@@ -356,7 +374,7 @@ class _LazySidesSeen(dict):
 
 
 @functools.lru_cache(maxsize=64)
-def _sides_seen(players: int, viewer: int) -> Sequence[int]:
+def _sides_seen(players: int, viewer: int) -> Sequence[int] | Mapping[int, int]:
     """``[seen] == seen >> 2 * viewer & 3``: which sides `viewer` has seen, for any `seen`
     bitmask of `players` seats. Hot path: one lookup is cheaper than two shifts."""
     if players > _SIDES_SEEN_TABLE_PLAYERS:

@@ -1,19 +1,22 @@
-"""`EngineState`: the base class of the built-in engines' states.
+"""`EngineState` and `EngineOwnEventCopies`: the base classes of the built-in engines' states.
 
-In an ordinary install it is `GameState` itself. In a compiled install (docs/compiled.md)
-it is the compiled copy of `game_state.py` that the build makes, so that the built-in
-states compile to native classes, while plugins' states keep deriving from the Python
-`GameState`; that copy is registered as a virtual subclass of `GameState`, so
-`isinstance(state, GameState)` holds for every state.
+In an ordinary install they are `GameState` and `OwnEventCopies` themselves. In a compiled
+install (docs/compiled.md) they are the classes of the compiled copy of `game_state.py` that
+the build makes, so that the built-in states compile to native classes, while plugins'
+states keep deriving from the Python classes; each compiled class is registered as a virtual
+subclass of its Python original, so `isinstance(state, GameState)` holds for every state.
 """
 
-from arena.rules.game_state import GameState
+from arena.rules.game_state import GameState, OwnEventCopies
 
 try:
     from arena.rules._compiled_game_state import GameState as EngineState  # type: ignore[import-not-found, unused-ignore]
+    from arena.rules._compiled_game_state import OwnEventCopies as EngineOwnEventCopies  # type: ignore[import-not-found, unused-ignore]
 except ImportError:
     EngineState = GameState  # type: ignore[misc, unused-ignore]
+    EngineOwnEventCopies = OwnEventCopies  # type: ignore[misc, unused-ignore]
 else:
     GameState.register(EngineState)
+    OwnEventCopies.register(EngineOwnEventCopies)
 
-__all__ = ["EngineState"]
+__all__ = ["EngineOwnEventCopies", "EngineState"]

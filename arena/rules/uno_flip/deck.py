@@ -1,6 +1,6 @@
 """UNO Flip's cards: the face vocabulary of each side, the shipped deck file (package data,
 checked as it loads), a deck as data (`UnoFlipDeck`) and option `deck` (checked, and
-turned into a deck once). The rules page is `engine`'s docstring."""
+turned into a deck once). The rules page is `ruleset`'s docstring."""
 
 from __future__ import annotations
 
@@ -67,6 +67,11 @@ class UnoFlipDeck:
         self.up_sides = ([DARK] * n, [LIGHT] * n)
         self.canonical = tuple(sorted(range(n), key=lambda c: self.faces[c]))
         self.sampler_index: Any = None   # the sampler's `_DeckIndex`, made on first use
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles rebuild the deck from its rows (compiled, docs/compiled.md, it has no
+        # __dict__ for the default to pickle); the sampler's index is made again when needed
+        return UnoFlipDeck, (self.rows, False)
 
 
 def face_string(color: str, value: str) -> str:
@@ -198,8 +203,12 @@ def deck_from_option(pairs: Sequence[Sequence[str]] | None) -> UnoFlipDeck:
         else:
             if len(_DECKS) >= 16:
                 del _DECKS[next(iter(_DECKS))]
-            deck = UnoFlipDeck([(*parse_face(light, LIGHT), *parse_face(dark, DARK))
-                                for light, dark in key], composition=False)
+            rows = []
+            for light, dark in key:
+                light_face, dark_face = parse_face(light, LIGHT), parse_face(dark, DARK)
+                assert light_face is not None and dark_face is not None   # the option is checked
+                rows.append((*light_face, *dark_face))
+            deck = UnoFlipDeck(rows, composition=False)
         _DECKS[key] = deck
     _LAST_DECK[:] = [pairs, deck]
     return deck

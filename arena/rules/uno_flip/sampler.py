@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from arena.rules.base import GameState
 from arena.rules.cards import TwoFacedTable
 from arena.rules.chance import shuffle
 from arena.rules.uno_flip.engine import (CHALLENGE, COLOR, DARK, LIGHT, OVER, SIDE_NAMES, UnoFlipDeck,
@@ -27,7 +26,7 @@ class _DeckIndex:
             by_pair.setdefault(pair, []).append(card)
         self.deck = deck
         self.by_pair = {pair: tuple(ids) for pair, ids in by_pair.items()}
-        self.pairs_with = ({}, {})  # per side: face -> the pairs that have it on that side
+        self.pairs_with: tuple[dict[str, list[tuple[str, str]]], ...] = ({}, {})  # per side: face -> the pairs that have it on that side
         for pair in self.by_pair:
             for side in (LIGHT, DARK):
                 self.pairs_with[side].setdefault(pair[side], []).append(pair)
@@ -199,8 +198,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
 
     cards = _deal_slots(slots, index, rng)
 
-    state = UnoFlipState.__new__(UnoFlipState)
-    GameState.__init__(state, players, options, rng.getrandbits(64))   # seeded at its first draw
+    state = UnoFlipState(players, options, rng.getrandbits(64), fresh=False)   # seeded at its first draw
     state.deck = deck
     state.target = options["target_score"]
     state.lowest = options["scoring"] == "lowest"
@@ -294,7 +292,7 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
     """A card id for each slot, consistent with the faces known there (see above)."""
     by_pair = index.by_pair
     # the free cards of each pair: the index's tuple until a card of that pair is taken
-    free: dict[tuple[str, str], Sequence[int]] = dict(by_pair)
+    free: dict[tuple[str, str], tuple[int, ...] | list[int]] = dict(by_pair)
     cards: list[int] = [-1] * len(slots)
     partial: dict[tuple[int, str], list[int]] = {}
     unknown: list[int] = []
@@ -303,7 +301,7 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
             ids = free.get((light, dark))
             if not ids:
                 raise ValueError(f"sample_state: no card {light}/{dark} is left for the view")
-            if type(ids) is tuple:
+            if isinstance(ids, tuple):
                 ids = free[(light, dark)] = list(ids)
             cards[i] = ids.pop()
         elif light is not None:
@@ -322,7 +320,7 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
             raise ValueError("sample_state: no deal of the cards fits the faces in the view")
         for pair, card in taken:
             ids = free[pair]
-            if type(ids) is tuple:
+            if isinstance(ids, tuple):
                 ids = free[pair] = list(ids)
             ids.remove(card)
     rest = [card for ids in free.values() for card in ids]
@@ -334,7 +332,9 @@ def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Ra
     return cards
 
 
-def _deal_partial(groups, index: _DeckIndex, free, cards: list[int], rng: random.Random):
+def _deal_partial(groups: list[tuple[tuple[int, str], list[int]]], index: _DeckIndex,
+                  free: dict[tuple[str, str], tuple[int, ...] | list[int]], cards: list[int],
+                  rng: random.Random) -> list[tuple[tuple[str, str], int]] | None:
     """Deal each group of one-face slots from the free cards with that face; the
     (pair, card) taken, or None at a dead end."""
     taken: list[tuple[tuple[str, str], int]] = []

@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Protocol
 
 from arena.rules.base import fresh_copy
-from arena_bots.uno_flip_heuristic import TableReading
+from arena_bots.uno_flip_play import TableReading, play_or_draw
 
 # -- rewards and cut-off evaluations (state, searching seat) -> reward per seat ----------
 
@@ -188,7 +188,7 @@ def uno_flip_heuristic_move(bot: Any, state: Any, seat: int, actions: list[str])
     own = [faces[card][side[card]] for card in hands[seat]]   # a holder sees its cards' faces
     reading = TableReading(seat, own, [len(hand) for hand in hands], state.direction, state.color,
                            state.active, lambda holder: table.hand_view(holder, seat))
-    return bot.play_or_draw(reading, actions, phase == "drawn")
+    return play_or_draw(reading, actions, phase == "drawn", bot.rng)
 
 
 FAST_MOVES: dict[str, Callable[[Any, Any, int, list[str]], str | None]] = {

@@ -22,6 +22,7 @@ view: a card is described only by the faces the viewer has seen and its position
 from __future__ import annotations
 
 import functools
+import random
 from typing import Any, Mapping, Sequence
 
 from arena.rules.chance import Chance
@@ -298,7 +299,7 @@ class TwoFacedTable:
             self.side[card] ^= 1
         self._show_top(pile)
 
-    def shuffle(self, pile: str, chance: Chance, up_sides: Sequence[int] | None = None) -> None:
+    def shuffle(self, pile: str, chance: Chance | random.Random, up_sides: Sequence[int] | None = None) -> None:
         """Shuffle `pile` by `chance` (one chance point); the cards' history is forgotten. Orientation
         is kept unless `up_sides` (per card id, e.g. a list over all cards) says
         which side of each card goes up."""

@@ -178,9 +178,10 @@ def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30)
     for c0 in rng.sample(range(ncls), ncls):
         while demand[c0]:
             # breadth-first search for a card kind with a copy left, rerouting other classes
+            # a node: ("c", slot class) or ("k", card kind, a face pair)
             parent: dict[Any, Any] = {("c", c0): None}
-            queue = [("c", c0)]
-            found = None
+            queue: list[tuple[str, Any]] = [("c", c0)]
+            found: tuple[str, Any] | None = None
             for node in queue:
                 if node[0] == "c":
                     keys = list(pair_of[node[1]])

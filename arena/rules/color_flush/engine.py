@@ -430,6 +430,14 @@ class ColorFlushState(EngineOwnEventCopies):
         twin.god_log = copy.deepcopy(self.god_log, memo)
         return twin
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles rebuild through `_rebuilt_state` (OpenSpiel serializes states): a compiled
+        # state cannot be made without running __init__ and has no __dict__ to restore
+        return _rebuilt_state, (self.players, self.options, self.chance, self.table, self.codes,
+                                self.max_turns, self.swap_must, self.active, self.turns, self.left,
+                                self.awaiting_swap, self.over, self.winner, self.reason, self._legal,
+                                self._pending, self.god_log)
+
     # -- event helpers -------------------------------------------------------------------
 
     def _held_view(self, card: int, viewer: int | None) -> dict[str, str | None]:
@@ -440,3 +448,12 @@ class ColorFlushState(EngineOwnEventCopies):
     def _emit_card(self, event: dict[str, Any], card: int, pile: bool = False) -> None:
         """Emit `event` with ``card`` as each seat knows it (the god log: both sides)."""
         self.emit_varying(event, "card", *self.table.views_by_seat(card, pile))
+
+
+def _rebuilt_state(players: int, options: dict[str, Any], *fields: Any) -> ColorFlushState:
+    """The state `ColorFlushState.__reduce__` describes."""
+    state = ColorFlushState(players, options, 0, fresh=False)
+    (state.chance, state.table, state.codes, state.max_turns, state.swap_must, state.active, state.turns,
+     state.left, state.awaiting_swap, state.over, state.winner, state.reason, state._legal, state._pending,
+     state.god_log) = fields
+    return state

@@ -15,6 +15,8 @@ from pathlib import Path
 
 SOURCES = ("arena/rules/_compiled_game_state.py", "arena/rules/chance.py",
            "arena/rules/flip_7/engine.py", "arena/rules/flip_7/sampler.py",
+           "arena/rules/cards.py", "arena/rules/matching.py",
+           "arena/rules/color_flush/engine.py", "arena/rules/color_flush/sampler.py",
            "arena_bots/ismcts_search.py")
 """The modules mypyc compiles, as paths of their modules (`PACKAGE_DIRS` maps a package to
 its folder in the source tree)."""

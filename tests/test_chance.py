@@ -199,3 +199,30 @@ def test_a_chance_pickles_and_deep_copies_to_the_same_stream_count_and_forced_ou
             reference = original.copy()
             reference.shuffle(["a", "b"])
             assert [twin.below(10**9) for _ in range(3)] == [reference.below(10**9) for _ in range(3)]
+
+
+def test_sample_draws_exactly_what_random_sample_draws():
+    # the samplers use chance.sample for rng.sample: the same result and the same stream after
+    from arena.rules.chance import sample
+
+    cases = random.Random(0)
+    for _ in range(3000):
+        n = cases.choice([0, 1, 2, 5, 9, 20, 21, 22, 40, 100, 500])
+        k = cases.randint(0, n)
+        population = cases.choice([list(range(n)), tuple(f"c{i}" for i in range(n)), range(n)])
+        seed = cases.getrandbits(32)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert sample(population, k, ours) == theirs.sample(population, k), (n, k)
+        assert ours.getstate() == theirs.getstate()
+
+
+def test_sample_leaves_other_random_classes_and_bad_sizes_to_random_sample():
+    from arena.rules.chance import sample
+
+    class Counting(random.Random):
+        def sample(self, population, k, **kwargs):
+            return ["own"]
+
+    assert sample([1, 2, 3], 2, Counting(1)) == ["own"]
+    with pytest.raises(ValueError):
+        sample([1, 2], 3, random.Random(1))

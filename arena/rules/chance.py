@@ -41,8 +41,9 @@ How a caller with explicit chance nodes (an OpenSpiel adapter) uses it:
 
 from __future__ import annotations
 
+import math
 import random
-from typing import Any, MutableSequence
+from typing import Any, MutableSequence, Sequence
 
 
 def shuffle(items: MutableSequence[Any], rng: random.Random) -> None:
@@ -60,6 +61,40 @@ def shuffle(items: MutableSequence[Any], rng: random.Random) -> None:
         while j >= n:
             j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+def sample(population: Sequence[Any], k: int, rng: random.Random) -> list[Any]:
+    """`rng.sample(population, k)`: the same draws and the same result, inlined (CPython's
+    pool and set selections over `getrandbits`) without the generic checks that cost more
+    than the draws in a search's samplers. Other Random subclasses use their own sample."""
+    n = len(population)
+    if type(rng) is not random.Random or not 0 <= k <= n:
+        return rng.sample(population, k)
+    getrandbits = rng.getrandbits
+    result: list[Any] = [None] * k
+    setsize = 21        # as random.sample: a small set's size minus an empty list's
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            m = n - i
+            bits = m.bit_length()
+            j = getrandbits(bits)
+            while j >= m:
+                j = getrandbits(bits)
+            result[i] = pool[j]
+            pool[j] = pool[m - 1]
+    else:
+        selected: set[int] = set()
+        bits = n.bit_length()
+        for i in range(k):
+            j = getrandbits(bits)
+            while j >= n or j in selected:
+                j = getrandbits(bits)
+            selected.add(j)
+            result[i] = population[j]
+    return result
 
 
 class Chance:

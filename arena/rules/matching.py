@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.rules.chance import shuffle
+from arena.rules.chance import sample, shuffle
 
 
 class _Budget(Exception):
@@ -175,7 +175,7 @@ def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30)
     demand = [len(m) for m in members]
     pair_of = [dict(row) for row in choices]
     flow = [dict.fromkeys(pair_of[c], 0) for c in range(ncls)]
-    for c0 in rng.sample(range(ncls), ncls):
+    for c0 in sample(range(ncls), ncls, rng):
         while demand[c0]:
             # breadth-first search for a card kind with a copy left, rerouting other classes
             # a node: ("c", slot class) or ("k", card kind, a face pair)

@@ -7,7 +7,7 @@ import random
 from typing import Any, Mapping, Sequence
 
 from arena.rules.cards import TwoFacedTable
-from arena.rules.chance import shuffle
+from arena.rules.chance import sample, shuffle
 from arena.rules.uno_flip.engine import (CHALLENGE, COLOR, DARK, LIGHT, OVER, SIDE_NAMES, UnoFlipDeck,
                                          UnoFlipState, deck_from_option)
 
@@ -348,7 +348,7 @@ def _deal_partial(groups: list[tuple[tuple[int, str], list[int]]], index: _DeckI
                       for card in free[pair] if card not in used]
         if len(candidates) < len(places):
             return None
-        for i, (pair, card) in zip(places, rng.sample(candidates, len(places))):
+        for i, (pair, card) in zip(places, sample(candidates, len(places), rng)):
             cards[i] = card
             taken.append((pair, card))
             used.add(card)

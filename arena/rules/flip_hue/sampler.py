@@ -6,10 +6,9 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.rules.base import GameState
 from arena.rules.chance import Chance
 from arena.rules.cards import TwoFacedTable
-from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, OVER, PUSH, FlipHue, FlipHueState,
+from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, MAX_SEATS, OVER, PUSH, FlipHueState,
                                          fit_for_faction)
 from arena.rules.matching import assign_cards
 from arena.rules.recall import AnonymousFaces, RecallCache
@@ -108,8 +107,7 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     seat = observation["seat"]
     players = observation["players"]
     options = observation["options"]
-    state = FlipHueState.__new__(FlipHueState)
-    GameState.__init__(state, players, options, 0)   # replaced by the caller
+    state = FlipHueState(players, options, 0, fresh=False)   # its chance replaced by the caller
     state.max_turns = options["max_turns"]
     table = state.table = TwoFacedTable(pairs, players)
     count = len(pairs)
@@ -322,7 +320,7 @@ class _Recall(AnonymousFaces):
         return out
 
 
-_EVEN_BITS = int("01" * FlipHue.max_players, 2)
+_EVEN_BITS = int("01" * MAX_SEATS, 2)
 
 # One replay per events list (a few lists kept): an ISMCTS bot samples many times from
 # the same, growing list, so the replay only ever runs over new events.

@@ -167,7 +167,7 @@ class HueJudge:
                 if value is None:
                     value = lines[key] = self.line(*key)
                 values[color] = value
-                ranked = (value, color)
+                ranked: tuple[float, Any] = (value, color)   # compared with (0.0, None)
                 if best[1] is None or ranked > best:
                     best, second = ranked, best
                 elif second[1] is None or ranked > second:

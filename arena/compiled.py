@@ -17,7 +17,10 @@ SOURCES = ("arena/rules/_compiled_game_state.py", "arena/rules/chance.py",
            "arena/rules/flip_7/engine.py", "arena/rules/flip_7/sampler.py",
            "arena/rules/cards.py", "arena/rules/matching.py",
            "arena/rules/color_flush/engine.py", "arena/rules/color_flush/sampler.py",
-           "arena_bots/ismcts_search.py")
+           "arena/rules/uno_flip/deck.py", "arena/rules/uno_flip/engine.py", "arena/rules/uno_flip/sampler.py",
+           "arena/rules/flip_hue/deck.py", "arena/rules/flip_hue/engine.py", "arena/rules/flip_hue/sampler.py",
+           "arena_bots/ismcts_search.py", "arena_bots/uno_flip_play.py", "arena_bots/color_flush_play.py",
+           "arena_bots/flip_hue_play.py")
 """The modules mypyc compiles, as paths of their modules (`PACKAGE_DIRS` maps a package to
 its folder in the source tree)."""
 

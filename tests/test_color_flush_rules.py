@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 import random
 from collections import Counter
 
@@ -566,24 +565,3 @@ def test_clone_is_independent_and_plays_on_identically():
     copy = first.clone()
     copy.apply(copy.legal_actions()[0])
     assert first.view(0) == ColorFlush.new_game(4, ColorFlush.resolve_options({}), random.Random(21)).view(0)
-
-
-def test_a_state_pickles_with_its_event_queues_and_plays_on_identically():
-    # through ColorFlushState.__reduce__ (OpenSpiel serializes states; a compiled state has
-    # no default pickling)
-    original = ColorFlush.new_game(3, ColorFlush.resolve_options(), random.Random(2))
-    rng = random.Random(5)
-    for _ in range(6):
-        original.apply(rng.choice(original.legal_actions()))
-    twin = pickle.loads(pickle.dumps(original))
-    assert twin.god_log == original.god_log
-    assert [twin.take_events(s) for s in range(3)] == [original.take_events(s) for s in range(3)]
-    for _ in range(40):
-        if original.is_terminal():
-            break
-        assert twin.legal_actions() == original.legal_actions()
-        action = rng.choice(original.legal_actions())
-        original.apply(action)
-        twin.apply(action)
-        assert [twin.view(s) for s in range(3)] == [original.view(s) for s in range(3)]
-        assert twin.chance.points == original.chance.points

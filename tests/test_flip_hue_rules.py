@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 import random
 from collections import Counter
 
@@ -568,26 +567,3 @@ def test_clone_is_independent():
     while not state.is_terminal():
         state.apply(rng_b.choice(state.legal_actions()))
     assert state.outcome() == twin.outcome()
-
-
-def test_a_state_pickles_with_its_event_queues_and_plays_on_identically():
-    # through FlipHueState.__reduce__ (OpenSpiel serializes states; a compiled state has
-    # no default pickling)
-    original = FlipHue.new_game(3, FlipHue.resolve_options(), random.Random(2))
-    rng = random.Random(5)
-    for _ in range(9):
-        original.apply(rng.choice(original.legal_actions()))
-    original.view(1)   # fills the faction-sides cache, which the pickle carries
-    twin = pickle.loads(pickle.dumps(original))
-    assert twin.god_log == original.god_log
-    assert [twin.take_events(s) for s in range(3)] == [original.take_events(s) for s in range(3)]
-    for _ in range(60):
-        if original.is_terminal():
-            break
-        assert twin.legal_actions() == original.legal_actions()
-        action = rng.choice(original.legal_actions())
-        original.apply(action)
-        twin.apply(action)
-        assert [twin.view(s) for s in range(3)] == [original.view(s) for s in range(3)]
-        assert [twin.take_events(s) for s in range(3)] == [original.take_events(s) for s in range(3)]
-        assert twin.chance.points == original.chance.points

@@ -4,7 +4,6 @@ and clones: the conformance kit, tests/test_conformance.py)."""
 from __future__ import annotations
 
 import json
-import pickle
 import random
 from collections import Counter
 
@@ -12,7 +11,6 @@ import pytest
 
 from arena.match import Entrant, play_game
 from arena.rules.uno_flip import UnoFlip, load_deck
-from arena.rules.uno_flip.engine import _FIELDS
 from arena_bots.random_bot import RandomBot
 
 DECK_PAIRS = Counter(load_deck().faces)
@@ -129,28 +127,3 @@ def test_ten_thousand_random_games_keep_every_invariant():
         players = 2 + game % 9
         options = OPTION_MIX[game % len(OPTION_MIX)] if game % 10 else {}
         run_checked(10_000 + game, players, options, rng)
-
-
-def test_a_pickled_state_carries_every_field_and_plays_on_identically():
-    # OpenSpiel's serialization pickles states; a compiled state has no __dict__ and pickles
-    # through its __reduce__, which names every field (a field it forgets fails here)
-    state = UnoFlip.new_game(3, UnoFlip.resolve_options({"target_score": 0}), random.Random(9))
-    moves = random.Random(10)
-    for _ in range(25):
-        if state.is_terminal():
-            break
-        state.apply(moves.choice(state.legal_actions()))
-    if hasattr(state, "__dict__"):   # an ordinary install: __reduce__'s fields are all the fields
-        assert set(vars(state)) == {"players", "options", *_FIELDS}
-    twin = pickle.loads(pickle.dumps(state))
-    assert twin.god_log == state.god_log and twin.deck.faces == state.deck.faces
-    assert [twin.take_events(s) for s in range(3)] == [state.take_events(s) for s in range(3)]
-    for _ in range(60):
-        if state.is_terminal():
-            break
-        assert twin.legal_actions() == state.legal_actions()
-        action = moves.choice(state.legal_actions())
-        state.apply(action)
-        twin.apply(action)
-        assert [twin.view(s) for s in range(3)] == [state.view(s) for s in range(3)]
-    assert twin.god_log == state.god_log

@@ -535,6 +535,11 @@ class Flip7State(EngineState):
         twin.god_log = copy.deepcopy(self.god_log, memo)
         return twin
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickles rebuild through `_rebuilt_state`: a compiled state has no __dict__ for the
+        # default to pickle (OpenSpiel's serialization pickles states)
+        return _rebuilt_state, (self.players, self.options, [getattr(self, name) for name in _FIELDS])
+
     def all_cards(self) -> list[str]:
         """Every card of the game wherever it is (deck, set-aside pile, rows, cards
         waiting in a Flip Three or hand-out, the card being given): for
@@ -557,6 +562,21 @@ class Flip7State(EngineState):
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+_FIELDS = ("chance", "god_log", "_pending", "target_score", "max_rounds", "deck", "set_aside", "totals",
+           "dealer", "round", "rounds_played", "over", "reason", "numbers", "masks", "modifiers", "actions",
+           "second_chance", "status", "_scores", "stack", "decision", "turn_seat", "_after_hit", "_round_end",
+           "_legal", "_unseen_counts", "_set_aside_counts")
+"""Every field of a state but those its constructor sets (`__reduce__`)."""
+
+
+def _rebuilt_state(players: int, options: dict[str, Any], values: list[Any]) -> Flip7State:
+    """The state `Flip7State.__reduce__` describes."""
+    state = Flip7State(players, options, 0, fresh=False)
+    for name, value in zip(_FIELDS, values):
+        setattr(state, name, value)
+    return state
 
 
 def _copy_counts(counts: dict[str, int] | None) -> dict[str, int] | None:

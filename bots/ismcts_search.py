@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable, Protocol
 
 from arena.rules.base import fresh_copy
+from arena_bots.color_flush_play import distance
 from arena_bots.uno_flip_play import TableReading, play_or_draw
 
 # -- rewards and cut-off evaluations (state, searching seat) -> reward per seat ----------
@@ -115,8 +116,6 @@ def evaluate_uno_flip(state: Any, me: int) -> list[float]:
 
 def evaluate_color_flush(state: Any, me: int) -> list[float]:
     """Minus color-flush-heuristic's distance to a flush, on each hand as its holder knows it."""
-    from arena_bots.color_flush_heuristic import distance
-
     values = []
     for seat in range(state.players):
         hand = state.table.hand_view(seat, seat)   # == state.view(seat)["hands"][seat], cheaper

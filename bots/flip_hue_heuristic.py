@@ -26,7 +26,7 @@ from typing import Any
 
 import arena
 # how it judges boards (bots/flip_hue_play.py); these names importable from here too
-from arena_bots.flip_hue_play import FLIP, HAND, HueJudge, simulate  # noqa: F401
+from arena_bots.flip_hue_play import FLIP, HAND, HueJudge, hand_of, simulate  # noqa: F401
 
 
 class FlipHueHeuristicBot(arena.Bot):
@@ -52,12 +52,11 @@ class FlipHueHeuristicBot(arena.Bot):
         factions = view["factions"]
         colors = (factions[me]["top"], factions[me]["bottom"])
         tops = tuple([f["top"] for f in factions])
-        # a hand is a tuple of (face, back) pairs: hashable, so it is its own memo key
-        board = [tuple([(c["face"], c["back"]) for c in hand]) for hand in view["hands"]]
-        # hand -> HueJudge.summary(hand), kept across decisions; one table per (colors, tops),
-        # which a summary reads (a search's samples deal a rival other bottom colors)
+        board = [hand_of([(c["face"], c["back"]) for c in hand]) for hand in view["hands"]]
+        # a side's tally -> HueJudge.side_values, kept across decisions; one table per (colors,
+        # tops), which the values read (a search's samples deal a rival other bottom colors)
         if len(getattr(self, "_memos", ())) > 20 or not hasattr(self, "_memos"):
-            self._memos: dict[tuple, dict[tuple, list]] = {}
+            self._memos: dict[tuple, dict[int, tuple]] = {}
             self._lines: dict[tuple, float] = {}   # line's arguments -> its value
         memo = self._memos.setdefault((colors, tops), {})
         if len(memo) > 50_000:

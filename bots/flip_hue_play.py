@@ -1,8 +1,11 @@
 """How `flip-hue-heuristic` judges boards and picks its moves (bots/flip_hue_heuristic.py
 says what it plays and why): `HueJudge`, made for one decision, and `simulate`.
 
-A board is a list of hands, each a tuple of (face, back) pairs relative to its holder (None:
-unknown). Its own module, of plain classes and functions, so that ismcts's playouts run it
+A board is a list of `Hand`s, one per seat, relative to each holder (`hand_of` makes one
+from (face, back) pairs, None = unknown). A judge's value of a hand's side depends only on
+how many of each symbol the side shows, its tally, so values are kept by tally.
+
+Its own module, of plain classes and functions, so that ismcts's playouts run it
 compiled in a compiled install (docs/compiled.md); the bot class stays Python.
 """
 
@@ -14,15 +17,73 @@ from typing import Any
 FLIP = "flip"
 HAND = 5
 
+# A tally counts each symbol (a color, FLIP, or None: unknown) of one side of a hand in a
+# field of its own: the symbol's unit is 1 << (FIELD * its field), a side's tally the sum of
+# its cards' units. Fields are given out as symbols first appear (FLIP and None first) and
+# never change, so a tally means the same in every judge.
+FIELD = 8
+COUNT = (1 << FIELD) - 1   # one field's mask: a hand holds at most 64 cards
+_UNITS: dict[str | None, int] = {}
+_SYMBOLS: list[str | None] = []
+
+
+def unit(symbol: str | None) -> int:
+    """The tally unit of `symbol`: 1 in its field."""
+    found = _UNITS.get(symbol)
+    if found is None:
+        found = _UNITS[symbol] = 1 << (FIELD * len(_SYMBOLS))
+        _SYMBOLS.append(symbol)
+    return found
+
+
+unit(FLIP)   # field 0: a side's Flip cards are `tally & COUNT`
+unit(None)   # field 1; colors from field 2 on
+
+
+class Hand:
+    """A hand: `cards`, (face unit, back unit) pairs relative to the holder, and the tallies
+    of its `faces` and `backs`."""
+
+    __slots__ = ("cards", "faces", "backs")
+
+    def __init__(self, cards: tuple[tuple[int, int], ...], faces: int, backs: int) -> None:
+        self.cards = cards
+        self.faces = faces
+        self.backs = backs
+
+
+def hand_of(pairs: list[tuple[str | None, str | None]]) -> Hand:
+    """The hand of these (face, back) symbols."""
+    cards = tuple([(unit(face), unit(back)) for face, back in pairs])
+    return Hand(cards, sum([face for face, _ in cards]), sum([back for _, back in cards]))
+
+
+def without(hand: Hand, pos: int) -> Hand:
+    """`hand` without its card at `pos`."""
+    cards = hand.cards
+    face, back = cards[pos]
+    return Hand(cards[:pos] + cards[pos + 1:], hand.faces - face, hand.backs - back)
+
+
+def with_turned(hand: Hand, card: tuple[int, int]) -> Hand:
+    """`hand` with `card` (of another holder's hand) added turned around, as passed cards go."""
+    face, back = card
+    return Hand(hand.cards + ((back, face),), hand.faces + back, hand.backs + face)
+
+
+def flipped(hand: Hand) -> Hand:
+    """`hand` with every card turned around."""
+    return Hand(tuple([(back, face) for face, back in hand.cards]), hand.backs, hand.faces)
+
 
 class HueJudge:
     """One decision's judge: the bot's seat and table, its two faction colors (`colors`),
     each seat's visible one (`tops`), its weights, and the caches it shares across
-    decisions (`memo`: hand -> `summary`, for these colors and tops; `lines`: `line`'s
-    arguments -> its value). All its chance is `rng`'s (ties broken by tiny noise)."""
+    decisions (`memo`: a side's tally -> `side_values`, for these colors and tops; `lines`:
+    `line`'s arguments -> its value). All its chance is `rng`'s (ties broken by tiny noise)."""
 
     def __init__(self, me: int, players: int, active: Any, colors: tuple[Any, Any], tops: tuple[Any, ...],
-                 memo: dict[Any, list[Any]], lines: dict[tuple[Any, ...], float], unknown: float,
+                 memo: dict[int, tuple[float, ...]], lines: dict[tuple[Any, ...], float], unknown: float,
                  threat_weight: float, flip_value: float, push_breadth: int, rng: random.Random) -> None:
         self.me = me
         self.players = players
@@ -37,14 +98,14 @@ class HueJudge:
         self.push_breadth = push_breadth
         self.rng = rng
 
-    def best(self, board: list[Any], legal: list[str]) -> str:
+    def best(self, board: list[Hand], legal: list[str]) -> str:
         scored = [(self.score(simulate(board, self.me, action)) + self.rng.random() * 1e-6, action)
                   for action in legal]
         return max(scored)[1]
 
-    def push(self, board: list[Any], legal: list[str]) -> str:
+    def push(self, board: list[Hand], legal: list[str]) -> str:
         me = self.me
-        first: list[tuple[float, str, list[Any]]] = []
+        first: list[tuple[float, str, list[Hand]]] = []
         for action in legal:
             after = simulate(board, me, action)
             first.append((self.score(after) + self.rng.random() * 1e-6, action, after))
@@ -52,27 +113,48 @@ class HueJudge:
         best_value: float | None = None
         best_action = first[0][1]
         for value, action, after in first[:self.push_breadth]:
-            pulls = [f"pull:{s}:{p}" for s in range(self.players) if s != me for p in range(len(after[s]))]
-            if pulls:
-                value = max(self.score(simulate(after, me, pull)) for pull in pulls)
+            pulled = self.best_pull(after)
+            if pulled is not None:
+                value = pulled
             if best_value is None or value > best_value:
                 best_value, best_action = value, action
         return best_action
 
-    def answer(self, board: list[Any], legal: list[str], pull: dict[str, Any]) -> str:
+    def best_pull(self, board: list[Hand]) -> float | None:
+        """The best score of a pull on `board` (assuming it goes through), None if none is
+        possible. A pull's score depends only on the card pulled (through the tallies),
+        so one pull of each kind of card from each hand is scored."""
+        me = self.me
+        best: float | None = None
+        for holder in range(self.players):
+            if holder == me:
+                continue
+            hand = board[holder]
+            scored: list[tuple[int, int]] = []
+            for pos, card in enumerate(hand.cards):
+                if card in scored:
+                    continue
+                scored.append(card)
+                after = list(board)
+                after[holder] = without(hand, pos)
+                after[me] = with_turned(board[me], card)
+                value = self.score(after)
+                if best is None or value > best:
+                    best = value
+        return best
+
+    def answer(self, board: list[Hand], legal: list[str], pull: dict[str, Any]) -> str:
         puller, pos = pull["seat"], pull["pos"]
         best: tuple[float, str] | None = None
         me = self.me
         for action in legal:
             after = list(board)
             if action == "allow":
-                face, back = board[me][pos]
-                after[me] = board[me][:pos] + board[me][pos + 1:]
-                after[puller] = board[puller] + ((back, face),)
+                after[me] = without(board[me], pos)
+                after[puller] = with_turned(board[puller], board[me].cards[pos])
             else:
-                lost = int(action.split(":")[1])
-                after[me] = board[me][:lost] + board[me][lost + 1:]
-                after[puller] = tuple([(b, f) for f, b in board[puller]])
+                after[me] = without(board[me], int(action.split(":")[1]))
+                after[puller] = flipped(board[puller])
             value = self.score(after)
             if best is None or value > best[0]:
                 best = (value, action)
@@ -91,19 +173,24 @@ class HueJudge:
         k = min(k, HAND)
         return 100.0 * (k / HAND) ** 4
 
-    def score(self, board: list[Any]) -> float:
+    def score(self, board: list[Hand]) -> float:
         me, players = self.me, self.players
         memo = self.memo
-        stats: list[Any] = []
+        faces: list[tuple[float, ...]] = []
+        backs: list[tuple[float, ...]] = []
         for hand in board:
-            found = memo.get(hand)
+            found = memo.get(hand.faces)
             if found is None:
-                found = memo[hand] = self.summary(hand)
-            stats.append(found)
+                found = memo[hand.faces] = self.side_values(hand.faces)
+            faces.append(found)
+            found = memo.get(hand.backs)
+            if found is None:
+                found = memo[hand.backs] = self.side_values(hand.backs)
+            backs.append(found)
         # the same sums and maxima, in the same order, as over the raw line values
         progress = 0.0
         spread = 0.0
-        mine = stats[me][0][0]
+        mine = faces[me]
         for c in (0, 1):
             value = mine[c]
             if value > progress:
@@ -111,7 +198,7 @@ class HueJudge:
             spread += value
             for other in range(players):
                 if other != me:
-                    value = stats[other][1][0][c]
+                    value = backs[other][c]
                     if value > progress:
                         progress = value
                     spread += value
@@ -124,87 +211,78 @@ class HueJudge:
             known = secret = 0.0
             for holder in range(players):
                 # the opponent's own faces, or another hand's backs
-                side = stats[holder][0 if holder == opponent else 1]
-                value = side[1][opponent]
+                side = faces[holder] if holder == opponent else backs[holder]
+                value = side[2 + opponent]
                 if value > known:
                     known = value
-                value = side[2][opponent]
+                value = side[2 + players + opponent]
                 if value > secret:
                     secret = value
             threat = max(threat, known, 0.2 * secret)
-        flips = stats[me][2]
+        flips = board[me].faces & COUNT
         return progress + 0.05 * spread - self.threat_weight * threat + self.flip_value * min(flips, 2)
 
-    def summary(self, hand: tuple[Any, ...]) -> list[Any]:
-        """Per side of a hand (faces, backs), the line values `score` reads: of each of
-        this bot's two faction colors; of each seat's visible faction color (`tops`); and
-        per seat the best line of a color seen there other than that seat's top (0 if
-        none). A color not seen on the side counts as all unknown. Then the number of
-        Flip faces."""
-        size = len(hand)
-        out: list[Any] = []
-        flips = 0
+    def side_values(self, tally: int) -> tuple[float, ...]:
+        """The line values `score` reads off one side of a hand (its faces or its backs),
+        from its `tally`: of each of this bot's two faction colors; of each seat's visible
+        faction color (`tops`); and per seat the best line of a color seen there other than
+        that seat's top (0 if none). A color not seen on the side counts as all unknown."""
+        unknown = (tally >> FIELD) & COUNT
+        size = (tally & COUNT) + unknown
+        counts: list[tuple[Any, int]] = []
+        rest = tally >> (2 * FIELD)
+        field = 2
+        while rest:
+            count = rest & COUNT
+            if count:
+                counts.append((_SYMBOLS[field], count))
+                size += count
+            rest >>= FIELD
+            field += 1
         lines = self.lines
-        for side in (0, 1):
-            counts: dict[str, int] = {}
-            unknown = 0
-            for card in hand:
-                color = card[side]
-                if color is None:
-                    unknown += 1
-                elif color != FLIP:
-                    counts[color] = counts.get(color, 0) + 1
-                elif side == 0:
-                    flips += 1
-            values: dict[str, float] = {}
-            # the two largest (value, color), as the head of sorted(..., reverse=True)
-            best: tuple[float, Any] = (0.0, None)
-            second: tuple[float, Any] = (0.0, None)
-            exact = unknown == 0
-            for color, count in counts.items():
-                key = (count, unknown, size, exact)
-                value = lines.get(key)
-                if value is None:
-                    value = lines[key] = self.line(*key)
-                values[color] = value
-                ranked: tuple[float, Any] = (value, color)   # compared with (0.0, None)
-                if best[1] is None or ranked > best:
-                    best, second = ranked, best
-                elif second[1] is None or ranked > second:
-                    second = ranked
-            key = (0, unknown, size, False)   # no count is 0 above: the keys cannot collide
-            base = lines.get(key)
-            if base is None:
-                base = lines[key] = self.line(*key)
-            get = values.get
-            out.append(([get(color, base) for color in self.colors],
-                        [get(top, base) for top in self.tops],
-                        [best[0] if best[1] != top else second[0] for top in self.tops]))
-        out.append(flips)
-        return out
+        values: dict[Any, float] = {}
+        # the two largest (value, color), as the head of sorted(..., reverse=True)
+        best: tuple[float, Any] = (0.0, None)
+        second: tuple[float, Any] = (0.0, None)
+        exact = unknown == 0
+        for color, count in counts:
+            key = (count, unknown, size, exact)
+            value = lines.get(key)
+            if value is None:
+                value = lines[key] = self.line(*key)
+            values[color] = value
+            ranked: tuple[float, Any] = (value, color)   # compared with (0.0, None)
+            if best[1] is None or ranked > best:
+                best, second = ranked, best
+            elif second[1] is None or ranked > second:
+                second = ranked
+        key = (0, unknown, size, False)   # no count is 0 above: the keys cannot collide
+        base = lines.get(key)
+        if base is None:
+            base = lines[key] = self.line(*key)
+        get = values.get
+        return tuple([get(color, base) for color in self.colors] + [get(top, base) for top in self.tops]
+                     + [best[0] if best[1] != top else second[0] for top in self.tops])
 
-def simulate(board: list[Any], me: int, action: str) -> list[Any]:
-    """The board (a list of hands, each a tuple of (face, back) relative to its holder,
-    None = unknown) after `me` plays `action` (give, flip, pull - assuming the pull goes
+
+def simulate(board: list[Hand], me: int, action: str) -> list[Hand]:
+    """The board after `me` plays `action` (give, flip, pull - assuming the pull goes
     through - or discard); the hands it does not change are shared with `board`."""
     parts = action.split(":")
     kind = parts[0]
     after = list(board)
     if kind == "give":
         pos, target = int(parts[1]), int(parts[2])
-        face, back = board[me][pos]
-        after[me] = board[me][:pos] + board[me][pos + 1:]
-        after[target] = board[target] + ((back, face),)
+        after[me] = without(board[me], pos)
+        after[target] = with_turned(board[target], board[me].cards[pos])
     elif kind == "flip":
         pos, target = int(parts[1]), int(parts[2])
-        after[me] = board[me][:pos] + board[me][pos + 1:]
-        after[target] = tuple([(b, f) for f, b in after[target]])
+        after[me] = without(board[me], pos)
+        after[target] = flipped(after[target])
     elif kind == "pull":
         holder, pos = int(parts[1]), int(parts[2])
-        face, back = board[holder][pos]
-        after[holder] = board[holder][:pos] + board[holder][pos + 1:]
-        after[me] = board[me] + ((back, face),)
+        after[holder] = without(board[holder], pos)
+        after[me] = with_turned(board[me], board[holder].cards[pos])
     elif kind == "discard":
-        pos = int(parts[1])
-        after[me] = board[me][:pos] + board[me][pos + 1:]
+        after[me] = without(board[me], int(parts[1]))
     return after

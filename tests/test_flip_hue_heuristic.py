@@ -8,6 +8,7 @@ from arena.match import Entrant, play_game
 from arena.rules.flip_hue import FLIP, FlipHue, FlipHueState
 from arena.seeding import bot_seed
 from arena_bots.flip_hue_heuristic import FlipHueHeuristicBot
+from arena_bots.flip_hue_play import Hand, HueJudge, hand_of, simulate
 from arena_bots.random_bot import RandomBot
 
 FACTIONS = [("red", "blue"), ("green", "yellow"), ("orange", "purple")]
@@ -88,3 +89,59 @@ def test_beats_random_bots():
             wins += outcome["reason"] == "win" and outcome["standing"][seat] == 1
             games += 1
     assert wins >= games // 2  # a random seat wins about a quarter of the decided games
+
+
+# -- the judge's board: hands with tallies ------------------------------------------------
+
+SYMBOLS = ("red", "blue", "green", "yellow", FLIP, None)
+
+
+def _random_board(rng: random.Random, players: int) -> list:
+    return [hand_of([(rng.choice(SYMBOLS), rng.choice(SYMBOLS)) for _ in range(rng.randrange(0, 7))])
+            for _ in range(players)]
+
+
+def _judge(me: int, players: int, rng: random.Random) -> HueJudge:
+    tops = tuple(color for color, _ in FACTIONS[:players])
+    return HueJudge(me, players, me, FACTIONS[me], tops, {}, {}, 0.15, 0.7, 4.0, 4, rng)
+
+
+def test_a_hands_tallies_follow_its_cards_through_every_move():
+    rng = random.Random(3)
+    for _ in range(300):
+        players = rng.choice((2, 3))
+        board = _random_board(rng, players)
+        me = rng.randrange(players)
+        actions = [f"discard:{p}" for p in range(len(board[me].cards))]
+        actions += [f"give:{p}:{s}" for p in range(len(board[me].cards)) for s in range(players) if s != me]
+        actions += [f"flip:{p}:{s}" for p in range(len(board[me].cards)) for s in range(players)]
+        actions += [f"pull:{s}:{p}" for s in range(players) if s != me for p in range(len(board[s].cards))]
+        for action in actions:
+            for hand in simulate(board, me, action):
+                again = Hand(hand.cards, sum(f for f, _ in hand.cards), sum(b for _, b in hand.cards))
+                assert (hand.faces, hand.backs) == (again.faces, again.backs), action
+
+
+def test_a_boards_score_does_not_depend_on_the_order_of_cards_in_hands():
+    rng = random.Random(4)
+    for _ in range(200):
+        board = _random_board(rng, 3)
+        shuffled = []
+        for hand in board:
+            cards = list(hand.cards)
+            rng.shuffle(cards)
+            shuffled.append(Hand(tuple(cards), hand.faces, hand.backs))
+        me = rng.randrange(3)
+        # separate judges: the second cannot reuse the first's values
+        assert _judge(me, 3, rng).score(board) == _judge(me, 3, rng).score(shuffled)
+
+
+def test_the_best_pull_is_the_best_score_over_every_single_pull():
+    rng = random.Random(5)
+    for _ in range(200):
+        board = _random_board(rng, 3)
+        me = rng.randrange(3)
+        judge = _judge(me, 3, rng)
+        pulls = [f"pull:{s}:{p}" for s in range(3) if s != me for p in range(len(board[s].cards))]
+        expected = max((judge.score(simulate(board, me, pull)) for pull in pulls), default=None)
+        assert judge.best_pull(board) == expected

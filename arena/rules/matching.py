@@ -81,66 +81,23 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
     ncls = len(names)
     for attempt in range(restarts):
         counts = dict(base)
-        supply = [sum(counts[key] for key, _ in row) for row in choices]
-        demand = [len(m) for m in members]
-        picked: list[list[tuple[str, str]]] = [[] for _ in range(ncls)]
         order = list(range(ncls))
         shuffle(order, rng)
-        steps = [0]
-        remaining = [sum(demand)]
-
-        def take(key: tuple[str, str], delta: int) -> None:
-            counts[key] -= delta
-            for c in holders[key]:
-                supply[c] -= delta
-
-        def fill() -> bool:
-            if not remaining[0]:
-                return True
-            best = -1
-            slack = 1 << 30
-            for c in order:
-                if demand[c]:
-                    room = supply[c] - demand[c]
-                    if room < slack:
-                        best, slack = c, room
-            if slack < 0:
-                return False
-            row = [(counts[key], key, pair) for key, pair in choices[best] if counts[key]]
-            demand[best] -= 1
-            remaining[0] -= 1
-            while row:
-                steps[0] += 1
-                if steps[0] > budget:
-                    raise _Budget
-                r = rng.randrange(sum(n for n, _, _ in row))
-                j = 0
-                while r >= row[j][0]:
-                    r -= row[j][0]
-                    j += 1
-                _, key, pair = row.pop(j)
-                take(key, 1)
-                picked[best].append(pair)
-                if fill():
-                    return True
-                picked[best].pop()
-                take(key, -1)
-            demand[best] += 1
-            remaining[0] += 1
-            return False
-
+        filling = _Filling(counts, choices, holders, [len(m) for m in members], order, rng, budget)
         try:
-            if not fill():
+            if not filling.fill():
                 raise ValueError("no assignment of the deck's cards fits the observation")
+            picked = filling.picked
         except _Budget:
             if attempt + 1 < restarts:
                 continue
             # a tight position (few cards left over): a flow finds an assignment,
             # random exchanges then spread it (rarely needed)
             counts = dict(base)
-            picked = _flow_assign(counts, members, choices, rng)
-            if picked is None:
+            flowed = _flow_assign(counts, members, choices, rng)
+            if flowed is None:
                 raise ValueError("no assignment of the deck's cards fits the observation") from None
+            picked = flowed
         for c in range(ncls):
             pairs = picked[c]
             shuffle(pairs, rng)
@@ -163,6 +120,74 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
         if ok:
             return result  # type: ignore[return-value]
     raise ValueError("could not find an assignment of the deck's cards that fits the observation")
+
+
+class _Filling:
+    """`assign_cards`' depth-first search over one attempt: `fill` gives every slot class
+    (`demand[c]` slots left) a compatible card, the tightest class first, into `picked`
+    (`counts`: copies left per card kind; `supply[c]`: compatible copies left for class c).
+    A class, not nested functions: a recursive closure is a reference cycle, which would
+    leave every attempt's tables to the cyclic garbage collector."""
+
+    def __init__(self, counts: dict[tuple[str, str], int], choices: list[list[tuple[tuple[str, str], tuple[str, str]]]],
+                 holders: dict[tuple[str, str], list[int]], demand: list[int], order: list[int],
+                 rng: random.Random, budget: int) -> None:
+        self.counts = counts
+        self.choices = choices
+        self.holders = holders
+        self.supply = [sum(counts[key] for key, _ in row) for row in choices]
+        self.demand = demand
+        self.order = order
+        self.rng = rng
+        self.budget = budget
+        self.steps = 0
+        self.remaining = sum(demand)
+        self.picked: list[list[tuple[str, str]]] = [[] for _ in choices]
+
+    def take(self, key: tuple[str, str], delta: int) -> None:
+        self.counts[key] -= delta
+        supply = self.supply
+        for c in self.holders[key]:
+            supply[c] -= delta
+
+    def fill(self) -> bool:
+        """True once every slot has a card; False at a dead end (all undone); _Budget
+        after `budget` picks."""
+        if not self.remaining:
+            return True
+        demand, supply, counts = self.demand, self.supply, self.counts
+        best = -1
+        slack = 1 << 30
+        for c in self.order:
+            if demand[c]:
+                room = supply[c] - demand[c]
+                if room < slack:
+                    best, slack = c, room
+        if slack < 0:
+            return False
+        row = [(counts[key], key, pair) for key, pair in self.choices[best] if counts[key]]
+        demand[best] -= 1
+        self.remaining -= 1
+        picked = self.picked[best]
+        while row:
+            self.steps += 1
+            if self.steps > self.budget:
+                raise _Budget
+            r = self.rng.randrange(sum(n for n, _, _ in row))
+            j = 0
+            while r >= row[j][0]:
+                r -= row[j][0]
+                j += 1
+            _, key, pair = row.pop(j)
+            self.take(key, 1)
+            picked.append(pair)
+            if self.fill():
+                return True
+            picked.pop()
+            self.take(key, -1)
+        demand[best] += 1
+        self.remaining += 1
+        return False
 
 
 def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30):

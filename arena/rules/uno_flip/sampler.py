@@ -146,60 +146,22 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     bluff test) is the offender's hand size, or 1 when the events show an UNO penalty after
     the play. Past rounds' turn counts (outcome "round_turns") are not in the observation:
     they are zeros. The returned state's rng is seeded from `rng` (one draw).
+    A search samples one observation many times: what the observation fixes (`_PreparedDeal`)
+    is prepared once and reused while the same view object and events list (of the same
+    length) come back, so a view changed in place between calls must be passed as a copy.
     """
     view = observation["view"]
     me = observation["seat"]
     players = observation["players"]
     options = observation["options"]
-    if view["phase"] == OVER or view["turn"] is None:
-        raise ValueError("sample_state: the observation is of a finished game")
-    deck = deck if deck is not None else deck_from_option(options.get("deck"))
-    index = _deck_index(deck)
-    a = SIDE_NAMES.index(view["side"])
-    b = 1 - a
-
-    # The slots, as [light, dark] known faces; hands, then the draw pile (bottom first),
-    # then the discard pile (bottom first).
-    slots: list[list[str | None]] = []
-    hand_sizes = []
-    for cards in view["hands"]:
-        hand_sizes.append(len(cards))
-        for card in cards:
-            slot: list[str | None] = [None, None]
-            slot[a] = card["face"]
-            slot[b] = card["back"]
-            slots.append(slot)
-    draw_size = view["draw_pile"]["size"]
-    draw_at = len(slots)
-    if draw_size:
-        slots.extend([None, None] for _ in range(draw_size - 1))
-        top = view["draw_pile"]["top"]
-        slot = [None, None]
-        slot[b] = top["up"]
-        slot[a] = top["down"]
-        slots.append(slot)
-    discard_size = view["discard"]["size"]
-    discard_at = len(slots)
-    discard_top = view["discard"]["top"]
-    buried = _discard_from_events(events, a) if events else None
-    if buried is not None and (len(buried) != discard_size or (buried and not _agrees(
-            buried[-1], a, discard_top["up"], discard_top["down"]))):
-        buried = None
-    if buried is None:
-        buried = [[None, None] for _ in range(discard_size)]
-    slots.extend(buried)
-    if discard_size:
-        slot = slots[-1]
-        slot[a] = discard_top["up"]
-        if discard_top["down"] is not None:
-            slot[b] = discard_top["down"]
-    if len(slots) != len(deck.faces):
-        raise ValueError(f"sample_state: the view holds {len(slots)} cards, the deck {len(deck.faces)}")
-
-    cards = _deal_slots(slots, index, rng)
+    deal = _prepared_deal(observation, events, deck)
+    a, b = deal.a, 1 - deal.a
+    slots, hand_sizes, discard_top = deal.slots, deal.hand_sizes, view["discard"]["top"]
+    draw_at, discard_at = deal.draw_at, deal.discard_at
+    cards = deal.cards(rng)
 
     state = UnoFlipState(players, options, rng.getrandbits(64), fresh=False)   # seeded at its first draw
-    state.deck = deck
+    state.deck = deal.deck
     state.target = options["target_score"]
     state.lowest = options["scoring"] == "lowest"
     state.redraw = options["opening_action"] == "redraw"
@@ -225,7 +187,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     state.challenge_info = None
     state._legal = None
 
-    table = state.table = index.empty_table(players)
+    table = state.table = deal.index.empty_table(players)
     side, seen = table.side, table.seen
     everyone_bits = table._everyone
     mine = (1 << 2 * me, 2 << 2 * me)         # the observer's bit for side 0 / side 1
@@ -288,68 +250,135 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     return state
 
 
-def _deal_slots(slots: list[list[str | None]], index: _DeckIndex, rng: random.Random) -> list[int]:
-    """A card id for each slot, consistent with the faces known there (see above)."""
-    by_pair = index.by_pair
-    # the free cards of each pair: the index's tuple until a card of that pair is taken
-    free: dict[tuple[str, str], tuple[int, ...] | list[int]] = dict(by_pair)
-    cards: list[int] = [-1] * len(slots)
-    partial: dict[tuple[int, str], list[int]] = {}
-    unknown: list[int] = []
-    for i, (light, dark) in enumerate(slots):
-        if light is not None and dark is not None:
-            ids = free.get((light, dark))
-            if not ids:
-                raise ValueError(f"sample_state: no card {light}/{dark} is left for the view")
-            if isinstance(ids, tuple):
-                ids = free[(light, dark)] = list(ids)
-            cards[i] = ids.pop()
-        elif light is not None:
-            partial.setdefault((LIGHT, light), []).append(i)
-        elif dark is not None:
-            partial.setdefault((DARK, dark), []).append(i)
-        else:
-            unknown.append(i)
-    if partial:
-        groups = list(partial.items())
-        for _ in range(_SAMPLE_TRIES):
-            taken = _deal_partial(groups, index, free, cards, rng)
-            if taken is not None:
-                break
-        else:
-            raise ValueError("sample_state: no deal of the cards fits the faces in the view")
-        for pair, card in taken:
-            ids = free[pair]
-            if isinstance(ids, tuple):
-                ids = free[pair] = list(ids)
-            ids.remove(card)
-    rest = [card for ids in free.values() for card in ids]
-    if len(rest) != len(unknown):
-        raise ValueError("sample_state: the view's cards do not add up to the deck")
-    shuffle(rest, rng)
-    for i, card in zip(unknown, rest):
-        cards[i] = card
-    return cards
+class _PreparedDeal:
+    """What every sample from one observation shares: the slots (as [light, dark] known
+    faces: hands, then the draw pile, then the discard pile, each bottom first), the cards
+    that slots known on both faces take, each group of one-face slots with the free cards
+    that fit it, and the cards left for the unknown slots; `cards` deals the rest at random."""
 
+    def __init__(self, observation: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None,
+                 deck: UnoFlipDeck | None):
+        view = observation["view"]
+        if view["phase"] == OVER or view["turn"] is None:
+            raise ValueError("sample_state: the observation is of a finished game")
+        self.deck = deck if deck is not None else deck_from_option(observation["options"].get("deck"))
+        self.index = index = _deck_index(self.deck)
+        self.a = a = SIDE_NAMES.index(view["side"])
+        b = 1 - a
+        slots: list[list[str | None]] = []
+        self.hand_sizes: list[int] = []
+        for cards in view["hands"]:
+            self.hand_sizes.append(len(cards))
+            for card in cards:
+                slot: list[str | None] = [None, None]
+                slot[a] = card["face"]
+                slot[b] = card["back"]
+                slots.append(slot)
+        draw_size = view["draw_pile"]["size"]
+        self.draw_at = len(slots)
+        if draw_size:
+            slots.extend([None, None] for _ in range(draw_size - 1))
+            top = view["draw_pile"]["top"]
+            slot = [None, None]
+            slot[b] = top["up"]
+            slot[a] = top["down"]
+            slots.append(slot)
+        discard_size = view["discard"]["size"]
+        self.discard_at = len(slots)
+        discard_top = view["discard"]["top"]
+        buried = _discard_from_events(events, a) if events else None
+        if buried is not None and (len(buried) != discard_size or (buried and not _agrees(
+                buried[-1], a, discard_top["up"], discard_top["down"]))):
+            buried = None
+        if buried is None:
+            buried = [[None, None] for _ in range(discard_size)]
+        slots.extend(buried)
+        if discard_size:
+            slot = slots[-1]
+            slot[a] = discard_top["up"]
+            if discard_top["down"] is not None:
+                slot[b] = discard_top["down"]
+        if len(slots) != len(self.deck.faces):
+            raise ValueError(f"sample_state: the view holds {len(slots)} cards, the deck {len(self.deck.faces)}")
+        self.slots = slots
+        # a slot known on both faces takes a card of that pair (the last one free)
+        free = {pair: list(ids) for pair, ids in index.by_pair.items()}
+        self.known: list[int] = [-1] * len(slots)
+        partial: dict[tuple[int, str], list[int]] = {}
+        self.unknown: list[int] = []
+        for i, (light, dark) in enumerate(slots):
+            if light is not None and dark is not None:
+                ids = free.get((light, dark))
+                if not ids:
+                    raise ValueError(f"sample_state: no card {light}/{dark} is left for the view")
+                self.known[i] = ids.pop()
+            elif light is not None:
+                partial.setdefault((LIGHT, light), []).append(i)
+            elif dark is not None:
+                partial.setdefault((DARK, dark), []).append(i)
+            else:
+                self.unknown.append(i)
+        # per group of one-face slots: its side, its slots, the free cards with that face there
+        self.groups: list[tuple[int, list[int], list[int]]] = [
+            (side, places, [card for pair in index.pairs_with[side].get(face, ()) for card in free[pair]])
+            for (side, face), places in partial.items()]
+        self.both_sides = len({side for side, _, _ in self.groups}) > 1
+        self.rest = [card for ids in free.values() for card in ids]   # the free cards, in deck order
+        if len(self.rest) - sum(len(places) for _, places, _ in self.groups) != len(self.unknown):
+            raise ValueError("sample_state: the view's cards do not add up to the deck")
 
-def _deal_partial(groups: list[tuple[tuple[int, str], list[int]]], index: _DeckIndex,
-                  free: dict[tuple[str, str], tuple[int, ...] | list[int]], cards: list[int],
-                  rng: random.Random) -> list[tuple[tuple[str, str], int]] | None:
-    """Deal each group of one-face slots from the free cards with that face; the
-    (pair, card) taken, or None at a dead end."""
-    taken: list[tuple[tuple[str, str], int]] = []
-    used: set[int] = set()
-    pairs_with = index.pairs_with
-    if len({side for (side, _), _ in groups}) > 1:
-        # Groups on both sides may compete for a card: deal them in a random order.
-        groups = sorted(groups, key=lambda group: rng.random())
-    for (side, face), places in groups:
-        candidates = [(pair, card) for pair in pairs_with[side].get(face, ())
-                      for card in free[pair] if card not in used]
-        if len(candidates) < len(places):
-            return None
-        for i, (pair, card) in zip(places, sample(candidates, len(places), rng)):
+    def cards(self, rng: random.Random) -> list[int]:
+        """A card id for each slot, consistent with the faces known there (as
+        `sample_uno_flip_state` says)."""
+        cards = self.known.copy()
+        rest = self.rest
+        if self.groups:
+            for _ in range(_SAMPLE_TRIES):
+                taken = self._deal_groups(cards, rng)
+                if taken is not None:
+                    break
+            else:
+                raise ValueError("sample_state: no deal of the cards fits the faces in the view")
+            rest = [card for card in rest if card not in taken]
+        else:
+            rest = rest.copy()
+        shuffle(rest, rng)
+        for i, card in zip(self.unknown, rest):
             cards[i] = card
-            taken.append((pair, card))
-            used.add(card)
-    return taken
+        return cards
+
+    def _deal_groups(self, cards: list[int], rng: random.Random) -> set[int] | None:
+        """Deal each group of one-face slots from its free cards not yet taken; the cards
+        taken, or None at a dead end."""
+        used: set[int] = set()
+        groups = self.groups
+        if self.both_sides:
+            # Groups on both sides may compete for a card: deal them in a random order.
+            groups = sorted(groups, key=lambda group: rng.random())
+        for _, places, fitting in groups:
+            candidates = [card for card in fitting if card not in used] if used else fitting
+            if len(candidates) < len(places):
+                return None
+            for i, card in zip(places, sample(candidates, len(places), rng)):
+                cards[i] = card
+                used.add(card)
+        return used
+
+
+# The last observation's deal, prepared: a search samples many times from one observation.
+_PREPARED: list[Any] = [None, None, -1, None, None]   # view, events, their length, deck, deal
+
+
+def _prepared_deal(observation: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None,
+                   deck: UnoFlipDeck | None) -> _PreparedDeal:
+    """The prepared deal of `observation` and `events`, made again unless the same view,
+    events list (of the same length) and deck come back."""
+    cache = _PREPARED
+    view = observation["view"]
+    count = len(events) if events is not None else -1
+    if cache[0] is view and cache[1] is events and cache[2] == count and cache[3] is deck:
+        deal: _PreparedDeal = cache[4]
+        return deal
+    deal = _PreparedDeal(observation, events, deck)
+    cache[:] = [view, events, count, deck, deal]
+    return deal

@@ -6,6 +6,7 @@ apart from `Ruleset`. Imports nothing of the harness, like every rules module.
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
@@ -259,3 +260,30 @@ def plain_copy(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain_copy(v) for v in value]
     return value
+
+
+# -- copying a built-in state without a __dict__ (a compiled one) ---------------------------
+# The built-in states define `__deepcopy__` and `__reduce__` with these (OpenSpiel deep-copies
+# and pickles states): a compiled state has no __dict__ for the defaults to copy, and cannot
+# be made without running its constructor. Plugins' states keep the defaults.
+
+
+def deep_copy_by_clone(state: Any, memo: dict[int, Any], shared: Sequence[str] = ()) -> Any:
+    """What the default deep copy of `state` makes: its `clone`, with the event queues
+    (which a clone starts empty) and the fields named in `shared` (which a clone shares
+    with its original) deep-copied."""
+    twin = state.clone()
+    for name in ("_pending", "god_log", *shared):
+        setattr(twin, name, copy.deepcopy(getattr(state, name), memo))
+    return twin
+
+
+def rebuilt_state(cls: Any, players: int, options: Mapping[str, Any], fields: Sequence[str],
+                  values: Sequence[Any]) -> Any:
+    """The state of class `cls` whose `fields` (every field but `players` and `options`)
+    hold `values`: what a built-in state's `__reduce__` pickles,
+    ``(rebuilt_state, (cls, players, options, FIELDS, [its values]))``."""
+    state = cls(players, options, 0, fresh=False)
+    for name, value in zip(fields, values):
+        setattr(state, name, value)
+    return state

@@ -7,7 +7,6 @@ compiled (mypyc) apart from the ruleset's class attributes and rules page.
 
 from __future__ import annotations
 
-import copy
 import functools
 import random
 from typing import Any, Mapping, Sequence
@@ -18,6 +17,7 @@ from arena.rules.cards import TwoFacedTable
 from arena.rules.color_flush.deck import (BLACK, COLORS, DECK_MAX, DECK_MIN, DEFAULT_DECK,  # noqa: F401
                                           FACE_PATTERN, WHITE, check_deck)
 from arena.rules.engine_base import EngineOwnEventCopies
+from arena.rules.game_state import deep_copy_by_clone, rebuilt_state
 
 # -- constants -----------------------------------------------------------------
 
@@ -422,21 +422,11 @@ class ColorFlushState(EngineOwnEventCopies):
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ColorFlushState:
-        # what the default deep copy makes (a clone with the event queues copied too); a
-        # compiled state has no __dict__ for the default to copy (OpenSpiel deep-copies states)
-        twin = self.clone()
-        twin.codes = copy.deepcopy(self.codes, memo)
-        twin._pending = copy.deepcopy(self._pending, memo)
-        twin.god_log = copy.deepcopy(self.god_log, memo)
-        return twin
+        return deep_copy_by_clone(self, memo, ("codes",))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickles rebuild through `_rebuilt_state` (OpenSpiel serializes states): a compiled
-        # state cannot be made without running __init__ and has no __dict__ to restore
-        return _rebuilt_state, (self.players, self.options, self.chance, self.table, self.codes,
-                                self.max_turns, self.swap_must, self.active, self.turns, self.left,
-                                self.awaiting_swap, self.over, self.winner, self.reason, self._legal,
-                                self._pending, self.god_log)
+        return rebuilt_state, (ColorFlushState, self.players, self.options, _FIELDS,
+                               [getattr(self, name) for name in _FIELDS])
 
     # -- event helpers -------------------------------------------------------------------
 
@@ -450,10 +440,6 @@ class ColorFlushState(EngineOwnEventCopies):
         self.emit_varying(event, "card", *self.table.views_by_seat(card, pile))
 
 
-def _rebuilt_state(players: int, options: dict[str, Any], *fields: Any) -> ColorFlushState:
-    """The state `ColorFlushState.__reduce__` describes."""
-    state = ColorFlushState(players, options, 0, fresh=False)
-    (state.chance, state.table, state.codes, state.max_turns, state.swap_must, state.active, state.turns,
-     state.left, state.awaiting_swap, state.over, state.winner, state.reason, state._legal, state._pending,
-     state.god_log) = fields
-    return state
+# Every field of a state but `players` and `options`, for pickling (`ColorFlushState.__reduce__`).
+_FIELDS = ("chance", "table", "codes", "max_turns", "swap_must", "active", "turns", "left", "awaiting_swap", "over",
+           "winner", "reason", "_legal", "_pending", "god_log")

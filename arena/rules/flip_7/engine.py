@@ -7,12 +7,12 @@ compiled (mypyc) apart from the ruleset's class attributes and rules page.
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any, Iterable, Mapping
 
 from arena.rules.base import standing_from_scores
 from arena.rules.engine_base import EngineState
+from arena.rules.game_state import deep_copy_by_clone, rebuilt_state
 # the cards (rules/flip_7/deck.py); every name also importable from here, as before
 from arena.rules.flip_7.deck import (ACTION_CARDS, CARD_ORDER, MODIFIERS, NUMBERS, ONE_DECK,  # noqa: F401
                                      SECOND_DECK_ABOVE, card_counts, deck_for)
@@ -528,17 +528,11 @@ class Flip7State(EngineState):
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Flip7State:
-        # what the default deep copy makes (a clone with the event queues copied too); a
-        # compiled state has no __dict__ for the default to copy (OpenSpiel deep-copies states)
-        twin = self.clone()
-        twin._pending = copy.deepcopy(self._pending, memo)
-        twin.god_log = copy.deepcopy(self.god_log, memo)
-        return twin
+        return deep_copy_by_clone(self, memo)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickles rebuild through `_rebuilt_state`: a compiled state has no __dict__ for the
-        # default to pickle (OpenSpiel's serialization pickles states)
-        return _rebuilt_state, (self.players, self.options, [getattr(self, name) for name in _FIELDS])
+        return rebuilt_state, (Flip7State, self.players, self.options, _FIELDS,
+                               [getattr(self, name) for name in _FIELDS])
 
     def all_cards(self) -> list[str]:
         """Every card of the game wherever it is (deck, set-aside pile, rows, cards
@@ -569,14 +563,6 @@ _FIELDS = ("chance", "god_log", "_pending", "target_score", "max_rounds", "deck"
            "second_chance", "status", "_scores", "stack", "decision", "turn_seat", "_after_hit", "_round_end",
            "_legal", "_unseen_counts", "_set_aside_counts")
 """Every field of a state but those its constructor sets (`__reduce__`)."""
-
-
-def _rebuilt_state(players: int, options: dict[str, Any], values: list[Any]) -> Flip7State:
-    """The state `Flip7State.__reduce__` describes."""
-    state = Flip7State(players, options, 0, fresh=False)
-    for name, value in zip(_FIELDS, values):
-        setattr(state, name, value)
-    return state
 
 
 def _copy_counts(counts: dict[str, int] | None) -> dict[str, int] | None:

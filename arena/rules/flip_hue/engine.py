@@ -7,7 +7,6 @@ compiled (mypyc) apart from the ruleset's class attributes and rules page.
 
 from __future__ import annotations
 
-import copy
 import functools
 import random
 from typing import Any, Mapping, Sequence
@@ -15,6 +14,7 @@ from typing import Any, Mapping, Sequence
 from arena.rules.base import winner_standing
 from arena.rules.cards import TwoFacedTable
 from arena.rules.engine_base import EngineOwnEventCopies
+from arena.rules.game_state import deep_copy_by_clone, rebuilt_state
 # the cards (rules/flip_hue/deck.py); every name also importable from here, as before
 from arena.rules.flip_hue.deck import (COLORS, DEFAULT_DECK, FLIP, check_deck, default_deck,  # noqa: F401
                                        fit_for_faction)
@@ -440,29 +440,16 @@ class FlipHueState(EngineOwnEventCopies):
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FlipHueState:
-        # what the default deep copy makes (a clone with the event queues copied too); a
-        # compiled state has no __dict__ for the default to copy (OpenSpiel deep-copies states)
-        twin = self.clone()
-        twin._pending = copy.deepcopy(self._pending, memo)
-        twin.god_log = copy.deepcopy(self.god_log, memo)
-        return twin
+        return deep_copy_by_clone(self, memo)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickles rebuild through `_rebuilt_state` (OpenSpiel serializes states): a compiled
-        # state cannot be made without running __init__ and has no __dict__ to restore
-        return _rebuilt_state, (self.players, self.options, [getattr(self, name) for name in _FIELDS])
+        return rebuilt_state, (FlipHueState, self.players, self.options, _FIELDS,
+                               [getattr(self, name) for name in _FIELDS])
+
 
 # Every field of a state but `players` and `options`, for pickling (`FlipHueState.__reduce__`).
 _FIELDS = ("chance", "god_log", "_pending", "max_turns", "table", "faction", "_faction_sides", "active",
            "to_act", "step", "turn", "pull_target", "pull_pos", "cleanup_index", "winner", "reason", "_legal")
-
-
-def _rebuilt_state(players: int, options: Mapping[str, Any], values: list[Any]) -> FlipHueState:
-    """The state `FlipHueState.__reduce__` describes."""
-    state = FlipHueState(players, options, 0, fresh=False)
-    for name, value in zip(_FIELDS, values):
-        setattr(state, name, value)
-    return state
 
 
 MAX_HAND = 64

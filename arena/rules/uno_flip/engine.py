@@ -8,12 +8,12 @@ compiled (mypyc) apart from the ruleset's class attributes and rules page.
 from __future__ import annotations
 
 import random
-from copy import deepcopy
 from typing import Any, Mapping, Sequence
 
 from arena.rules.base import standing_from_scores
 from arena.rules.cards import TwoFacedTable
 from arena.rules.engine_base import EngineState
+from arena.rules.game_state import deep_copy_by_clone, rebuilt_state
 # the cards (rules/uno_flip/deck.py); every name also importable from here, as before
 from arena.rules.uno_flip.deck import (COLORED_ACTIONS, COLORS, COPIES_PER_COLOR, DARK, DECK_COLUMNS,  # noqa: F401
                                        DECK_FILE, DECK_MAX, DECK_SIZE, DEFAULT_DECK, DRAW, DRAW_COUNTS,
@@ -255,17 +255,11 @@ class UnoFlipState(EngineState):
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> UnoFlipState:
-        # what the default deep copy makes (a clone with the event queues copied too); a
-        # compiled state has no __dict__ for the default to copy (OpenSpiel deep-copies states)
-        twin = self.clone()
-        twin._pending = deepcopy(self._pending, memo)
-        twin.god_log = deepcopy(self.god_log, memo)
-        return twin
+        return deep_copy_by_clone(self, memo)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickles rebuild through `_rebuilt_state`: a compiled state has no __dict__ for the
-        # default to pickle (OpenSpiel's serialization pickles states)
-        return _rebuilt_state, (self.players, self.options, [getattr(self, name) for name in _FIELDS])
+        return rebuilt_state, (UnoFlipState, self.players, self.options, _FIELDS,
+                               [getattr(self, name) for name in _FIELDS])
 
     def chance_pile(self) -> tuple[list[int], Any]:
         return self.table.piles["draw"], self.table.card_name
@@ -637,11 +631,3 @@ class UnoFlipState(EngineState):
         if self.phase == COLOR:
             return {"type": "color", "reason": self.color_reason}
         return None
-
-
-def _rebuilt_state(players: int, options: dict[str, Any], values: list[Any]) -> UnoFlipState:
-    """The state `UnoFlipState.__reduce__` describes."""
-    state = UnoFlipState(players, options, 0, fresh=False)
-    for name, value in zip(_FIELDS, values):
-        setattr(state, name, value)
-    return state

@@ -327,7 +327,12 @@ def test_every_printed_hand_slot_shows_exactly_the_sides_the_seat_has_seen(rules
 @pytest.mark.parametrize("ruleset_id", ["uno-flip", "color-flush", "flip-hue"])
 def test_the_hidden_face_check_catches_a_leaking_view(ruleset_id, tmp_path, monkeypatch):
     """The check above can fail: with views that show every face, it finds leaks."""
+    import arena.rules.cards
     from arena.rules.cards import TwoFacedTable
+
+    if arena.rules.cards.__file__.endswith((".so", ".pyd")):
+        pytest.skip("patches TwoFacedTable.card_view, which a compiled table cannot have replaced "
+                    "(docs/compiled.md); the ordinary install runs this check")
 
     def reveal_all(self, card, viewer):
         a, b = self.faces[card]

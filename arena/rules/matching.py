@@ -3,7 +3,8 @@ the card-matching search that the Color Flush and Flip Hue samplers share.
 
 A slot is ``(toward, away)``: the faces a seat saw of the card there, each None
 when unseen. `assign_cards` picks, at random but consistently with the deck's
-multiset of face pairs, a card for every slot.
+multiset of face pairs, a card for every slot; `CardMatching` does the same for many
+samples of one set of slots, working out what they fix once.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
     """Give every slot a card of `deck` (a multiset of face pairs, each card either
     way round), oriented as ``(toward, away)``, matching each slot's known sides
     (``slots[i] = (toward or None, away or None)``) and ``allowed(kinds[i], pair)``
-    (`kinds`: a hashable per slot, default 0 for all).
+    (`kinds`: a hashable per slot, default 0 for all): ``CardMatching(...).assign(rng)``,
+    for one sample (a sampler drawing many from one observation keeps the `CardMatching`).
 
     Fully known slots take their card out of the multiset. Half-known slots are
     grouped into classes (same known side and value, same kind); a depth-first search
@@ -36,90 +38,115 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
     way round. Raises ValueError if no assignment exists (an observation
     inconsistent with the deck).
     """
-    base: dict[tuple[str, str], int] = {}
-    for a, b in deck:
-        key = (a, b) if a <= b else (b, a)
-        base[key] = base.get(key, 0) + 1
-    by_face: dict[str, list[tuple[str, str]]] = {}
-    for key in base:
-        by_face.setdefault(key[0], []).append(key)
-        if key[1] != key[0]:
-            by_face.setdefault(key[1], []).append(key)
-    result: list[tuple[str, str] | None] = [None] * len(slots)
-    classes: dict[tuple[Any, ...], list[int]] = {}
-    unknown: list[int] = []
-    for i, (toward, away) in enumerate(slots):
-        kind = kinds[i] if kinds is not None else 0
-        if toward is not None and away is not None:
-            key = (toward, away) if toward <= away else (away, toward)
-            left = base.get(key, 0)
-            if not left:
-                raise ValueError(f"the observation shows more {key} cards than the deck holds")
-            base[key] = left - 1
-            result[i] = (toward, away)
-        elif toward is None and away is None:
-            unknown.append(i)
-        else:
-            classes.setdefault((toward, away, kind), []).append(i)
-    # per class: its slots, its compatible (card kind, oriented pair) choices
-    names = list(classes)
-    members = [classes[name] for name in names]
-    choices: list[list[tuple[tuple[str, str], tuple[str, str]]]] = []
-    for toward, away, kind in names:
-        known = toward if toward is not None else away
-        row = []
-        for key in by_face.get(known, ()):
-            other = key[1] if key[0] == known else key[0]
-            pair = (known, other) if toward is not None else (other, known)
-            if allowed(kind, pair):
-                row.append((key, pair))
-        choices.append(row)
-    holders: dict[tuple[str, str], list[int]] = {}
-    for c, row in enumerate(choices):
-        for key, _ in row:
-            holders.setdefault(key, []).append(c)
-    ncls = len(names)
-    for attempt in range(restarts):
-        counts = dict(base)
-        order = list(range(ncls))
-        shuffle(order, rng)
-        filling = _Filling(counts, choices, holders, [len(m) for m in members], order, rng, budget)
-        try:
-            if not filling.fill():
-                raise ValueError("no assignment of the deck's cards fits the observation")
-            picked = filling.picked
-        except _Budget:
-            if attempt + 1 < restarts:
-                continue
-            # a tight position (few cards left over): a flow finds an assignment,
-            # random exchanges then spread it (rarely needed)
-            counts = dict(base)
-            flowed = _flow_assign(counts, members, choices, rng)
-            if flowed is None:
-                raise ValueError("no assignment of the deck's cards fits the observation") from None
-            picked = flowed
-        for c in range(ncls):
-            pairs = picked[c]
-            shuffle(pairs, rng)
-            for i, pair in zip(members[c], pairs):
-                result[i] = pair
-        pool = [key for key, n in counts.items() for _ in range(n)]
-        if len(pool) != len(unknown):
-            raise ValueError("the observation's card count does not match the deck")
-        shuffle(pool, rng)
-        ok = True
-        for i, (a, b) in zip(unknown, pool):
+    return CardMatching(deck, slots, allowed, kinds, budget, restarts).assign(rng)
+
+
+class CardMatching:
+    """`assign_cards` in two steps: what the deck and the slots fix, worked out once
+    (the fully known slots' cards, the classes of half-known slots and their compatible
+    card kinds; ValueError if a fully known card is not in the deck), then `assign(rng)`
+    for each sample. `slots` and `kinds` are read here and not kept."""
+
+    def __init__(self, deck, slots, allowed, kinds=None, budget: int = 300, restarts: int = 1) -> None:
+        base: dict[tuple[str, str], int] = {}
+        for a, b in deck:
+            key = (a, b) if a <= b else (b, a)
+            base[key] = base.get(key, 0) + 1
+        by_face: dict[str, list[tuple[str, str]]] = {}
+        for key in base:
+            by_face.setdefault(key[0], []).append(key)
+            if key[1] != key[0]:
+                by_face.setdefault(key[1], []).append(key)
+        result: list[tuple[str, str] | None] = [None] * len(slots)
+        classes: dict[tuple[Any, ...], list[int]] = {}
+        unknown: list[int] = []
+        for i, (toward, away) in enumerate(slots):
             kind = kinds[i] if kinds is not None else 0
-            pair = (a, b) if rng.getrandbits(1) else (b, a)
-            if not allowed(kind, pair):
-                pair = (pair[1], pair[0])
+            if toward is not None and away is not None:
+                key = (toward, away) if toward <= away else (away, toward)
+                left = base.get(key, 0)
+                if not left:
+                    raise ValueError(f"the observation shows more {key} cards than the deck holds")
+                base[key] = left - 1
+                result[i] = (toward, away)
+            elif toward is None and away is None:
+                unknown.append(i)
+            else:
+                classes.setdefault((toward, away, kind), []).append(i)
+        # per class: its slots, its compatible (card kind, oriented pair) choices
+        names = list(classes)
+        members = [classes[name] for name in names]
+        choices: list[list[tuple[tuple[str, str], tuple[str, str]]]] = []
+        for toward, away, kind in names:
+            known = toward if toward is not None else away
+            row = []
+            for key in by_face.get(known, ()):
+                other = key[1] if key[0] == known else key[0]
+                pair = (known, other) if toward is not None else (other, known)
+                if allowed(kind, pair):
+                    row.append((key, pair))
+            choices.append(row)
+        holders: dict[tuple[str, str], list[int]] = {}
+        for c, row in enumerate(choices):
+            for key, _ in row:
+                holders.setdefault(key, []).append(c)
+        self.base = base
+        self.result = result
+        self.members = members
+        self.choices = choices
+        self.holders = holders
+        self.unknown = unknown
+        self.unknown_kinds = [kinds[i] if kinds is not None else 0 for i in unknown]
+        self.allowed = allowed
+        self.budget = budget
+        self.restarts = restarts
+
+    def assign(self, rng: random.Random) -> list[tuple[str, str]]:
+        """A card for every slot, drawn with `rng` (`assign_cards` says how)."""
+        base, members, choices, unknown = self.base, self.members, self.choices, self.unknown
+        allowed = self.allowed
+        ncls = len(members)
+        result = self.result.copy()
+        for attempt in range(self.restarts):
+            counts = dict(base)
+            order = list(range(ncls))
+            shuffle(order, rng)
+            filling = _Filling(counts, choices, self.holders, [len(m) for m in members], order, rng, self.budget)
+            try:
+                if not filling.fill():
+                    raise ValueError("no assignment of the deck's cards fits the observation")
+                picked = filling.picked
+            except _Budget:
+                if attempt + 1 < self.restarts:
+                    continue
+                # a tight position (few cards left over): a flow finds an assignment,
+                # random exchanges then spread it (rarely needed)
+                counts = dict(base)
+                flowed = _flow_assign(counts, members, choices, rng)
+                if flowed is None:
+                    raise ValueError("no assignment of the deck's cards fits the observation") from None
+                picked = flowed
+            for c in range(ncls):
+                pairs = picked[c]
+                shuffle(pairs, rng)
+                for i, pair in zip(members[c], pairs):
+                    result[i] = pair
+            pool = [key for key, n in counts.items() for _ in range(n)]
+            if len(pool) != len(unknown):
+                raise ValueError("the observation's card count does not match the deck")
+            shuffle(pool, rng)
+            ok = True
+            for i, kind, (a, b) in zip(unknown, self.unknown_kinds, pool):
+                pair = (a, b) if rng.getrandbits(1) else (b, a)
                 if not allowed(kind, pair):
-                    ok = False
-                    break
-            result[i] = pair
-        if ok:
-            return result  # type: ignore[return-value]
-    raise ValueError("could not find an assignment of the deck's cards that fits the observation")
+                    pair = (pair[1], pair[0])
+                    if not allowed(kind, pair):
+                        ok = False
+                        break
+                result[i] = pair
+            if ok:
+                return result  # type: ignore[return-value]
+        raise ValueError("could not find an assignment of the deck's cards that fits the observation")
 
 
 class _Filling:

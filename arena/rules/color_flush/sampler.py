@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from arena.rules.cards import TwoFacedTable
 from arena.rules.chance import Chance
 from arena.rules.color_flush.engine import ACTION_NAMES, BLACK, MAX_SEATS, PILE, ColorFlushState
-from arena.rules.matching import assign_cards
+from arena.rules.matching import CardMatching
 from arena.rules.recall import AnonymousFaces, RecallCache
 
 
@@ -25,7 +25,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
     - Cards: every card in a hand and the pile top is a slot with the sides the seat
       has seen (face/back, up/down). Fully seen cards are taken out of the deck
       multiset (``options["deck"]``); a half-seen card gets a remaining card that has
-      the seen face, its other face becoming the hidden side (`assign_cards`: a
+      the seen face, its other face becoming the hidden side (`CardMatching`: a
       randomized depth-first search over classes of alike slots, least slack first,
       weighted by copies left, backtracking at a dead end; a tight position falls
       back to a flow plus random exchanges); the rest of the deck is shuffled into
@@ -49,15 +49,49 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
       holder does not see its backs). Buried pile cards count as unseen by everyone.
       The observing seat's seen sides are always exactly those of its view.
     - The state's rng is seeded from `rng`; the sample depends on nothing else.
+    - A search samples one observation many times: its slots and card matching (`_prepared`)
+      are worked out once and reused while the same view object and events list (of the
+      same length) come back, so a view changed in place between calls must be passed as a
+      copy.
     """
     view = observation["view"]
     players = observation["players"]
-    options = observation["options"]
     if view.get("turn") is None or view.get("awaiting") is None:
         raise ValueError("sample_state needs an observation of a game in progress")
+    slots, seen, matching = _prepared(observation, events)
+    state = None
+    for _ in range(50):
+        pairs = matching.assign(rng)
+        state = _build_state(observation, pairs, slots, seen)
+        if not any(state.hand_wins(s) for s in range(players)):
+            break
+    assert state is not None
+    state.table.share_views()
+    state.chance = Chance(rng.getrandbits(64))   # seeded at its first draw
+    return state
+
+
+# The last observation's slots, seen bits and card matching: a search samples one
+# observation many times. View, events list, its length, deck, (slots, seen, matching).
+_PREPARED: list[Any] = [None, None, -1, None, None]
+
+
+def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
+              ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
+    """The slots of `observation` (what its seat has seen of every card, in `_build_state`'s
+    order), every card's seen bits from the replay of `events` (None without one), and their
+    `CardMatching`; made again unless the same view, events list (of the same length) and
+    deck come back."""
+    view = observation["view"]
+    players = observation["players"]
+    deck = observation["options"]["deck"]
+    count = len(events) if events is not None else -1
+    cache = _PREPARED
+    if cache[0] is view and cache[1] is events and cache[2] == count and cache[3] is deck:
+        found: tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching] = cache[4]
+        return found
     hands_view = view["hands"]
     pile_view = view["draw_pile"]
-    deck = options["deck"]
     recall = _recall(observation, events) if events else None
     slots: list[tuple[str | None, str | None]] = []
     for holder in range(players):
@@ -74,16 +108,9 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
     if len(slots) != len(deck):
         raise ValueError(f"the observation shows {len(slots)} cards, the deck has {len(deck)}")
     seen = recall.seen() if recall is not None else None
-    state = None
-    for _ in range(50):
-        pairs = assign_cards(deck, slots, rng, _toward_not_black)
-        state = _build_state(observation, pairs, slots, seen)
-        if not any(state.hand_wins(s) for s in range(players)):
-            break
-    assert state is not None
-    state.table.share_views()
-    state.chance = Chance(rng.getrandbits(64))   # seeded at its first draw
-    return state
+    prepared = (slots, seen, CardMatching(deck, slots, _toward_not_black))
+    cache[:] = [view, events, count, deck, prepared]
+    return prepared
 
 
 def _toward_not_black(kind: Any, pair: tuple[str, str]) -> bool:

@@ -10,7 +10,7 @@ from arena.rules.chance import Chance
 from arena.rules.cards import TwoFacedTable
 from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, MAX_SEATS, OVER, PUSH, FlipHueState,
                                          fit_for_faction)
-from arena.rules.matching import assign_cards
+from arena.rules.matching import CardMatching
 from arena.rules.recall import AnonymousFaces, RecallCache
 
 
@@ -28,7 +28,7 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
       multiset (``options["deck"]``); a half-seen card (another seat's faction
       bottom, another seat's face, an own back not seen, a pile top's down side)
       gets a remaining card with the seen face, its other face becoming the hidden
-      side (`matching.assign_cards`, shared: a randomized search weighted by
+      side (`matching.CardMatching`, shared: a randomized search weighted by
       copies left, see there); a faction card must stay fit (two different colors,
       no Flip). The rest of the deck is shuffled into the buried parts of the draw
       and discard piles, each card either way up.
@@ -53,19 +53,52 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
       and their down sides when the observing seat has seen them. Buried pile cards
       count as unseen by everyone (a reshuffle forgets them).
     - The state's rng is seeded from `rng`; the sample depends on nothing else.
+    - A search samples one observation many times: its slots and card matching (`_prepared`)
+      are worked out once and reused while the same view object and events list (of the
+      same length) come back, so a view changed in place between calls must be passed as a
+      copy.
     """
     view = observation["view"]
-    players = observation["players"]
-    options = observation["options"]
     if view.get("to_act") is None or view.get("step") == OVER:
         raise ValueError("sample_state needs an observation of a game in progress")
+    slots, seen, matching = _prepared(observation, events)
+    state = None
+    for _ in range(50):
+        pairs = matching.assign(rng)
+        state = _build_state(observation, pairs, slots, seen)
+        if state.step != PUSH or state.find_win() is None:
+            break
+    assert state is not None
+    state.table.share_views()
+    state.chance = Chance(rng.getrandbits(64))   # seeded at its first draw
+    return state
+
+
+# The last observation's slots, seen bits and card matching: a search samples one
+# observation many times. View, events list, its length, deck, (slots, seen, matching).
+_PREPARED: list[Any] = [None, None, -1, None, None]
+
+
+def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
+              ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
+    """The slots of `observation` (what its seat has seen of every card, in `_build_state`'s
+    order), every card's seen bits from the replay of `events` (None without one), and their
+    `CardMatching`; made again unless the same view, events list (of the same length) and
+    deck come back."""
+    view = observation["view"]
+    players = observation["players"]
+    deck = observation["options"]["deck"]
+    count = len(events) if events is not None else -1
+    cache = _PREPARED
+    if cache[0] is view and cache[1] is events and cache[2] == count and cache[3] is deck:
+        found: tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching] = cache[4]
+        return found
     slots: list[tuple[str | None, str | None]] = []
     for faction in view["factions"]:
         slots.append((faction["top"], faction["bottom"]))
     for hand in view["hands"]:
         for card in hand:
             slots.append((card["face"], card["back"]))
-    deck = options["deck"]
     recall = _recall(observation, events) if events else None
     for name in ("draw_pile", "discard_pile"):
         pile = view[name]
@@ -79,22 +112,15 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
     seen = recall.seen() if recall is not None else None
     if len(slots) != len(deck):
         raise ValueError(f"the observation shows {len(slots)} cards, the deck has {len(deck)}")
-
     kinds = [1] * players + [0] * (len(slots) - players)  # 1: a faction card
+    prepared = (slots, seen, CardMatching(deck, slots, _fits, kinds))
+    cache[:] = [view, events, count, deck, prepared]
+    return prepared
 
-    def allowed(kind: int, pair: tuple[str, str]) -> bool:
-        return not kind or fit_for_faction(pair)
 
-    state = None
-    for _ in range(50):
-        pairs = assign_cards(deck, slots, rng, allowed, kinds)
-        state = _build_state(observation, pairs, slots, seen)
-        if state.step != PUSH or state.find_win() is None:
-            break
-    assert state is not None
-    state.table.share_views()
-    state.chance = Chance(rng.getrandbits(64))   # seeded at its first draw
-    return state
+def _fits(kind: int, pair: tuple[str, str]) -> bool:
+    """May a card of `pair` (toward, away) fill a slot of `kind` (1: a faction card)?"""
+    return not kind or fit_for_faction(pair)
 
 
 def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],

@@ -122,25 +122,31 @@ class HueJudge:
 
     def best_pull(self, board: list[Hand]) -> float | None:
         """The best score of a pull on `board` (assuming it goes through), None if none is
-        possible. A pull's score depends only on the card pulled (through the tallies),
-        so one pull of each kind of card from each hand is scored."""
+        possible. A pull changes two hands' tallies and nothing else `score` reads, so each
+        is rated off the tallies, once for each kind of card in each hand."""
         me = self.me
+        values = self.side_values_of
+        faces = [values(hand.faces) for hand in board]
+        backs = [values(hand.backs) for hand in board]
+        mine = board[me]
         best: float | None = None
         for holder in range(self.players):
             if holder == me:
                 continue
             hand = board[holder]
+            held = faces[holder], backs[holder]
             scored: list[tuple[int, int]] = []
-            for pos, card in enumerate(hand.cards):
+            for card in hand.cards:
                 if card in scored:
                     continue
                 scored.append(card)
-                after = list(board)
-                after[holder] = without(hand, pos)
-                after[me] = with_turned(board[me], card)
-                value = self.score(after)
+                face, back = card   # the puller gets it turned around: its back as a face
+                faces[holder], backs[holder] = values(hand.faces - face), values(hand.backs - back)
+                faces[me], backs[me] = values(mine.faces + back), values(mine.backs + face)
+                value = self.rate(faces, backs, (mine.faces + back) & COUNT)
                 if best is None or value > best:
                     best = value
+            faces[holder], backs[holder] = held
         return best
 
     def answer(self, board: list[Hand], legal: list[str], pull: dict[str, Any]) -> str:
@@ -173,20 +179,22 @@ class HueJudge:
         k = min(k, HAND)
         return 100.0 * (k / HAND) ** 4
 
+    def side_values_of(self, tally: int) -> tuple[float, ...]:
+        """`side_values(tally)`, kept in `memo`."""
+        found = self.memo.get(tally)
+        if found is None:
+            found = self.memo[tally] = self.side_values(tally)
+        return found
+
     def score(self, board: list[Hand]) -> float:
+        values = self.side_values_of
+        return self.rate([values(hand.faces) for hand in board], [values(hand.backs) for hand in board],
+                         board[self.me].faces & COUNT)
+
+    def rate(self, faces: list[tuple[float, ...]], backs: list[tuple[float, ...]], flips: int) -> float:
+        """A board's score from each hand's `side_values` of its faces and of its backs, and
+        the number of Flip faces this bot holds."""
         me, players = self.me, self.players
-        memo = self.memo
-        faces: list[tuple[float, ...]] = []
-        backs: list[tuple[float, ...]] = []
-        for hand in board:
-            found = memo.get(hand.faces)
-            if found is None:
-                found = memo[hand.faces] = self.side_values(hand.faces)
-            faces.append(found)
-            found = memo.get(hand.backs)
-            if found is None:
-                found = memo[hand.backs] = self.side_values(hand.backs)
-            backs.append(found)
         # the same sums and maxima, in the same order, as over the raw line values
         progress = 0.0
         spread = 0.0
@@ -219,7 +227,6 @@ class HueJudge:
                 if value > secret:
                     secret = value
             threat = max(threat, known, 0.2 * secret)
-        flips = board[me].faces & COUNT
         return progress + 0.05 * spread - self.threat_weight * threat + self.flip_value * min(flips, 2)
 
     def side_values(self, tally: int) -> tuple[float, ...]:

@@ -364,24 +364,3 @@ def test_sampling_at_every_decision_of_many_games_with_and_without_events():
             assert sample.legal_actions() == observation["legal_actions"]
         checked += 1
     assert checked > 15_000
-
-
-def test_repeated_samples_of_one_observation_equal_freshly_prepared_ones():
-    # a search samples one observation many times: its slots and card matching are worked
-    # out once; each sample must show its observation and be what a fresh preparation gives
-    from arena.rules.color_flush import sampler
-
-    rng = random.Random(12)
-    checked = 0
-    for state, seat, events in games_with_events(3, 12, every=13):
-        observation = observe(state)
-        seeds = [rng.random() for _ in range(3)]
-        reused = [ColorFlush.sample_state(observation, random.Random(seed), events) for seed in seeds]
-        assert all(sample.view(seat) == observation["view"] for sample in reused)
-        fresh = []
-        for seed in seeds:
-            sampler._PREPARED[:] = [None, None, -1, None, None]
-            fresh.append(ColorFlush.sample_state(observation, random.Random(seed), events))
-        assert [(layout(s), s.table.seen) for s in reused] == [(layout(s), s.table.seen) for s in fresh]
-        checked += 1
-    assert checked > 20

@@ -345,33 +345,3 @@ def test_many_samples_show_their_observation_and_play_on(options):
             assert sample.table.count() == len(DECK.faces)
         checked += 1
     assert checked > 10_000
-
-
-def _cards(sample):
-    return (sample.table.hands, sample.table.piles, sample.table.side, sample.table.seen)
-
-
-def test_repeated_samples_of_one_observation_are_those_of_a_fresh_sampler():
-    # a search samples one observation many times: the deal prepared for it is reused, and
-    # must give exactly what preparing it again gives, for another view in between too
-    from arena.rules.uno_flip import sampler
-
-    found = list(positions(6, 71, chance=0.05))
-    assert len(found) > 10
-    for (_, obs, events, _), (_, other, other_events, _) in zip(found, found[1:]):
-        again = [_cards(sample_uno_flip_state(obs, random.Random(k), events)) for k in range(3)]
-        sample_uno_flip_state(other, random.Random(0), other_events)
-        again.append(_cards(sample_uno_flip_state(obs, random.Random(3), events)))
-        fresh = []
-        for k in range(4):
-            sampler._PREPARED[:] = [None, None, -1, None, None]
-            fresh.append(_cards(sample_uno_flip_state(obs, random.Random(k), events)))
-        assert again == fresh
-        # one more event on the same list: prepared again
-        sample_uno_flip_state(obs, random.Random(5), events)
-        before = sampler._PREPARED[4]
-        events.append(other_events[-1])
-        grown = _cards(sample_uno_flip_state(obs, random.Random(6), events))
-        assert sampler._PREPARED[4] is not before
-        sampler._PREPARED[:] = [None, None, -1, None, None]
-        assert _cards(sample_uno_flip_state(obs, random.Random(6), events)) == grown

@@ -10,6 +10,7 @@ from arena.rules.cards import TwoFacedTable
 from arena.rules.chance import Chance
 from arena.rules.color_flush.engine import ACTION_NAMES, BLACK, MAX_SEATS, PILE, ColorFlushState
 from arena.rules.matching import CardMatching
+from arena.rules.observation_cache import ObservationCache
 from arena.rules.recall import AnonymousFaces, RecallCache
 
 
@@ -49,10 +50,9 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
       holder does not see its backs). Buried pile cards count as unseen by everyone.
       The observing seat's seen sides are always exactly those of its view.
     - The state's rng is seeded from `rng`; the sample depends on nothing else.
-    - A search samples one observation many times: its slots and card matching (`_prepared`)
-      are worked out once and reused while the same view object and events list (of the
-      same length) come back, so a view changed in place between calls must be passed as a
-      copy.
+    - A search samples one observation many times: its slots and card matching are worked
+      out once and kept while the same view object, events list (of the same length) and
+      deck come back (`ObservationCache`): a view changed in place must be passed as a copy.
     """
     view = observation["view"]
     players = observation["players"]
@@ -71,25 +71,24 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
     return state
 
 
-# The last observation's slots, seen bits and card matching: a search samples one
-# observation many times. View, events list, its length, deck, (slots, seen, matching).
-_PREPARED: list[Any] = [None, None, -1, None, None]
+# A search samples one observation many times: what it fixes is worked out once.
+_prepared_cache = ObservationCache()
 
 
 def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
               ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
     """The slots of `observation` (what its seat has seen of every card, in `_build_state`'s
     order), every card's seen bits from the replay of `events` (None without one), and their
-    `CardMatching`; made again unless the same view, events list (of the same length) and
-    deck come back."""
+    `CardMatching`; kept for the next sample of the same observation (`ObservationCache`)."""
+    return _prepared_cache.get(observation, events, observation["options"]["deck"],
+                               lambda: _prepare(observation, events))
+
+
+def _prepare(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
+             ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
     view = observation["view"]
     players = observation["players"]
     deck = observation["options"]["deck"]
-    count = len(events) if events is not None else -1
-    cache = _PREPARED
-    if cache[0] is view and cache[1] is events and cache[2] == count and cache[3] is deck:
-        found: tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching] = cache[4]
-        return found
     hands_view = view["hands"]
     pile_view = view["draw_pile"]
     recall = _recall(observation, events) if events else None
@@ -108,9 +107,7 @@ def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | Non
     if len(slots) != len(deck):
         raise ValueError(f"the observation shows {len(slots)} cards, the deck has {len(deck)}")
     seen = recall.seen() if recall is not None else None
-    prepared = (slots, seen, CardMatching(deck, slots, _toward_not_black))
-    cache[:] = [view, events, count, deck, prepared]
-    return prepared
+    return slots, seen, CardMatching(deck, slots, _toward_not_black)
 
 
 def _toward_not_black(kind: Any, pair: tuple[str, str]) -> bool:

@@ -11,6 +11,7 @@ from arena.rules.cards import TwoFacedTable
 from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, MAX_SEATS, OVER, PUSH, FlipHueState,
                                          fit_for_faction)
 from arena.rules.matching import CardMatching
+from arena.rules.observation_cache import ObservationCache
 from arena.rules.recall import AnonymousFaces, RecallCache
 
 
@@ -53,10 +54,9 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
       and their down sides when the observing seat has seen them. Buried pile cards
       count as unseen by everyone (a reshuffle forgets them).
     - The state's rng is seeded from `rng`; the sample depends on nothing else.
-    - A search samples one observation many times: its slots and card matching (`_prepared`)
-      are worked out once and reused while the same view object and events list (of the
-      same length) come back, so a view changed in place between calls must be passed as a
-      copy.
+    - A search samples one observation many times: its slots and card matching are worked
+      out once and kept while the same view object, events list (of the same length) and
+      deck come back (`ObservationCache`): a view changed in place must be passed as a copy.
     """
     view = observation["view"]
     if view.get("to_act") is None or view.get("step") == OVER:
@@ -74,25 +74,24 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
     return state
 
 
-# The last observation's slots, seen bits and card matching: a search samples one
-# observation many times. View, events list, its length, deck, (slots, seen, matching).
-_PREPARED: list[Any] = [None, None, -1, None, None]
+# A search samples one observation many times: what it fixes is worked out once.
+_prepared_cache = ObservationCache()
 
 
 def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
               ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
     """The slots of `observation` (what its seat has seen of every card, in `_build_state`'s
     order), every card's seen bits from the replay of `events` (None without one), and their
-    `CardMatching`; made again unless the same view, events list (of the same length) and
-    deck come back."""
+    `CardMatching`; kept for the next sample of the same observation (`ObservationCache`)."""
+    return _prepared_cache.get(observation, events, observation["options"]["deck"],
+                               lambda: _prepare(observation, events))
+
+
+def _prepare(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
+             ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
     view = observation["view"]
     players = observation["players"]
     deck = observation["options"]["deck"]
-    count = len(events) if events is not None else -1
-    cache = _PREPARED
-    if cache[0] is view and cache[1] is events and cache[2] == count and cache[3] is deck:
-        found: tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching] = cache[4]
-        return found
     slots: list[tuple[str | None, str | None]] = []
     for faction in view["factions"]:
         slots.append((faction["top"], faction["bottom"]))
@@ -113,9 +112,7 @@ def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | Non
     if len(slots) != len(deck):
         raise ValueError(f"the observation shows {len(slots)} cards, the deck has {len(deck)}")
     kinds = [1] * players + [0] * (len(slots) - players)  # 1: a faction card
-    prepared = (slots, seen, CardMatching(deck, slots, _fits, kinds))
-    cache[:] = [view, events, count, deck, prepared]
-    return prepared
+    return slots, seen, CardMatching(deck, slots, _fits, kinds)
 
 
 def _fits(kind: int, pair: tuple[str, str]) -> bool:

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 
 from arena.rules.cards import TwoFacedTable
 from arena.rules.chance import sample, shuffle
+from arena.rules.observation_cache import ObservationCache
 from arena.rules.uno_flip.engine import (CHALLENGE, COLOR, DARK, LIGHT, OVER, SIDE_NAMES, UnoFlipDeck,
                                          UnoFlipState, deck_from_option)
 
@@ -147,8 +148,8 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     the play. Past rounds' turn counts (outcome "round_turns") are not in the observation:
     they are zeros. The returned state's rng is seeded from `rng` (one draw).
     A search samples one observation many times: what the observation fixes (`_PreparedDeal`)
-    is prepared once and reused while the same view object and events list (of the same
-    length) come back, so a view changed in place between calls must be passed as a copy.
+    is prepared once and kept while the same view object, events list (of the same length)
+    and deck come back (`ObservationCache`): a view changed in place must be passed as a copy.
     """
     view = observation["view"]
     me = observation["seat"]
@@ -365,20 +366,14 @@ class _PreparedDeal:
         return used
 
 
-# The last observation's deal, prepared: a search samples many times from one observation.
-_PREPARED: list[Any] = [None, None, -1, None, None]   # view, events, their length, deck, deal
+# A search samples one observation many times: its deal is prepared once.
+_prepared_cache = ObservationCache()
 
 
 def _prepared_deal(observation: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None,
                    deck: UnoFlipDeck | None) -> _PreparedDeal:
-    """The prepared deal of `observation` and `events`, made again unless the same view,
-    events list (of the same length) and deck come back."""
-    cache = _PREPARED
-    view = observation["view"]
-    count = len(events) if events is not None else -1
-    if cache[0] is view and cache[1] is events and cache[2] == count and cache[3] is deck:
-        deal: _PreparedDeal = cache[4]
-        return deal
-    deal = _PreparedDeal(observation, events, deck)
-    cache[:] = [view, events, count, deck, deal]
+    """The prepared deal of `observation` and `events`, kept for the next sample of the
+    same observation (`ObservationCache`; `deck` is the test hook's)."""
+    deal: _PreparedDeal = _prepared_cache.get(observation, events, deck,
+                                              lambda: _PreparedDeal(observation, events, deck))
     return deal

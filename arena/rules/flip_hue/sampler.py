@@ -61,7 +61,8 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
     view = observation["view"]
     if view.get("to_act") is None or view.get("step") == OVER:
         raise ValueError("sample_state needs an observation of a game in progress")
-    slots, seen, matching = _prepared(observation, events)
+    slots, seen, matching = _prepared.get(observation, events, observation["options"]["deck"],
+                                          lambda: _prepare(observation, events))
     state = None
     for _ in range(50):
         pairs = matching.assign(rng)
@@ -75,20 +76,14 @@ def sample_state(observation: Mapping[str, Any], rng: random.Random,
 
 
 # A search samples one observation many times: what it fixes is worked out once.
-_prepared_cache = ObservationCache()
-
-
-def _prepared(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
-              ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
-    """The slots of `observation` (what its seat has seen of every card, in `_build_state`'s
-    order), every card's seen bits from the replay of `events` (None without one), and their
-    `CardMatching`; kept for the next sample of the same observation (`ObservationCache`)."""
-    return _prepared_cache.get(observation, events, observation["options"]["deck"],
-                               lambda: _prepare(observation, events))
+_prepared = ObservationCache()
 
 
 def _prepare(observation: Mapping[str, Any], events: list[dict[str, Any]] | None
              ) -> tuple[list[tuple[str | None, str | None]], list[int] | None, CardMatching]:
+    """The slots of `observation` (what its seat has seen of every card, in `_build_state`'s
+    order), every card's seen bits from the replay of `events` (None without one), and their
+    `CardMatching`."""
     view = observation["view"]
     players = observation["players"]
     deck = observation["options"]["deck"]

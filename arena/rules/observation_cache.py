@@ -17,8 +17,9 @@ class ObservationCache:
     """The value made for the last observation asked about."""
 
     def __init__(self) -> None:
-        self._key: tuple[Any, ...] | None = None   # view, events list, its length, deck
-        self._value: Any = None
+        # (view, events list, its length, deck, value), one object: set and read whole, so
+        # that another thread never sees one observation's key with another's value
+        self._entry: tuple[Any, Any, int, Any, Any] | None = None
 
     def get(self, observation: Mapping[str, Any], events: Sequence[Any] | None, deck: Any,
             make: Callable[[], Any]) -> Any:
@@ -26,12 +27,12 @@ class ObservationCache:
         the ones last asked about (events of the same length), else ``make()``, kept."""
         view = observation["view"]
         count = len(events) if events is not None else -1
-        key = self._key
-        if key is not None and key[0] is view and key[1] is events and key[2] == count and key[3] is deck:
-            return self._value
+        entry = self._entry
+        if entry is not None and entry[0] is view and entry[1] is events and entry[2] == count and entry[3] is deck:
+            return entry[4]
         value = make()
-        self._key, self._value = (view, events, count, deck), value
+        self._entry = (view, events, count, deck, value)
         return value
 
     def clear(self) -> None:
-        self._key = self._value = None
+        self._entry = None

@@ -87,7 +87,11 @@ class Ruleset(ABC):
 
     - ``"sample_state"``: ``sample_state(observation, rng, events=None) -> GameState``, a
       full state consistent with what the observing seat knows, the rest drawn from
-      `rng` (a determinization for search bots; the conformance kit checks it).
+      `rng` (a determinization for search bots; the conformance kit checks it). A search
+      samples one observation many times, so a sampler may keep what the observation
+      fixes for the next call with the same view object and events list (the built-in
+      ones do: `arena.rules.observation_cache`); a caller that changes a view in place
+      between calls passes a copy.
     - ``"lay_out"``: ``lay_out(players, options=None, seed=0, **position) -> GameState``,
       a state with a position set by hand, for tests and puzzles. The keyword arguments
       of `position` are the game's own, documented on its `lay_out`; with none, it is

@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 
 from arena.match import Entrant, play_game
-from arena.rules.matching import assign_cards
+from arena.rules.matching import CardMatching
 from arena.rules.flip_hue import DISCARD, DRAW, FLIP, FlipHue, _recall, fit_for_faction
 from arena_bots.random_bot import RandomBot
 
@@ -394,7 +394,7 @@ def test_a_tight_position_with_no_card_left_over_is_still_sampled():
     slots = [(a, None) if i % 2 else (None, b) for i, (a, b) in enumerate(cards)]
     got = set()
     for seed in range(10):
-        pairs = assign_cards(deck, slots, random.Random(seed), lambda kind, pair: True, budget=50)
+        pairs = CardMatching(deck, slots, lambda kind, pair: True, budget=50).assign(random.Random(seed))
         assert multiset(pairs) == multiset(deck)
         for (toward, away), (t, a) in zip(slots, pairs):
             assert toward in (None, t) and away in (None, a)

@@ -2,9 +2,9 @@
 the card-matching search that the Color Flush and Flip Hue samplers share.
 
 A slot is ``(toward, away)``: the faces a seat saw of the card there, each None
-when unseen. `assign_cards` picks, at random but consistently with the deck's
-multiset of face pairs, a card for every slot; `CardMatching` does the same for many
-samples of one set of slots, working out what they fix once.
+when unseen. `CardMatching` picks, at random but consistently with the deck's
+multiset of face pairs, a card for every slot, as many times as a sampler asks, working
+out once what the slots fix.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ class _Budget(Exception):
     pass
 
 
-def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: int = 300,
-                 restarts: int = 1) -> list[tuple[str, str]]:
-    """Give every slot a card of `deck` (a multiset of face pairs, each card either
-    way round), oriented as ``(toward, away)``, matching each slot's known sides
-    (``slots[i] = (toward or None, away or None)``) and ``allowed(kinds[i], pair)``
-    (`kinds`: a hashable per slot, default 0 for all): ``CardMatching(...).assign(rng)``,
-    for one sample (a sampler drawing many from one observation keeps the `CardMatching`).
+class CardMatching:
+    """Gives every slot a card of `deck` (a multiset of face pairs, each card either way
+    round), oriented as ``(toward, away)``, matching each slot's known sides (``slots[i] =
+    (toward or None, away or None)``) and ``allowed(kinds[i], pair)`` (`kinds`: a hashable
+    per slot, default 0 for all). What the deck and the slots fix is worked out here, once
+    (ValueError if a fully known card is not in the deck); `assign(rng)` then draws one
+    assignment, as often as a sampler needs. `slots` and `kinds` are read, not kept.
 
     Fully known slots take their card out of the multiset. Half-known slots are
     grouped into classes (same known side and value, same kind); a depth-first search
@@ -35,17 +35,9 @@ def assign_cards(deck, slots, rng: random.Random, allowed, kinds=None, budget: i
     `budget` steps in each of `restarts` attempts (a tight position, few cards left
     over) it falls back to `_flow_assign`. Each class's cards are then dealt to its
     slots in random order. Unknown slots get the remaining cards shuffled, each a random
-    way round. Raises ValueError if no assignment exists (an observation
+    way round. `assign` raises ValueError if no assignment exists (an observation
     inconsistent with the deck).
     """
-    return CardMatching(deck, slots, allowed, kinds, budget, restarts).assign(rng)
-
-
-class CardMatching:
-    """`assign_cards` in two steps: what the deck and the slots fix, worked out once
-    (the fully known slots' cards, the classes of half-known slots and their compatible
-    card kinds; ValueError if a fully known card is not in the deck), then `assign(rng)`
-    for each sample. `slots` and `kinds` are read here and not kept."""
 
     def __init__(self, deck, slots, allowed, kinds=None, budget: int = 300, restarts: int = 1) -> None:
         base: dict[tuple[str, str], int] = {}
@@ -102,7 +94,7 @@ class CardMatching:
         self.restarts = restarts
 
     def assign(self, rng: random.Random) -> list[tuple[str, str]]:
-        """A card for every slot, drawn with `rng` (`assign_cards` says how)."""
+        """A card for every slot, drawn with `rng` (the class says how)."""
         base, members, choices, unknown = self.base, self.members, self.choices, self.unknown
         allowed = self.allowed
         ncls = len(members)
@@ -150,7 +142,7 @@ class CardMatching:
 
 
 class _Filling:
-    """`assign_cards`' depth-first search over one attempt: `fill` gives every slot class
+    """`CardMatching`'s depth-first search over one attempt: `fill` gives every slot class
     (`demand[c]` slots left) a compatible card, the tightest class first, into `picked`
     (`counts`: copies left per card kind; `supply[c]`: compatible copies left for class c).
     A class, not nested functions: a recursive closure is a reference cycle, which would

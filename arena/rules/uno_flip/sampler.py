@@ -51,24 +51,15 @@ def _deck_index(deck: UnoFlipDeck) -> _DeckIndex:
     return index
 
 
-_REPLAY: list[Any] = [None, -1, None, None]  # events list, its length, its last event, replay
-
-
 def _discard_from_events(events: Sequence[Mapping[str, Any]], active: int
                          ) -> list[list[str | None]] | None:
     """The current round's discard pile from `events`, bottom first, each card as
     [light face, dark face] (None where the events do not tell); None if the events
-    hold no deal of this round or end on the other side than `active`. A search calls
-    the sampler many times with the same events list: the last replay is reused."""
-    cache = _REPLAY
-    if cache[0] is events and cache[1] == len(events) and cache[2] is events[-1]:
-        replay = cache[3]
-    else:
-        replay = _replay_discard(events)
-        cache[:] = [events, len(events), events[-1], replay]
+    hold no deal of this round or end on the other side than `active`."""
+    replay = _replay_discard(events)
     if replay is None or replay[1] != active:
         return None
-    return [card.copy() for card in replay[0]]
+    return replay[0]
 
 
 def _replay_discard(events: Sequence[Mapping[str, Any]]

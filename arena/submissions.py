@@ -53,7 +53,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from arena.archives import archive_problem
 from arena.bot import BOT_NAME, Bot
+from arena.build_space import MECHANISM, NO_SPACE, OverQuota, Quota, QuotaSpace, move_tree, quota_unavailable, tree_size
 from arena.errors import ArenaError
 
 SOURCE_SUFFIXES = (".whl", ".tar.gz", ".zip")
@@ -66,7 +68,9 @@ BUILD_TIMEOUT = 600.0
 PROBE_TIMEOUT = 120.0
 BUILD_MEMORY_MB = 2048
 BUILD_PROCESSES = 256
-BUILD_TMP_MB = 512
+BUILD_TMP_MB = 64
+"""The size of a build's ``/tmp``, a tmpfs charged to its cgroup's memory; ``TMPDIR``
+points into its quota space (`arena.build_space`), so little lands here."""
 BUILD_FILE_LIMIT = 512 << 20
 """The largest file a build may write (its log included)."""
 PROBE_BYTES = 1 << 20
@@ -115,6 +119,8 @@ class Submission:
     """The bot of it this entry plays (``use``, or its only bot)."""
     wheelhouse: str | None = None
     network: bool = False
+    quota: Quota = Quota()
+    """What its build may write (a rebuild on another machine uses the same)."""
 
     @property
     def venv(self) -> str:
@@ -136,6 +142,13 @@ class Submission:
     def stand_in(self) -> type[Bot]:
         """The class standing for the chosen bot in the harness (see `stand_in`)."""
         return stand_in(self.bot)
+
+    def footprint(self) -> dict[str, Any]:
+        """What its folder holds now, and what its build was allowed (the provenance's)."""
+        size, files = tree_size(Path(self.folder))
+        return {"sha256": self.sha256, "folder_bytes": size, "folder_files": files,
+                "build_quota_mb": self.quota.mb, "build_quota_files": self.quota.files,
+                "build_quota": quota_mechanism()}
 
     def read_only(self) -> list[str]:
         """What a sandbox playing it binds read-only: the harness's Python and the virtualenv."""
@@ -435,14 +448,67 @@ def pip_arguments(wheelhouse: str | None, network: bool) -> list[str]:
 
 
 def build(source: Path, staging: Path, wheelhouse: str | None = None, network: bool = False,
-          echo: Echo = _quiet) -> str:
-    """Copy `source` into `staging`, make the virtualenv there and pip-install the
-    submission into it, in a sandbox; return the content hash."""
+          echo: Echo = _quiet, quota: Quota = Quota(), timeout: float = BUILD_TIMEOUT) -> str:
+    """Check `source` (an archive's members, before anything unpacks it), copy it into a
+    `QuotaSpace` of `quota` in `staging`, make the virtualenv there and pip-install the
+    submission into it, in a sandbox; move the virtualenv to ``staging/venv``; return the
+    content hash. Over quota, past `timeout` or failed: SubmissionError (one line)."""
     sha256 = content_sha256(source)
+    if problem := archive_problem(source, quota):
+        raise SubmissionError(problem)
     staging.mkdir(parents=True, exist_ok=True)
     os.chmod(staging, 0o755)
-    copy = _copy_source(source, staging / "src")
-    venv = staging / "venv"
+    unbounded = quota_unavailable()
+    space = None if unbounded else QuotaSpace(staging, quota)
+    if space is None:
+        echo(f"warning: building {source} without a quota ({unbounded}): only each file's size is capped")
+        root = staging / "space"
+        root.mkdir(mode=0o755)
+    else:
+        try:
+            root = space.open()
+        except (OSError, subprocess.SubprocessError) as exc:
+            space.close()
+            raise SubmissionError(f"cannot make its build's filesystem: {exc}") from None
+    try:
+        result = _build_in(source, root, wheelhouse, network, echo, quota, timeout)
+        full = space is not None and space.full()
+        for folder in ("src", "tmp", "home"):
+            remove_tree(root / folder)  # their blocks go back to the host (discard) before the move
+        if result.timed_out:
+            raise SubmissionError(f"its build took longer than {timeout:g} s (every process of it was killed)")
+        if full or (result.returncode != 0 and _ran_out_of_space(result.output)):
+            said = next((line.strip()[-200:] for line in reversed(result.output.splitlines())
+                         if _ran_out_of_space(line)), "")
+            raise SubmissionError(f"its build wrote more than its quota of {quota.describe()} (the tournament's "
+                                  f"build_quota_mb, build_quota_files){': ' + said if said else ''}")
+        if result.returncode != 0:
+            raise SubmissionError(f"pip could not build and install it (exit code {result.returncode}): "
+                                  f"{_pip_reason(result.output)}")
+        _unseal(root)
+        move_tree(root / "venv", staging / "venv", quota)
+        _seal(staging / "venv")
+    except OverQuota as exc:
+        raise SubmissionError(str(exc)) from None
+    finally:
+        if space is not None:
+            space.close()
+        else:
+            remove_tree(root)
+    echo(f"built {source} in {result.seconds:.1f} s")
+    return sha256
+
+
+def _build_in(source: Path, root: Path, wheelhouse: str | None, network: bool, echo: Echo, quota: Quota,
+              timeout: float) -> _Sandboxed:
+    """Copy, make the virtualenv and run pip, all inside `root` (the build's only writable place)."""
+    try:
+        copy = _copy_source(source, root / "src")
+    except OSError as exc:
+        if exc.errno in NO_SPACE:
+            raise SubmissionError(f"its source is larger than its build's quota of {quota.describe()}") from None
+        raise
+    venv = root / "venv"
     made = subprocess.run([_base_python(), "-m", "venv", "--without-pip", str(venv)], capture_output=True,
                           text=True, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, timeout=120)
     if made.returncode != 0:
@@ -450,20 +516,26 @@ def build(source: Path, staging: Path, wheelhouse: str | None = None, network: b
     purelib = _venv_purelib(venv)
     lines = "".join(f"import site; site.addsitedir({p!r})\n" for p in harness_site_packages())
     (purelib / "_arena_harness.pth").write_text(lines)
+    for folder in ("tmp", "home"):
+        (root / folder).mkdir(mode=0o755)
+    env = {**PYTHON_ENV, "TMPDIR": str(root / "tmp"), "HOME": str(root / "home"),
+           "PIP_CACHE_DIR": str(root / "home" / "cache"), "XDG_CACHE_HOME": str(root / "home" / "cache")}
     read_only = harness_mounts() + ([wheelhouse] if wheelhouse else [])
     argv = [str(venv / "bin" / "python"), "-m", "pip", "install", *pip_arguments(wheelhouse, network), str(copy)]
     echo(f"building {source} in a sandbox ({'network allowed' if network else 'no network'}"
-         f"{', wheelhouse ' + wheelhouse if wheelhouse else ''})")
-    result, _ = _run_sandboxed(argv, read_only, [str(staging)], dict(PYTHON_ENV), network, BUILD_TIMEOUT,
-                               BUILD_TMP_MB, chown=[staging])
-    remove_tree(staging / "src")
-    if result.timed_out:
-        raise SubmissionError(f"its build took longer than {BUILD_TIMEOUT:g} s")
-    if result.returncode != 0:
-        raise SubmissionError(f"pip could not build and install it (exit code {result.returncode}): "
-                              f"{_pip_reason(result.output)}")
-    echo(f"built {source} in {result.seconds:.1f} s")
-    return sha256
+         f"{', wheelhouse ' + wheelhouse if wheelhouse else ''}; quota {quota.describe()})")
+    result, _ = _run_sandboxed(argv, read_only, [str(root)], env, network, timeout, BUILD_TMP_MB, chown=[root])
+    return result
+
+
+def _ran_out_of_space(log: str) -> bool:
+    return "No space left on device" in log or "Errno 28]" in log or "Disk quota exceeded" in log
+
+
+def quota_mechanism() -> str:
+    """How builds on this machine are bounded, as the provenance and `arena validate` say it."""
+    unbounded = quota_unavailable()
+    return f"not enforced ({unbounded}; each file capped at {BUILD_FILE_LIMIT >> 20} MiB)" if unbounded else MECHANISM
 
 
 def _venv_purelib(venv: Path) -> Path:
@@ -594,6 +666,8 @@ class Builder:
     """The organiser's wheelhouse (overrides the file's `wheelhouse`)."""
     network: bool = False
     echo: Echo = _quiet
+    quota: Quota = Quota()
+    """The default quota of builds (`resolve` takes a tournament's own)."""
     staged: dict[str, tuple[Path, Path]] = field(default_factory=dict)  # sha256 -> (staging, home)
     _staging_root: Path | None = None
 
@@ -601,7 +675,7 @@ class Builder:
         return (self.results if self.results is not None else Path("results") / tournament_name).resolve()
 
     def resolve(self, source: Path, tournament_name: str, wheelhouse: Path | None = None, use: str | None = None,
-                params: dict[str, Any] | None = None) -> Submission:
+                params: dict[str, Any] | None = None, quota: Quota | None = None) -> Submission:
         """Build (or reuse) the submission at `source` and probe it for `use` and `params`.
         SubmissionError (one line) if it cannot be built, registers no bot, or none by `use`."""
         problem = source_problem(source)
@@ -612,6 +686,7 @@ class Builder:
         if house is not None and not house.is_dir():
             raise SubmissionError(f"wheelhouse {house} is not a folder")
         house_text = str(house.resolve()) if house is not None else None
+        quota = quota or self.quota
         sha256 = content_sha256(source)
         home = self.folder(tournament_name) / "submissions" / sha256
         if (home / BUILT_MARKER).is_file():
@@ -625,7 +700,7 @@ class Builder:
                 os.chmod(self._staging_root, 0o755)
             staging = self._staging_root / sha256
             try:
-                build(source, staging, house_text, self.network, self.echo)
+                build(source, staging, house_text, self.network, self.echo, quota)
             except BaseException:
                 remove_tree(staging)
                 raise
@@ -648,7 +723,7 @@ class Builder:
             raise SubmissionError(f"it registers no bot {chosen!r} (it registers: {', '.join(names)})")
         if report["params_error"] is not None:
             raise SubmissionError(f"bot {chosen!r} does not accept {params!r}: {report['params_error']}")
-        return Submission(str(source), sha256, str(home), tuple(bots), chosen, house_text, self.network)
+        return Submission(str(source), sha256, str(home), tuple(bots), chosen, house_text, self.network, quota)
 
     def install(self) -> None:
         """Move the staged builds to their results folders (one already there wins)."""
@@ -697,7 +772,7 @@ def ensure_built(submission: Submission, echo: Echo = _quiet) -> None:
         raise SubmissionError(f"{source}: not here, or not the content entered (sha256 {submission.sha256[:12]})")
     staging = Path(tempfile.mkdtemp(prefix="arena-submission-"))
     try:
-        build(source, staging / "build", submission.wheelhouse, submission.network, echo)
+        build(source, staging / "build", submission.wheelhouse, submission.network, echo, submission.quota)
         install_build(submission.sha256, staging / "build", home)
     finally:
         remove_tree(staging)

@@ -32,6 +32,7 @@ QUOTA_BOUNDS: dict[str, tuple[int, int]] = {
 """The range, inclusive, of the `[tournament]` keys that set a build's quotas."""
 MECHANISM = "loop-mounted ext4 image"
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+_failed: list[str] = []  # why making a QuotaSpace failed in this process, where it did
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def quota_unavailable() -> str | None:
         return "mkfs.ext4 (e2fsprogs) is not installed"
     if not (os.path.exists("/dev/loop-control") or os.path.exists("/dev/loop0")):
         return "no loop device (/dev/loop-control)"
-    return None
+    return _failed[0] if _failed else None
 
 
 class QuotaSpace:
@@ -83,6 +84,16 @@ class QuotaSpace:
         self.mounted = False
 
     def open(self) -> Path:
+        """Make and mount the filesystem; OSError (and `quota_unavailable` says why from
+        then on) where it cannot be made."""
+        try:
+            return self._open()
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.close()
+            _failed[:] = [f"a loop-mounted filesystem could not be made: {str(exc)[:200]}"]
+            raise OSError(str(exc)) from None
+
+    def _open(self) -> Path:
         self.path.mkdir(mode=0o755)
         with open(self.image, "wb") as image:
             os.fchmod(image.fileno(), 0o600)

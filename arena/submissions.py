@@ -458,18 +458,18 @@ def build(source: Path, staging: Path, wheelhouse: str | None = None, network: b
         raise SubmissionError(problem)
     staging.mkdir(parents=True, exist_ok=True)
     os.chmod(staging, 0o755)
-    unbounded = quota_unavailable()
-    space = None if unbounded else QuotaSpace(staging, quota)
-    if space is None:
-        echo(f"warning: building {source} without a quota ({unbounded}): only each file's size is capped")
-        root = staging / "space"
-        root.mkdir(mode=0o755)
-    else:
+    space: QuotaSpace | None = None
+    if quota_unavailable() is None:
+        space = QuotaSpace(staging, quota)
         try:
             root = space.open()
-        except (OSError, subprocess.SubprocessError) as exc:
-            space.close()
-            raise SubmissionError(f"cannot make its build's filesystem: {exc}") from None
+        except OSError:
+            space = None
+    if space is None:
+        echo(f"warning: building {source} without a quota ({quota_unavailable()}): only each file's size "
+             f"is capped, at {BUILD_FILE_LIMIT >> 20} MiB")
+        root = staging / "space"
+        root.mkdir(mode=0o755)
     try:
         result = _build_in(source, root, wheelhouse, network, echo, quota, timeout)
         full = space is not None and space.full()

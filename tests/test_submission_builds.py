@@ -8,7 +8,9 @@ default quota (1 GiB, 100,000 files). Archive checks need no sandbox; builds nee
 for the quota itself, root, a loop device and mkfs.ext4 (skipped, saying which, if not)."""
 
 import io
+import json
 import os
+import shutil
 import stat
 import tarfile
 import textwrap
@@ -23,6 +25,7 @@ from arena.sandbox import sandbox_unavailable
 from arena.submissions import SubmissionError, build
 
 SMALL = Quota(64, 2000)
+FIXTURES = Path(__file__).parent / "submissions"
 needs_sandbox = pytest.mark.skipif(sandbox_unavailable() is not None,
                                    reason=f"no sandbox can be made here: {sandbox_unavailable()}")
 needs_quota = pytest.mark.skipif(quota_unavailable() is not None,
@@ -307,3 +310,74 @@ def test_a_3_mb_wheel_that_unpacks_to_3_gib_is_refused(tmp_path):
     assert path.stat().st_size < 4 << 20
     problem = archive_problem(path, Quota())
     assert problem is not None and ("zip bomb" in problem or "more than 1,024 MiB" in problem)
+
+
+# -- the quota in tournaments, arena validate and the provenance -----------------------------
+
+
+def tournament(folder: Path, entry: str, head: str = "") -> Path:
+    path = folder / "t.toml"
+    path.write_text(f'[tournament]\nname = "quota"\nseed = 5\ndeals = 1\n{head}\n'
+                    f'[[bots]]\nuse = "random"\n\n[[bots]]\nuse = "flip7-threshold"\n\n[[bots]]\n{entry}\n\n'
+                    '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+    return path
+
+
+@needs_sandbox
+@needs_quota
+def test_a_tournaments_build_quota_bounds_its_builds_and_the_provenance_records_the_folder(tmp_path):
+    from arena.cli import main
+    from arena.store import Store, store_path
+    from click.testing import CliRunner
+
+    shutil.copytree(FIXTURES / "fixture-bot", tmp_path / "fixture-bot")
+    attack_project(tmp_path / "filler", """
+        with open(os.path.join(tempfile.gettempdir(), "fill"), "wb") as out:
+            for _ in range(100):
+                out.write(b"\\xa5" * (1 << 20))
+    """)
+    head = "build_quota_mb = 64\nbuild_quota_files = 2000"
+    out = tmp_path / "results"
+    refused = CliRunner().invoke(main, ["run", str(tournament(tmp_path, 'submission = "filler"', head)), "--out",
+                                        str(out), "--workers", "1"])
+    assert refused.exit_code == 2, refused.output
+    (line,) = [line for line in refused.output.splitlines() if line.startswith("error:")]
+    assert "bots[2].submission: filler: its build wrote more than its quota of 64 MiB and 2,000 files" in line
+    assert not out.exists()
+    played = CliRunner().invoke(main, ["run", str(tournament(tmp_path, 'submission = "fixture-bot"', head)), "--out",
+                                       str(out), "--workers", "1"])
+    assert played.exit_code == 0, played.output
+    with Store.open(store_path(out)) as store:
+        footprint = store.get("isolation")["submissions"]["fixture-bot"]
+    (home,) = [p for p in (out / "submissions").iterdir() if p.is_dir()]
+    assert footprint["sha256"] == home.name and footprint["build_quota"] == build_space.MECHANISM
+    assert (footprint["build_quota_mb"], footprint["build_quota_files"]) == (64, 2000)
+    assert (footprint["folder_bytes"], footprint["folder_files"]) == tree_size(home) and footprint["folder_bytes"] > 0
+    assert json.loads((out / "run.json").read_text())["isolation"]["submissions"]["fixture-bot"] == footprint
+
+
+@needs_sandbox
+def test_validate_reports_the_folder_size_and_how_the_build_was_bounded(tmp_path):
+    from arena.validate import Settings, format_report, validate_path
+
+    report = validate_path(FIXTURES / "fixture-bot", Settings(games=1), quota=SMALL)
+    install = report["install"]
+    assert report["passed"] and install["folder_bytes"] > 0 and install["folder_files"] > 0
+    assert (install["build_quota_mb"], install["build_quota_files"]) == (64, 2000)
+    if quota_unavailable() is None:
+        assert install["build_quota"] == build_space.MECHANISM
+    assert (f"in {install['folder_files']:,} files (build quota 64 MiB and 2,000 files: {install['build_quota']})"
+            in format_report(report))
+
+
+@needs_sandbox
+def test_where_no_quota_space_can_be_made_the_build_says_so_and_still_runs(tmp_path, monkeypatch):
+    from arena import submissions
+
+    monkeypatch.setattr(submissions, "quota_unavailable", lambda: "mounting a filesystem image needs root")
+    said: list[str] = []
+    build(FIXTURES / "fixture-bot", tmp_path / "staging", echo=said.append, quota=SMALL)
+    assert (tmp_path / "staging" / "venv" / "bin" / "python").exists()
+    assert any(line.startswith("warning:") and "without a quota (mounting a filesystem image needs root)" in line
+               for line in said)
+    assert submissions.quota_mechanism().startswith("not enforced (mounting a filesystem image needs root")

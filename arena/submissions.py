@@ -5,9 +5,12 @@ wheel or an sdist) is untrusted code. The harness never imports it, never runs
 its ``setup.py`` and never calls its constructor; everything that runs its code
 runs in a sandbox (`arena.sandbox.launcher`) under an unprivileged uid of its own:
 
-1. **copy and hash** (the harness, running no submitted code): the source is
-   copied without following symlinks into a staging folder; its SHA-256 over
-   paths and contents is the submission's identity;
+1. **check, copy and hash** (the harness, running no submitted code): a wheel's
+   or sdist's members are checked before anything unpacks it
+   (`arena.archives`); the source is copied without following symlinks into the
+   build's quota space (`arena.build_space`: a loop-mounted filesystem of the
+   entry's `Quota`); its SHA-256 over paths and contents is the submission's
+   identity;
 2. **build** (sandbox): a virtualenv made from the harness's own interpreter
    (``venv --without-pip``), with a ``.pth`` file that appends the harness's
    site-packages: the submission imports the very same ``arena`` (and finds
@@ -15,9 +18,10 @@ runs in a sandbox (`arena.sandbox.launcher`) under an unprivileged uid of its ow
    dependency on flip-arena is already satisfied. pip installs the submission
    into it, with no network unless the organiser allows it, from the organiser's
    wheelhouse if one is named (build backends included), else with the harness's
-   setuptools (``--no-build-isolation``). Only the staging folder is writable;
-   it is owned by the sandbox's uid during the build, and by root (read-only)
-   after it;
+   setuptools (``--no-build-isolation``). Only the quota space is writable
+   (``TMPDIR``, ``HOME`` and pip's cache are in it); it is owned by the
+   sandbox's uid during the build, and by root (read-only) after it; the
+   virtualenv is then moved out of it and the space deleted;
 3. **probe** (sandbox, the virtualenv read-only): ``python -m arena.submissions``
    loads the plugins of the virtualenv and prints, as one JSON line, the bots
    that the submission's own distributions register (name, rulesets, package,

@@ -269,6 +269,9 @@ def test_display_names_are_escaped_in_standings_md_and_on_the_site(toy):
         write_site(out, store, replays=0)
     page = (out / SITE_DIR / "index.html").read_text()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    pages = sorted((out / SITE_DIR).rglob("*.html"))
+    assert len(pages) > 1 and any("&lt;img src=x" in p.read_text() for p in pages if p.name != "index.html")
+    assert not any("<img src=x" in p.read_text() for p in pages)  # the bot pages escape it too
 
 
 FORMULA = '=HYPERLINK("http://evil.example/", "x")'

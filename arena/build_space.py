@@ -17,7 +17,9 @@ the size cap per file, and the caller warns and records it.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -72,16 +74,26 @@ def quota_unavailable() -> str | None:
     return _failed[0] if _failed else None
 
 
+SPACE_NAME = re.compile(r"^arena-space-\d+$")
+
+
+def space_name() -> str:
+    """The name of this process's quota spaces' mount points (`remove_stale` finds them by it)."""
+    return f"arena-space-{os.getpid()}"
+
+
 class QuotaSpace:
-    """A fresh ext4 filesystem of `quota`, its image ``<parent>/space.img`` and its mount
-    point ``<parent>/space`` (`path`). `open` makes and mounts it; `close` unmounts it and
-    deletes the image (and must be called once the processes writing in it are gone)."""
+    """A fresh ext4 filesystem of `quota`, its image ``<parent>/<space_name>.img`` and its
+    mount point ``<parent>/<space_name>`` (`path`). `open` makes and mounts it; `close`
+    unmounts it and deletes the image (and must be called once the processes writing in it
+    are gone)."""
 
     def __init__(self, parent: Path, quota: Quota):
         self.quota = quota
-        self.image = parent / "space.img"
-        self.path = parent / "space"
+        self.path = parent / space_name()
+        self.image = parent / f"{space_name()}.img"
         self.mounted = False
+        self._lock: int | None = None  # an flock on the image while it is in use
 
     def open(self) -> Path:
         """Make and mount the filesystem; OSError (and `quota_unavailable` says why from
@@ -94,10 +106,13 @@ class QuotaSpace:
             raise OSError(str(exc)) from None
 
     def _open(self) -> Path:
+        remove_stale()
         self.path.mkdir(mode=0o755)
         with open(self.image, "wb") as image:
             os.fchmod(image.fileno(), 0o600)
             image.truncate(self.quota.bytes)  # sparse: blocks are taken only as the build writes
+        self._lock = os.open(self.image, os.O_RDONLY | os.O_CLOEXEC)
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
         made = subprocess.run([_program("mkfs.ext4") or "mkfs.ext4", "-q", "-F", "-b", "4096", "-m", "0",
                                "-N", str(self.quota.files), "-O", "^has_journal",
                                "-E", "lazy_itable_init=1,root_owner=0:0", str(self.image)],
@@ -125,10 +140,49 @@ class QuotaSpace:
                 subprocess.run(["umount", "-l", str(self.path)], capture_output=True, timeout=60)
             self.mounted = False
         self.image.unlink(missing_ok=True)
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
         try:
             self.path.rmdir()
         except OSError:
             pass
+
+
+def remove_stale() -> None:
+    """Unmount and delete the quota spaces whose harness process is gone (one killed with -9
+    during a build cannot clean up after itself): those whose image nobody holds locked."""
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 2:
+            continue
+        point = fields[1].replace("\\040", " ")
+        if SPACE_NAME.match(os.path.basename(point)) is None or _in_use(point + ".img"):
+            continue
+        subprocess.run(["umount", "-l", point], capture_output=True, timeout=60)
+        Path(point + ".img").unlink(missing_ok=True)
+        try:
+            os.rmdir(point)
+        except OSError:
+            pass
+
+
+def _in_use(image: str) -> bool:
+    try:
+        held = os.open(image, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(held)
 
 
 def tree_size(root: Path) -> tuple[int, int]:

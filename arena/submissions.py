@@ -59,7 +59,8 @@ from typing import Any, Callable, Iterator
 
 from arena.archives import archive_problem
 from arena.bot import BOT_NAME, Bot
-from arena.build_space import MECHANISM, NO_SPACE, OverQuota, Quota, QuotaSpace, move_tree, quota_unavailable, tree_size
+from arena.build_space import (MECHANISM, NO_SPACE, OverQuota, Quota, QuotaSpace, move_tree, quota_unavailable,
+                               space_name, tree_size)
 from arena.errors import ArenaError
 
 SOURCE_SUFFIXES = (".whl", ".tar.gz", ".zip")
@@ -472,7 +473,7 @@ def build(source: Path, staging: Path, wheelhouse: str | None = None, network: b
     if space is None:
         echo(f"warning: building {source} without a quota ({quota_unavailable()}): only each file's size "
              f"is capped, at {BUILD_FILE_LIMIT >> 20} MiB")
-        root = staging / "space"
+        root = staging / space_name()
         root.mkdir(mode=0o755)
     try:
         result = _build_in(source, root, wheelhouse, network, echo, quota, timeout)

@@ -200,6 +200,28 @@ def test_move_tree_keeps_hard_and_symbolic_links_and_refuses_sparse_giants(tmp_p
     assert "sparse" in str(excinfo.value) and not (tmp_path / "giant-out").exists()
 
 
+@needs_quota
+def test_a_space_left_mounted_by_a_killed_harness_is_removed_by_the_next(tmp_path):
+    space = QuotaSpace(tmp_path, Quota(64, 1000))
+    space.open()
+    os.close(space._lock)  # as if its process had died with -9: nothing holds the image
+    space._lock = None
+    build_space.remove_stale()
+    assert not os.path.ismount(space.path) and not space.image.exists() and not space.path.exists()
+
+
+@needs_quota
+def test_a_space_in_use_is_left_alone_by_the_stale_cleanup(tmp_path):
+    space = QuotaSpace(tmp_path, Quota(64, 1000))
+    space.open()
+    try:
+        build_space.remove_stale()
+        assert os.path.ismount(space.path) and space.image.exists()
+    finally:
+        space.close()
+    assert not os.path.ismount(space.path)
+
+
 # -- attacks from setup.py ------------------------------------------------------------------
 
 
@@ -217,7 +239,7 @@ def test_a_setup_py_writing_past_the_byte_quota_is_a_one_line_build_failure(tmp_
         build(project, tmp_path / "staging", quota=SMALL)
     assert "more than its quota of 64 MiB and 2,000 files" in one_line_error(excinfo)
     assert host_bytes and max(host_bytes) <= SMALL.bytes
-    assert not (tmp_path / "staging" / "space.img").exists()
+    assert not list((tmp_path / "staging").glob("*.img"))
 
 
 @needs_sandbox
@@ -261,7 +283,7 @@ def test_a_build_held_open_past_its_deadline_is_killed_whole(tmp_path):
         build(project, tmp_path / "staging", quota=SMALL, timeout=8)
     assert "took longer than 8 s" in one_line_error(excinfo)
     assert processes_with(token) == []
-    assert not (tmp_path / "staging" / "space.img").exists()
+    assert not list((tmp_path / "staging").glob("*.img"))
 
 
 # -- the attacks at the default quota (slow) ------------------------------------------

@@ -11,7 +11,8 @@ moving the virtualenv out file by file (`move_tree`) never holds much more than 
 
 Mounting needs root, a loop device and ``mkfs.ext4``; where any is missing
 (`quota_unavailable` says which), the build writes into a plain folder, bounded only by
-the size cap per file, and the caller warns and records it.
+the size cap per file, and the caller warns and records it. Where they are all there but
+the filesystem still cannot be made, the build fails (it never runs unbounded unnoticed).
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ QUOTA_BOUNDS: dict[str, tuple[int, int]] = {
     "build_quota_files": (1000, 1_000_000),
 }
 """The range, inclusive, of the `[tournament]` keys that set a build's quotas."""
+FILES_PER_MB = 256
+"""The most files a quota may allow per MiB of it: one per 4 KiB block (more inodes would
+take a large part of a small image for their tables)."""
 MECHANISM = "loop-mounted ext4 image"
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
-_failed: list[str] = []  # why making a QuotaSpace failed in this process, where it did
 
 
 @dataclass(frozen=True)
@@ -45,12 +48,26 @@ class Quota:
     mb: int = 1024
     files: int = 100_000
 
+    def __post_init__(self) -> None:
+        if problem := quota_problem(self.mb, self.files):
+            raise ValueError(problem)
+
     @property
     def bytes(self) -> int:
         return self.mb << 20
 
     def describe(self) -> str:
         return f"{self.mb:,} MiB and {self.files:,} files"
+
+
+def quota_problem(mb: int, files: int) -> str | None:
+    """Why `mb` MiB and `files` files are not a quota a filesystem can be made for, or None."""
+    if mb < 1 or files < 1:
+        return f"a quota needs at least 1 MiB and 1 file, not {mb} MiB and {files} files"
+    if files > mb * FILES_PER_MB:
+        return (f"{files:,} files need build_quota_mb of at least {-(-files // FILES_PER_MB):,} "
+                f"(one file per 4 KiB), not {mb:,}")
+    return None
 
 
 class OverQuota(Exception):
@@ -71,7 +88,7 @@ def quota_unavailable() -> str | None:
         return "mkfs.ext4 (e2fsprogs) is not installed"
     if not (os.path.exists("/dev/loop-control") or os.path.exists("/dev/loop0")):
         return "no loop device (/dev/loop-control)"
-    return _failed[0] if _failed else None
+    return None
 
 
 SPACE_NAME = re.compile(r"^arena-space-\d+$")
@@ -96,14 +113,12 @@ class QuotaSpace:
         self._lock: int | None = None  # an flock on the image while it is in use
 
     def open(self) -> Path:
-        """Make and mount the filesystem; OSError (and `quota_unavailable` says why from
-        then on) where it cannot be made."""
+        """Make and mount the filesystem; OSError (one line) where it cannot be made."""
         try:
             return self._open()
         except (OSError, subprocess.SubprocessError) as exc:
             self.close()
-            _failed[:] = [f"a loop-mounted filesystem could not be made: {str(exc)[:200]}"]
-            raise OSError(str(exc)) from None
+            raise OSError(" ".join(str(exc).split())[:300]) from None
 
     def _open(self) -> Path:
         remove_stale()

@@ -468,9 +468,9 @@ def build(source: Path, staging: Path, wheelhouse: str | None = None, network: b
         space = QuotaSpace(staging, quota)
         try:
             root = space.open()
-        except OSError:
-            space = None
-    if space is None:
+        except OSError as exc:
+            raise SubmissionError(f"cannot make its build's filesystem ({MECHANISM}): {exc}") from None
+    else:
         echo(f"warning: building {source} without a quota ({quota_unavailable()}): only each file's size "
              f"is capped, at {BUILD_FILE_LIMIT >> 20} MiB")
         root = staging / space_name()

@@ -52,7 +52,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.plugins import Registry
 from arena.rules.base import Ruleset
 from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
-from arena.build_space import QUOTA_BOUNDS, Quota
+from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
 from arena.tournament_file import BotEntry, TournamentSection, decode_file
@@ -254,8 +254,11 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         raise _KeyProblem("tournament.on_fault", problem)
     max_faults = _bounded("max_faults", head.max_faults, None)
     workers = _bounded("workers", head.workers, None)
-    quota = Quota(_bounded("build_quota_mb", head.build_quota_mb, None),
-                  _bounded("build_quota_files", head.build_quota_files, None))
+    quota_mb = _bounded("build_quota_mb", head.build_quota_mb, None)
+    quota_files = _bounded("build_quota_files", head.build_quota_files, None)
+    if problem := quota_problem(quota_mb, quota_files):
+        raise _KeyProblem("tournament.build_quota_files", problem)
+    quota = Quota(quota_mb, quota_files)
     wheelhouse = None
     if head.wheelhouse is not None:
         wheelhouse = (base / head.wheelhouse).resolve()

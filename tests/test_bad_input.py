@@ -58,6 +58,8 @@ FILE_CASES = [
     ("build_quota_mb = 8", "tournament.build_quota_mb: must be from 64 to 16,384, not 8"),
     ("build_quota_files = 10", "tournament.build_quota_files: must be from 1,000 to 1,000,000, not 10"),
     ("build_quota_files = 1e9", "tournament.build_quota_files: must be an integer"),
+    ("build_quota_mb = 64\nbuild_quota_files = 20000", "tournament.build_quota_files: 20,000 files need "
+                                                        "build_quota_mb of at least 79 (one file per 4 KiB), not 64"),
 ]
 
 
@@ -126,6 +128,12 @@ def test_memory_mb_above_the_machines_memory_is_refused_in_files_and_on_the_comm
     one_line_error(CliRunner().invoke(main, ["validate", "random", "--memory-mb", "4096"]),
                    "--memory-mb: 4,096 MiB is more than this machine's memory (2,048 MiB)")
     assert seats.limit_problem("memory_mb", 2048) is None
+
+
+def test_a_build_quota_with_more_files_than_its_size_can_hold_is_refused_on_the_command_line():
+    one_line_error(CliRunner().invoke(main, ["validate", "./nowhere", "--build-quota-mb", "64",
+                                             "--build-quota-files", "20000"]),
+                   "--build-quota-files: 20,000 files need build_quota_mb of at least 79")
 
 
 def test_the_real_machines_memory_bounds_memory_mb():

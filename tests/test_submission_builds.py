@@ -116,7 +116,7 @@ def test_a_zip_bomb_wheel_is_refused_before_it_is_unpacked(tmp_path):
 
 def test_an_sdist_that_unpacks_past_the_byte_quota_is_refused(tmp_path):
     big = sdist(tmp_path / "big-0.1.tar.gz", {f"big-0.1/part{i}.bin": os.urandom(1 << 20) for i in range(3)})
-    assert "more than 2 MiB" in archive_problem(big, Quota(2, 2000))
+    assert "more than 2 MiB" in archive_problem(big, Quota(2, 500))
 
 
 def test_an_archive_with_more_members_than_the_file_quota_is_refused(tmp_path):
@@ -331,6 +331,21 @@ def test_a_3_mb_wheel_that_unpacks_to_3_gib_is_refused(tmp_path):
     assert path.stat().st_size < 4 << 20
     problem = archive_problem(path, Quota())
     assert problem is not None and ("zip bomb" in problem or "more than 1,024 MiB" in problem)
+
+
+def test_where_the_quota_space_should_work_but_cannot_be_made_the_build_fails_in_one_line(tmp_path, monkeypatch):
+    from arena import submissions
+
+    def broken(self):
+        raise OSError("mkfs.ext4 failed: no\nspace on the host")
+
+    monkeypatch.setattr(submissions, "quota_unavailable", lambda: None)
+    monkeypatch.setattr(QuotaSpace, "_open", broken)
+    with pytest.raises(SubmissionError) as excinfo:
+        build(FIXTURES / "fixture-bot", tmp_path / "staging", quota=SMALL)
+    assert "cannot make its build's filesystem (loop-mounted ext4 image): mkfs.ext4 failed: no space" in \
+        one_line_error(excinfo)
+    assert not (tmp_path / "staging" / "venv").exists()
 
 
 # -- the quota in tournaments, arena validate and the provenance -----------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from arena.cli.support import SEED_RANGE, UserError, load_plugins, print_json, user_errors
-from arena.build_space import QUOTA_BOUNDS, Quota
+from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 
 
@@ -104,6 +104,8 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
 
     if problem := limit_problem("memory_mb", memory_mb):
         raise UserError(f"--memory-mb: {problem}")
+    if problem := quota_problem(build_quota_mb, build_quota_files):
+        raise UserError(f"--build-quota-files: {problem}")
     settings = Settings(games, seed, time_per_decision, time_bank, memory_mb, tuple(rulesets))
 
     def progress(line: str) -> None:

@@ -26,6 +26,7 @@ import html
 import io
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -174,8 +175,25 @@ def csv_text(doc: dict[str, Any]) -> str:
     writer.writerow(("ruleset",) + ROW_FIELDS)
     for label, rows in [("overall", doc["overall"]), *doc["rulesets"].items()]:
         for row in rows:
-            writer.writerow([label] + ["" if row[f] is None else row[f] for f in ROW_FIELDS])
+            writer.writerow([label] + ["" if row[f] is None else spreadsheet_text(row[f]) if f in _NAME_FIELDS
+                                       else row[f] for f in ROW_FIELDS])
     return buffer.getvalue()
+
+
+_NAME_FIELDS = frozenset({"bot", "uses", "package", "version", "a", "b"})
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: Any) -> Any:
+    """A name as a CSV cell that a spreadsheet shows as text, never runs: one starting
+    like a formula (=, +, -, @, tab, CR) gets a ' before it (the csv module quotes the rest)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
+def terminal_text(value: Any) -> str:
+    """`value` safe to print on a terminal: control and format characters (escape
+    sequences, bidirectional overrides) shown as ``\\uXXXX`` instead of acting."""
+    return "".join(c if unicodedata.category(c)[0] != "C" else f"\\u{ord(c):04x}" for c in str(value))
 
 
 def pairwise_csv_text(doc: dict[str, Any]) -> str:
@@ -189,7 +207,8 @@ def pairwise_csv_text(doc: dict[str, Any]) -> str:
               *((label, c["results"], pairwise["method"]) for label, c in (pairwise.get("rulesets") or {}).items())]
     for label, results, method in scopes:
         for r in results:
-            writer.writerow([label] + ["" if r.get(f) is None else r[f] for f in PAIR_FIELDS[1:-1]] + [method])
+            writer.writerow([label] + ["" if r.get(f) is None else spreadsheet_text(r[f]) if f in _NAME_FIELDS
+                                       else r[f] for f in PAIR_FIELDS[1:-1]] + [method])
     return buffer.getvalue()
 
 
@@ -204,7 +223,7 @@ def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
             position, score = f"{r['avg_position']:.2f}", f"{r['mean_score']:.1f}"
         else:
             rate = position = score = "-"
-        name = markdown_text if fmt == "github" else str  # names are data, not markup
+        name = markdown_text if fmt == "github" else terminal_text  # names are data, not markup
         body.append([r["rank"], name(r["bot"]), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
                      f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"],
                      r.get("vs_next") or ""])
@@ -271,7 +290,7 @@ def isolation_lines(isolation: dict[str, Any] | None) -> list[str]:
 def pair_table(results: list[dict[str, Any]], fmt: str = "github") -> str:
     """A ruleset's pairs as text: A, B, deals, A's mean paired score against B, its
     interval, LOS and the verdict."""
-    name = markdown_text if fmt == "github" else str
+    name = markdown_text if fmt == "github" else terminal_text
     body = [[name(r["a"]), name(r["b"]), r["deals"], f"{r['mean']:.3f}", f"{r['low']:.3f}-{r['high']:.3f}",
              f"{r['los']:.3f}", r["verdict"]] for r in results]
     return tabulate(body, headers=["A", "B", "deals", "mean score of A", "interval", "LOS", "verdict"],
@@ -392,6 +411,7 @@ def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str,
 
 
 def _short(name: str) -> str:
+    name = terminal_text(name)
     return name if len(name) <= _SUMMARY_NAME else name[:_SUMMARY_NAME - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 

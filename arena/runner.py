@@ -448,7 +448,9 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             if isolation == "process" and (notice := privilege_notice()):
                 echo(f"note: {notice}")
             store.set("isolation", {"requested": tournament.isolation, "used": isolation, "fallback": fallback,
-                                    "limits": _limits_in_force(isolation, tournament.limits())})
+                                    "limits": _limits_in_force(isolation, tournament.limits()),
+                                    "submissions": {b.display: b.submission.footprint() for b in tournament.bots
+                                                    if getattr(b, "submission", None) is not None}})
 
         run_number = store.max_run() + 1
         backend = backend or make_backend(workers)

@@ -103,7 +103,17 @@ def limit_problem(name: str, value: float) -> str | None:
     if math.isnan(value) or not low <= value <= high:
         unit = {"memory_mb": "MiB", "tmp_mb": "MiB", "max_processes": "processes"}.get(name, "seconds")
         return f"must be from {_number(low)} to {_number(high)} ({unit}), not {value!r}"
+    if name == "memory_mb" and (machine := machine_memory_mb()) is not None and value > machine:
+        return f"{value:,} MiB is more than this machine's memory ({machine:,} MiB)"
     return None
+
+
+def machine_memory_mb() -> int | None:
+    """This machine's physical memory in MiB, or None where it cannot be read."""
+    try:
+        return (os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) >> 20
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def _number(value: float) -> str:

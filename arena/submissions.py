@@ -5,9 +5,12 @@ wheel or an sdist) is untrusted code. The harness never imports it, never runs
 its ``setup.py`` and never calls its constructor; everything that runs its code
 runs in a sandbox (`arena.sandbox.launcher`) under an unprivileged uid of its own:
 
-1. **copy and hash** (the harness, running no submitted code): the source is
-   copied without following symlinks into a staging folder; its SHA-256 over
-   paths and contents is the submission's identity;
+1. **check, copy and hash** (the harness, running no submitted code): a wheel's
+   or sdist's members are checked before anything unpacks it
+   (`arena.archives`); the source is copied without following symlinks into the
+   build's quota space (`arena.build_space`: a loop-mounted filesystem of the
+   entry's `Quota`); its SHA-256 over paths and contents is the submission's
+   identity;
 2. **build** (sandbox): a virtualenv made from the harness's own interpreter
    (``venv --without-pip``), with a ``.pth`` file that appends the harness's
    site-packages: the submission imports the very same ``arena`` (and finds
@@ -15,9 +18,10 @@ runs in a sandbox (`arena.sandbox.launcher`) under an unprivileged uid of its ow
    dependency on flip-arena is already satisfied. pip installs the submission
    into it, with no network unless the organiser allows it, from the organiser's
    wheelhouse if one is named (build backends included), else with the harness's
-   setuptools (``--no-build-isolation``). Only the staging folder is writable;
-   it is owned by the sandbox's uid during the build, and by root (read-only)
-   after it;
+   setuptools (``--no-build-isolation``). Only the quota space is writable
+   (``TMPDIR``, ``HOME`` and pip's cache are in it); it is owned by the
+   sandbox's uid during the build, and by root (read-only) after it; the
+   virtualenv is then moved out of it and the space deleted;
 3. **probe** (sandbox, the virtualenv read-only): ``python -m arena.submissions``
    loads the plugins of the virtualenv and prints, as one JSON line, the bots
    that the submission's own distributions register (name, rulesets, package,
@@ -53,7 +57,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from arena.archives import archive_problem
 from arena.bot import BOT_NAME, Bot
+from arena.build_space import (MECHANISM, NO_SPACE, OverQuota, Quota, QuotaSpace, move_tree, quota_unavailable,
+                               space_name, tree_size)
 from arena.errors import ArenaError
 
 SOURCE_SUFFIXES = (".whl", ".tar.gz", ".zip")
@@ -66,7 +73,9 @@ BUILD_TIMEOUT = 600.0
 PROBE_TIMEOUT = 120.0
 BUILD_MEMORY_MB = 2048
 BUILD_PROCESSES = 256
-BUILD_TMP_MB = 512
+BUILD_TMP_MB = 64
+"""The size of a build's ``/tmp``, a tmpfs charged to its cgroup's memory; ``TMPDIR``
+points into its quota space (`arena.build_space`), so little lands here."""
 BUILD_FILE_LIMIT = 512 << 20
 """The largest file a build may write (its log included)."""
 PROBE_BYTES = 1 << 20
@@ -115,6 +124,8 @@ class Submission:
     """The bot of it this entry plays (``use``, or its only bot)."""
     wheelhouse: str | None = None
     network: bool = False
+    quota: Quota = Quota()
+    """What its build may write (a rebuild on another machine uses the same)."""
 
     @property
     def venv(self) -> str:
@@ -136,6 +147,13 @@ class Submission:
     def stand_in(self) -> type[Bot]:
         """The class standing for the chosen bot in the harness (see `stand_in`)."""
         return stand_in(self.bot)
+
+    def footprint(self) -> dict[str, Any]:
+        """What its folder holds now, and what its build was allowed (the provenance's)."""
+        size, files = tree_size(Path(self.folder))
+        return {"sha256": self.sha256, "folder_bytes": size, "folder_files": files,
+                "build_quota_mb": self.quota.mb, "build_quota_files": self.quota.files,
+                "build_quota": quota_mechanism()}
 
     def read_only(self) -> list[str]:
         """What a sandbox playing it binds read-only: the harness's Python and the virtualenv."""
@@ -435,14 +453,67 @@ def pip_arguments(wheelhouse: str | None, network: bool) -> list[str]:
 
 
 def build(source: Path, staging: Path, wheelhouse: str | None = None, network: bool = False,
-          echo: Echo = _quiet) -> str:
-    """Copy `source` into `staging`, make the virtualenv there and pip-install the
-    submission into it, in a sandbox; return the content hash."""
+          echo: Echo = _quiet, quota: Quota = Quota(), timeout: float = BUILD_TIMEOUT) -> str:
+    """Check `source` (an archive's members, before anything unpacks it), copy it into a
+    `QuotaSpace` of `quota` in `staging`, make the virtualenv there and pip-install the
+    submission into it, in a sandbox; move the virtualenv to ``staging/venv``; return the
+    content hash. Over quota, past `timeout` or failed: SubmissionError (one line)."""
     sha256 = content_sha256(source)
+    if problem := archive_problem(source, quota):
+        raise SubmissionError(problem)
     staging.mkdir(parents=True, exist_ok=True)
     os.chmod(staging, 0o755)
-    copy = _copy_source(source, staging / "src")
-    venv = staging / "venv"
+    space: QuotaSpace | None = None
+    if quota_unavailable() is None:
+        space = QuotaSpace(staging, quota)
+        try:
+            root = space.open()
+        except OSError as exc:
+            raise SubmissionError(f"cannot make its build's filesystem ({MECHANISM}): {exc}") from None
+    else:
+        echo(f"warning: building {source} without a quota ({quota_unavailable()}): only each file's size "
+             f"is capped, at {BUILD_FILE_LIMIT >> 20} MiB")
+        root = staging / space_name()
+        root.mkdir(mode=0o755)
+    try:
+        result = _build_in(source, root, wheelhouse, network, echo, quota, timeout)
+        full = space is not None and space.full()
+        for folder in ("src", "tmp", "home"):
+            remove_tree(root / folder)  # their blocks go back to the host (discard) before the move
+        if result.timed_out:
+            raise SubmissionError(f"its build took longer than {timeout:g} s (every process of it was killed)")
+        if full or (result.returncode != 0 and _ran_out_of_space(result.output)):
+            said = next((line.strip()[-200:] for line in reversed(result.output.splitlines())
+                         if _ran_out_of_space(line)), "")
+            raise SubmissionError(f"its build wrote more than its quota of {quota.describe()} (the tournament's "
+                                  f"build_quota_mb, build_quota_files){': ' + said if said else ''}")
+        if result.returncode != 0:
+            raise SubmissionError(f"pip could not build and install it (exit code {result.returncode}): "
+                                  f"{_pip_reason(result.output)}")
+        _unseal(root)
+        move_tree(root / "venv", staging / "venv", quota)
+        _seal(staging / "venv")
+    except OverQuota as exc:
+        raise SubmissionError(str(exc)) from None
+    finally:
+        if space is not None:
+            space.close()
+        else:
+            remove_tree(root)
+    echo(f"built {source} in {result.seconds:.1f} s")
+    return sha256
+
+
+def _build_in(source: Path, root: Path, wheelhouse: str | None, network: bool, echo: Echo, quota: Quota,
+              timeout: float) -> _Sandboxed:
+    """Copy, make the virtualenv and run pip, all inside `root` (the build's only writable place)."""
+    try:
+        copy = _copy_source(source, root / "src")
+    except OSError as exc:
+        if exc.errno in NO_SPACE:
+            raise SubmissionError(f"its source is larger than its build's quota of {quota.describe()}") from None
+        raise
+    venv = root / "venv"
     made = subprocess.run([_base_python(), "-m", "venv", "--without-pip", str(venv)], capture_output=True,
                           text=True, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, timeout=120)
     if made.returncode != 0:
@@ -450,20 +521,26 @@ def build(source: Path, staging: Path, wheelhouse: str | None = None, network: b
     purelib = _venv_purelib(venv)
     lines = "".join(f"import site; site.addsitedir({p!r})\n" for p in harness_site_packages())
     (purelib / "_arena_harness.pth").write_text(lines)
+    for folder in ("tmp", "home"):
+        (root / folder).mkdir(mode=0o755)
+    env = {**PYTHON_ENV, "TMPDIR": str(root / "tmp"), "HOME": str(root / "home"),
+           "PIP_CACHE_DIR": str(root / "home" / "cache"), "XDG_CACHE_HOME": str(root / "home" / "cache")}
     read_only = harness_mounts() + ([wheelhouse] if wheelhouse else [])
     argv = [str(venv / "bin" / "python"), "-m", "pip", "install", *pip_arguments(wheelhouse, network), str(copy)]
     echo(f"building {source} in a sandbox ({'network allowed' if network else 'no network'}"
-         f"{', wheelhouse ' + wheelhouse if wheelhouse else ''})")
-    result, _ = _run_sandboxed(argv, read_only, [str(staging)], dict(PYTHON_ENV), network, BUILD_TIMEOUT,
-                               BUILD_TMP_MB, chown=[staging])
-    remove_tree(staging / "src")
-    if result.timed_out:
-        raise SubmissionError(f"its build took longer than {BUILD_TIMEOUT:g} s")
-    if result.returncode != 0:
-        raise SubmissionError(f"pip could not build and install it (exit code {result.returncode}): "
-                              f"{_pip_reason(result.output)}")
-    echo(f"built {source} in {result.seconds:.1f} s")
-    return sha256
+         f"{', wheelhouse ' + wheelhouse if wheelhouse else ''}; quota {quota.describe()})")
+    result, _ = _run_sandboxed(argv, read_only, [str(root)], env, network, timeout, BUILD_TMP_MB, chown=[root])
+    return result
+
+
+def _ran_out_of_space(log: str) -> bool:
+    return "No space left on device" in log or "Errno 28]" in log or "Disk quota exceeded" in log
+
+
+def quota_mechanism() -> str:
+    """How builds on this machine are bounded, as the provenance and `arena validate` say it."""
+    unbounded = quota_unavailable()
+    return f"not enforced ({unbounded}; each file capped at {BUILD_FILE_LIMIT >> 20} MiB)" if unbounded else MECHANISM
 
 
 def _venv_purelib(venv: Path) -> Path:
@@ -594,6 +671,8 @@ class Builder:
     """The organiser's wheelhouse (overrides the file's `wheelhouse`)."""
     network: bool = False
     echo: Echo = _quiet
+    quota: Quota = Quota()
+    """The default quota of builds (`resolve` takes a tournament's own)."""
     staged: dict[str, tuple[Path, Path]] = field(default_factory=dict)  # sha256 -> (staging, home)
     _staging_root: Path | None = None
 
@@ -601,7 +680,7 @@ class Builder:
         return (self.results if self.results is not None else Path("results") / tournament_name).resolve()
 
     def resolve(self, source: Path, tournament_name: str, wheelhouse: Path | None = None, use: str | None = None,
-                params: dict[str, Any] | None = None) -> Submission:
+                params: dict[str, Any] | None = None, quota: Quota | None = None) -> Submission:
         """Build (or reuse) the submission at `source` and probe it for `use` and `params`.
         SubmissionError (one line) if it cannot be built, registers no bot, or none by `use`."""
         problem = source_problem(source)
@@ -612,6 +691,7 @@ class Builder:
         if house is not None and not house.is_dir():
             raise SubmissionError(f"wheelhouse {house} is not a folder")
         house_text = str(house.resolve()) if house is not None else None
+        quota = quota or self.quota
         sha256 = content_sha256(source)
         home = self.folder(tournament_name) / "submissions" / sha256
         if (home / BUILT_MARKER).is_file():
@@ -625,7 +705,7 @@ class Builder:
                 os.chmod(self._staging_root, 0o755)
             staging = self._staging_root / sha256
             try:
-                build(source, staging, house_text, self.network, self.echo)
+                build(source, staging, house_text, self.network, self.echo, quota)
             except BaseException:
                 remove_tree(staging)
                 raise
@@ -648,7 +728,7 @@ class Builder:
             raise SubmissionError(f"it registers no bot {chosen!r} (it registers: {', '.join(names)})")
         if report["params_error"] is not None:
             raise SubmissionError(f"bot {chosen!r} does not accept {params!r}: {report['params_error']}")
-        return Submission(str(source), sha256, str(home), tuple(bots), chosen, house_text, self.network)
+        return Submission(str(source), sha256, str(home), tuple(bots), chosen, house_text, self.network, quota)
 
     def install(self) -> None:
         """Move the staged builds to their results folders (one already there wins)."""
@@ -697,7 +777,7 @@ def ensure_built(submission: Submission, echo: Echo = _quiet) -> None:
         raise SubmissionError(f"{source}: not here, or not the content entered (sha256 {submission.sha256[:12]})")
     staging = Path(tempfile.mkdtemp(prefix="arena-submission-"))
     try:
-        build(source, staging / "build", submission.wheelhouse, submission.network, echo)
+        build(source, staging / "build", submission.wheelhouse, submission.network, echo, submission.quota)
         install_build(submission.sha256, staging / "build", home)
     finally:
         remove_tree(staging)

@@ -52,6 +52,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.plugins import Registry
 from arena.rules.base import Ruleset
 from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
+from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
 from arena.tournament_file import BotEntry, TournamentSection, decode_file
@@ -71,6 +72,7 @@ MAX_NUMBER = 2 ** 53
 """The largest magnitude of a number in params and options (exact in JSON everywhere)."""
 BOUNDS: dict[str, tuple[float, float]] = {
     **LIMIT_BOUNDS,
+    **QUOTA_BOUNDS,
     "deals": (1, 1_000_000),
     "max_games": (1, MAX_GAMES),
     "workers": (0, 1024),
@@ -252,6 +254,11 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         raise _KeyProblem("tournament.on_fault", problem)
     max_faults = _bounded("max_faults", head.max_faults, None)
     workers = _bounded("workers", head.workers, None)
+    quota_mb = _bounded("build_quota_mb", head.build_quota_mb, None)
+    quota_files = _bounded("build_quota_files", head.build_quota_files, None)
+    if problem := quota_problem(quota_mb, quota_files):
+        raise _KeyProblem("tournament.build_quota_files", problem)
+    quota = Quota(quota_mb, quota_files)
     wheelhouse = None
     if head.wheelhouse is not None:
         wheelhouse = (base / head.wheelhouse).resolve()
@@ -278,7 +285,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         labels[label] = i
 
     entries: list[BotSpec] = []
-    displays: dict[str, int] = {}
+    displays: dict[str, tuple[int, str]] = {}
     for i, table in enumerate(file.bots):
         where = f"bots[{i}]"
         command = _command({} if table.command is UNSET else {"command": table.command}, where, base)
@@ -286,7 +293,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         if table.submission is not UNSET:
             if command is not None:
                 raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
-            submission = _submission(table, where, base, name, isolation, wheelhouse, registry, submissions)
+            submission = _submission(table, where, base, name, isolation, wheelhouse, registry, submissions, quota)
             use, cls = submission.chosen, submission.stand_in()
             package, version = submission.bot.package, submission.version
         elif command is not None:
@@ -310,11 +317,13 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
             raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
                               "no control or format characters)")
-        if display in displays:
+        if (same := display_key(display)) in displays:
+            other, shown = displays[same]
+            alike = "" if shown == display else f" (as {shown!r}, the same but for case or whitespace)"
             raise _KeyProblem(f"{where}.as" if table.as_ is not UNSET else f"{where}.use",
-                              f"display name {display!r} is used twice (also bots[{displays[display]}]); "
+                              f"display name {display!r} is used twice (also bots[{other}]{alike}); "
                               'give each entry its own "as"')
-        displays[display] = i
+        displays[same] = (i, display)
         params = table.params
         _plain_json(params, f"{where}.params")
         if command is None and submission is None:  # a submission's constructor ran in its probe's sandbox
@@ -470,6 +479,12 @@ def _table_filter(fmt: str, challengers: tuple[int, ...], stop: Stop | None) -> 
     return keep
 
 
+def display_key(display: str) -> str:
+    """What two display names must not share: a name without its whitespace, case-folded
+    (NFKC first, so full-width and other compatibility forms count as the letters they show)."""
+    return "".join(unicodedata.normalize("NFKC", display).casefold().split())
+
+
 def _bounded(key: str, value: Any, default: Any) -> Any:
     """`[tournament]` key `key`'s `value` (`default` if UNSET), checked to be within BOUNDS[key]."""
     if value is UNSET:
@@ -530,7 +545,7 @@ def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] |
 
 
 def _submission(table: BotEntry, where: str, base: Path, name: str, isolation: str, wheelhouse: Path | None,
-                registry: Registry, submissions: Any) -> Any:
+                registry: Registry, submissions: Any, quota: Quota = Quota()) -> Any:
     """Build (in a sandbox) and probe the entry's `submission`; its Submission. Every problem
     is a one-line _KeyProblem naming the entry's key."""
     path = table.submission
@@ -545,7 +560,7 @@ def _submission(table: BotEntry, where: str, base: Path, name: str, isolation: s
     from arena.submissions import SubmissionError
 
     try:
-        submission = submissions.resolve(base / path, name, wheelhouse, use, params)
+        submission = submissions.resolve(base / path, name, wheelhouse, use, params, quota)
     except SubmissionError as exc:
         failed = "use" if "registers no bot " in str(exc) and use is not None else "submission"
         raise _KeyProblem(f"{where}.{failed}", f"{path}: {exc}") from None

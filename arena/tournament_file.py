@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origi
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from arena.build_space import Quota
 from arena.seats import Limits
 
 Number = Union[int, float]
@@ -85,6 +86,8 @@ class TournamentSection(_Table):
     max_processes: int = Limits.max_processes
     tmp_mb: int = Limits.tmp_mb
     wheelhouse: str | None = None
+    build_quota_mb: int = Quota.mb  # what a submission's build may write (arena.build_space)
+    build_quota_files: int = Quota.files
 
 
 class BotEntry(_Table):

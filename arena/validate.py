@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from arena.build_space import Quota, tree_size
 from arena.match import Entrant, FaultPolicy, play_game
 from arena.plugins import BotEntry, Origin, Registry, load_registry
 from arena.records import FaultKind, OnFault
@@ -541,10 +542,12 @@ def is_submission_path(target: str) -> bool:
 
 def validate_path(path: Path | str, settings: Settings = Settings(), echo: Echo = _quiet,
                   keep: bool = False, wheelhouse: Path | str | None = None, network: bool = False,
-                  registry: Registry | None = None) -> dict[str, Any]:
+                  registry: Registry | None = None, quota: Quota = Quota()) -> dict[str, Any]:
     """Build the submission at `path` (folder, wheel or sdist) into a throwaway
-    virtualenv in a sandbox, list its bots in a sandbox and validate each of them,
-    playing in sandboxes, as a tournament would enter it (`arena.submissions`)."""
+    virtualenv in a sandbox, within `quota`, list its bots in a sandbox and validate each
+    of them, playing in sandboxes, as a tournament would enter it (`arena.submissions`).
+    The report's ``install`` says what the build left (``folder_bytes``, ``folder_files``)
+    and how it was bounded."""
     from arena import submissions as sub
 
     path = Path(path).resolve()
@@ -557,12 +560,16 @@ def validate_path(path: Path | str, settings: Settings = Settings(), echo: Echo 
     house = str(Path(wheelhouse).resolve()) if wheelhouse is not None else None
     workdir = Path(tempfile.mkdtemp(prefix="arena-validate-"))
     os.chmod(workdir, 0o755)
-    install: dict[str, Any] = {"arena": arena_source(), "venv": str(workdir / "build" / "venv")}
+    install: dict[str, Any] = {"arena": arena_source(), "venv": str(workdir / "build" / "venv"),
+                               "build_quota_mb": quota.mb, "build_quota_files": quota.files,
+                               "build_quota": sub.quota_mechanism()}
     try:
         started = time.monotonic()
         try:
-            sha256 = sub.build(path, workdir / "build", house, network, echo)
+            sha256 = sub.build(path, workdir / "build", house, network, echo, quota)
             install["seconds"] = round(time.monotonic() - started, 1)
+            size, files = tree_size(workdir / "build")
+            install.update(folder_bytes=size, folder_files=files)
             report = sub.probe(workdir / "build" / "venv", None, {})
         except sub.SubmissionError as exc:
             install.setdefault("seconds", round(time.monotonic() - started, 1))
@@ -576,7 +583,7 @@ def validate_path(path: Path | str, settings: Settings = Settings(), echo: Echo 
         bots = []
         for found in report["bots"]:
             submission = sub.Submission(target, sha256, str(workdir / "build"), tuple(report["bots"]), found.name,
-                                        house, network)
+                                        house, network, quota)
             entry = BotEntry(submission.stand_in(), Origin(f"{found.package}:submission", found.package,
                                                            submission.version))
             echo(f"validating {found.name} ({found.package} {found.version}) in sandboxes")
@@ -597,6 +604,12 @@ def format_report(report: dict[str, Any]) -> str:
     from tabulate import tabulate
 
     out: list[str] = []
+    install = report.get("install") or {}
+    if "folder_bytes" in install:
+        out.append(f"built in {install['seconds']:g} s: its folder holds {_mib(install['folder_bytes'])} in "
+                   f"{install['folder_files']:,} files (build quota {install['build_quota_mb']:,} MiB and "
+                   f"{install['build_quota_files']:,} files: {install['build_quota']})")
+        out.append("")
     for bot in report["bots"]:
         verdict = "PASS" if bot["passed"] else "FAIL"
         flag = ", declared time-dependent" if bot["time_dependent"] else ""
@@ -622,6 +635,10 @@ def format_report(report: dict[str, Any]) -> str:
     out.append(f"validate {report['target']}: {verdict} ({count} bot{'s' if count != 1 else ''}, "
                f"{report['settings']['games']} games per ruleset)")
     return "\n".join(out)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size / 1024:,.0f} KiB"
 
 
 def _ms(value: float | None) -> str:

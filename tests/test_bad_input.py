@@ -2,6 +2,8 @@
 tournament files, bad command-line values, malformed replay records, over-long bot names;
 and display names are escaped wherever they are published."""
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -11,6 +13,8 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.plugins import load_registry
 from arena.run_and_publish import run_and_publish
+from arena import seats
+from arena.publish import text_tables
 from arena.seats import LIMIT_BOUNDS
 from arena.site import SITE_DIR, write_site
 from arena.store import Store, store_path
@@ -45,6 +49,17 @@ FILE_CASES = [
     (("players = 3", 'players = 3\n[[rulesets]]\nuse = "flip-7"\nplayers = 2\noptions = { max_rounds = 9007199254740993 }'),
      "rulesets[1].options.max_rounds: 9007199254740993 is out of range"),
     (('as = "random-2"', 'as = "random\u202e2"'), "bots[1].as: 'random\\u202e2' is not usable as a display name"),
+    (('as = "random-2"', 'as = "Random-1"'), "bots[1].as: display name 'Random-1' is used twice (also bots[0] "
+                                              "(as 'random-1', the same but for case or whitespace))"),
+    (('as = "random-2"', 'as = " random \\u3000-1 "'), "bots[1].as: display name ' random "),
+    (('as = "random-2"', 'as = "\uff32\uff21\uff2e\uff24\uff2f\uff2d-1"'), "bots[1].as: display name"),
+    (('as = "random-2"', 'as = "random-1"'), "bots[1].as: display name 'random-1' is used twice (also bots[0]); "),
+    ("build_quota_mb = 1000000", "tournament.build_quota_mb: must be from 64 to 16,384, not 1000000"),
+    ("build_quota_mb = 8", "tournament.build_quota_mb: must be from 64 to 16,384, not 8"),
+    ("build_quota_files = 10", "tournament.build_quota_files: must be from 1,000 to 1,000,000, not 10"),
+    ("build_quota_files = 1e9", "tournament.build_quota_files: must be an integer"),
+    ("build_quota_mb = 64\nbuild_quota_files = 20000", "tournament.build_quota_files: 20,000 files need "
+                                                        "build_quota_mb of at least 79 (one file per 4 KiB), not 64"),
 ]
 
 
@@ -101,6 +116,31 @@ def test_every_limit_and_count_has_a_documented_bound():
         row = next((line for line in readme.splitlines() if line.startswith(f"| `{key}` |")), key + " has no row")
         assert f"{high:,}" in row or f"{high:,.0f}" in row, (key, row)
     assert all(BOUNDS[key] == LIMIT_BOUNDS.get(key, BOUNDS[key]) for key in BOUNDS)  # one source of bounds
+
+
+def test_memory_mb_above_the_machines_memory_is_refused_in_files_and_on_the_command_line(toy, monkeypatch):
+    monkeypatch.setattr(seats, "machine_memory_mb", lambda: 2048)
+    path = toy / "big.toml"
+    path.write_text(BASE.replace(ADD, f"{ADD}\nmemory_mb = 4096", 1))
+    one_line_error(CliRunner().invoke(main, ["run", str(path)]),
+                   "tournament.memory_mb: 4,096 MiB is more than this machine's memory (2,048 MiB)")
+    assert not (toy / "results").exists()
+    one_line_error(CliRunner().invoke(main, ["validate", "random", "--memory-mb", "4096"]),
+                   "--memory-mb: 4,096 MiB is more than this machine's memory (2,048 MiB)")
+    assert seats.limit_problem("memory_mb", 2048) is None
+
+
+def test_a_build_quota_with_more_files_than_its_size_can_hold_is_refused_on_the_command_line():
+    one_line_error(CliRunner().invoke(main, ["validate", "./nowhere", "--build-quota-mb", "64",
+                                             "--build-quota-files", "20000"]),
+                   "--build-quota-files: 20,000 files need build_quota_mb of at least 79")
+
+
+def test_the_real_machines_memory_bounds_memory_mb():
+    machine = seats.machine_memory_mb()
+    assert machine is not None and machine > 0
+    if machine + 1 <= LIMIT_BOUNDS["memory_mb"][1]:
+        assert "more than this machine's memory" in seats.limit_problem("memory_mb", machine + 1)
 
 
 # -- the command line ------------------------------------------------------------------
@@ -237,3 +277,30 @@ def test_display_names_are_escaped_in_standings_md_and_on_the_site(toy):
         write_site(out, store, replays=0)
     page = (out / SITE_DIR / "index.html").read_text()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    pages = sorted((out / SITE_DIR).rglob("*.html"))
+    assert len(pages) > 1 and any("&lt;img src=x" in p.read_text() for p in pages if p.name != "index.html")
+    assert not any("<img src=x" in p.read_text() for p in pages)  # the bot pages escape it too
+
+
+FORMULA = '=HYPERLINK("http://evil.example/", "x")'
+
+
+def test_display_names_are_escaped_in_csv_files_and_on_the_terminal(toy):
+    bots = (f"\n[[bots]]\nuse = \"random\"\nas = '{FORMULA}'\n\n[[bots]]\nuse = \"toy-cautious\"\n"
+            '\n[[bots]]\nuse = "random"\nas = "-plain"\n')
+    path = toy_file(toy / "t.toml", deals=1, players=2, bots=bots, extra='isolation = "inline"\n')
+    out = toy / "out"
+    run_and_publish(load_tournament(path, load_registry()), out, workers=1, echo=lambda line: None, progress=False)
+    standings = list(csv.DictReader(io.StringIO((out / "standings.csv").read_text())))
+    names = {row["bot"] for row in standings}
+    assert names == {"'" + FORMULA, "toy-cautious", "'-plain"}  # shown as text by a spreadsheet, never run
+    assert all(row["mu"] and not row["mu"].startswith("'") for row in standings)  # numbers stay numbers
+    pairs = list(csv.DictReader(io.StringIO((out / "pairwise.csv").read_text())))
+    assert pairs and all(not (p["a"] + p["b"]).startswith(("=", "-")) for p in pairs)
+    assert {p["a"] for p in pairs} | {p["b"] for p in pairs} <= names
+    shown = CliRunner().invoke(main, ["rank", str(out)])
+    assert shown.exit_code == 0 and FORMULA in shown.output  # the terminal shows it as written
+    doc = json.loads((out / "standings.json").read_text())
+    doc["overall"][0]["bot"] = "\x1b]0;owned\x07\x1b[2Jname\u202e"  # a name no file check lets in today
+    text = text_tables(doc, overall_only=True)
+    assert "\x1b" not in text and "\u202e" not in text and "\\u001b]0;owned\\u0007\\u001b[2Jname\\u202e" in text

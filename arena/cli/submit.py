@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from arena.cli.support import SEED_RANGE, UserError, load_plugins, print_json, user_errors
-from arena.seats import LIMIT_BOUNDS, Limits
+from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
+from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 
 
 @click.command("new-bot")
@@ -69,12 +70,16 @@ next:
               metavar="DIR", help="For a path: build it from the wheels and sdists in DIR (build backends "
                                   "included; default: with this environment's setuptools).")
 @click.option("--allow-network", is_flag=True, help="For a path: let pip reach the network while it builds.")
+@click.option("--build-quota-mb", type=click.IntRange(*QUOTA_BOUNDS["build_quota_mb"]), default=Quota.mb,
+              show_default=True, help="For a path: the MiB its build may write (as the tournament key).")
+@click.option("--build-quota-files", type=click.IntRange(*QUOTA_BOUNDS["build_quota_files"]), default=Quota.files,
+              show_default=True, help="For a path: the files its build may make (as the tournament key).")
 @click.option("--keep", is_flag=True, help="Keep the throwaway virtualenv (for a path) and print where it is.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @user_errors
 def validate(target: str | None, command: str | None, games: int, seed: int, time_per_decision: float, time_bank: float, memory_mb: int,
-             rulesets: tuple[str, ...], isolation: str, wheelhouse: Path | None, allow_network: bool, keep: bool,
-             as_json: bool) -> None:
+             rulesets: tuple[str, ...], isolation: str, wheelhouse: Path | None, allow_network: bool,
+             build_quota_mb: int, build_quota_files: int, keep: bool, as_json: bool) -> None:
     """Check a bot before a tournament: exit code 0 when it passes, 1 when it does not.
 
     NAME_OR_PATH is the name of an installed bot, or a submission: a project folder, a
@@ -97,6 +102,10 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
     from arena.validate import (Settings, format_report, is_submission_path, validate_command, validate_installed,
                                 validate_local, validate_path)
 
+    if problem := limit_problem("memory_mb", memory_mb):
+        raise UserError(f"--memory-mb: {problem}")
+    if problem := quota_problem(build_quota_mb, build_quota_files):
+        raise UserError(f"--build-quota-files: {problem}")
     settings = Settings(games, seed, time_per_decision, time_bank, memory_mb, tuple(rulesets))
 
     def progress(line: str) -> None:
@@ -146,7 +155,7 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
         report = validate_installed([target], settings, registry=registry, echo=progress, isolation=isolation)
     else:
         report = validate_path(target, settings, echo=progress, keep=keep, wheelhouse=wheelhouse,
-                               network=allow_network)
+                               network=allow_network, quota=Quota(build_quota_mb, build_quota_files))
     if as_json:
         print_json(report)
     else:

@@ -102,3 +102,58 @@ def test_match_plays_the_same_game_in_a_sandbox_as_inline():
     sandboxed = run("match", "flip-7", "flip7-threshold", "random", "--seed", "5", "--json")
     assert inline.exit_code == 0 and sandboxed.exit_code == 0, sandboxed.output
     assert json.loads(inline.stdout)["transcript_hash"] == json.loads(sandboxed.stdout)["transcript_hash"]
+
+
+# -- output that fits and says what it means (issue 36) ---------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+PUBLISHED = sorted((ROOT / "results").glob("*/standings.json"))
+
+
+@pytest.mark.parametrize("path", PUBLISHED, ids=lambda p: p.parent.name)
+def test_rank_tables_fit_100_columns_by_default_and_wide_shows_every_column(path):
+    from arena.publish import text_tables
+
+    doc = json.loads(path.read_text())
+    compact = text_tables(doc)
+    assert max(len(line) for line in compact.splitlines()) <= 100
+    assert compact.splitlines()[0].startswith(next(iter(doc["rulesets"])) + ":") or \
+        compact.splitlines()[0].startswith("overall:")  # who leads, first
+    assert "arena rank --wide" in compact and "avg position" not in compact
+    wide = text_tables(doc, wide=True)
+    assert "avg position" in wide and "uses" in wide and max(len(line) for line in wide.splitlines()) > 100
+
+
+def test_the_quickstart_overall_table_of_two_random_bots_is_left_out_with_the_reason():
+    from arena.publish import markdown, overall_shown, text_tables
+
+    doc = json.loads((ROOT / "results" / "quickstart" / "standings.json").read_text())
+    assert {r["uses"] for r in doc["overall"]} == {"random"} and not overall_shown(doc)
+    md = markdown(doc)
+    overall = md[md.index("## Overall"):md.index("## flip-7")]
+    assert "No overall ranking" in overall and "baselines" in overall and "|" not in overall
+    assert md.index("- flip-7: flip7-threshold leads flip7-threshold-23") < md.index("- tournament file")
+    assert "overall: No overall ranking" in text_tables(doc)
+
+
+def test_the_reference_overall_table_of_ismcts_and_random_is_kept_and_says_why_it_holds_only_them():
+    from arena.publish import overall_note, overall_shown, verdict_lines
+
+    doc = json.loads((ROOT / "results" / "reference" / "standings.json").read_text())
+    assert overall_shown(doc)
+    assert "Only the bots entered in every ruleset (ismcts, random) are ranked here" in overall_note(doc)
+    assert verdict_lines(doc)[0].startswith("overall: ismcts leads random, mean paired score ")
+    assert len(verdict_lines(doc)) == 1 + len(doc["rulesets"])
+
+
+@pytest.mark.parametrize("decision, said", [
+    ("accept H1", "SPRT decided v2 is better than v1 (H1 accepted)"),
+    ("accept H0", "SPRT decided v2 is not better than v1 (H0 accepted)"),
+    ("continue", "SPRT undecided at max_deals (v2 against v1 reached neither bound)")])
+def test_an_sprt_stop_says_what_it_decided_or_that_it_stopped_undecided(decision, said):
+    from arena.publish import stop_text
+
+    comparison = {"stop": {"looks": 15, "deals": 60, "stopped": True, "reason": "max_deals", "test": "sprt",
+                           "decision": decision, "bot": "v2", "baseline": "v1"}}
+    assert stop_text(comparison) == f"stopped after 60 deals: {said}"
+    assert "SPRT continue" not in stop_text(comparison)

@@ -74,7 +74,8 @@ def test_history_pass_gives_exactly_the_standings_of_the_rater(store):
 
 def test_leaderboard_rows_are_sorted_by_conservative_rating_highest_first(store):
     context = build_context(store)
-    assert [s["label"] for s in context["scopes"]] == ["overall", "flip-7", "uno-flip", "color-flush", "flip-hue"]
+    # random-1 and random-2 alone play every ruleset: the overall table would rank only baselines
+    assert [s["label"] for s in context["scopes"]] == ["flip-7", "uno-flip", "color-flush", "flip-hue"]
     for scope in context["scopes"]:
         values = [r["conservative"] for r in scope["rows"]]
         assert values == sorted(values, reverse=True)
@@ -83,10 +84,50 @@ def test_leaderboard_rows_are_sorted_by_conservative_rating_highest_first(store)
 
 def test_leaderboard_html_lists_bots_in_rating_order_with_error_bars(results, store):
     page = (results / SITE_DIR / "index.html").read_text()
-    overall = page.split('id="board-overall"')[1].split("</table>")[0]
-    shown = re.findall(r'<td data-value="([^"]+)"><span class="swatch"', overall)
-    assert shown == [r["bot"] for r in rate_store(store)["overall"]]
-    assert overall.count('<svg class="errbar"') == len(shown)
+    board = page.split('id="board-flip-7"')[1].split("</table>")[0]
+    shown = re.findall(r'<td data-value="([^"]+)"><span class="swatch"', board)
+    assert shown == [r["bot"] for r in rate_store(store)["rulesets"]["flip-7"]]
+    assert board.count('<svg class="errbar"') == len(shown)
+
+
+def test_the_leaderboard_opens_with_who_leads_each_ruleset_and_says_why_there_is_no_overall_table(results, store):
+    """Issue 36 item 1: one plain line per ruleset (leader, mean paired score and interval
+    against the next, verdict, settled or not) before any table; the overall table, which
+    would rank only the two random baselines here, is left out with a sentence saying so."""
+    page = (results / SITE_DIR / "index.html").read_text()
+    standings = rate_store(store)
+    leads = page[page.index('id="leads"'):page.index('id="how-to-read"')]
+    assert leads.index("Who leads") < page.index('id="board-')
+    for label, rows in standings["rulesets"].items():
+        pair = standings["pairwise"]["rulesets"][label]["results"][0]
+        assert (pair["a"], pair["b"]) == (rows[0]["bot"], rows[1]["bot"])
+        line = f"{label}: {rows[0]['bot']} leads {rows[1]['bot']}, mean paired score {pair['mean']:.2f} " \
+               f"(interval {pair['low']:.2f}-{pair['high']:.2f}, {pair['deals']} deal"
+        assert line in leads, label
+        assert ("the whole ranking is settled" if standings["pairwise"]["rulesets"][label]["settled"]
+                else "the ranking is not settled") in leads
+    assert 'id="board-overall"' not in page and 'id="scope-overall"' not in page
+    note = page[page.index('id="overall-note"'):].split("</p>")[0]
+    assert "No overall ranking" in note and "random-1" in note and "baselines" in note
+
+
+def test_every_row_shows_its_verdict_and_score_against_the_next_as_text(results, store):
+    page = (results / SITE_DIR / "index.html").read_text()
+    rows = rate_store(store)["rulesets"]["uno-flip"]
+    pair = rate_store(store)["pairwise"]["rulesets"]["uno-flip"]["results"][0]
+    board = page.split('id="board-uno-flip"')[1].split("</table>")[0]
+    assert f"{pair['mean']:.2f} ({pair['low']:.2f}\u2013{pair['high']:.2f})" in board
+    cards = page.split('id="cards-uno-flip"')[1].split("</ol>")[0]
+    assert cards.count("<li") == len(rows)
+    assert f"vs next: {rows[0]['vs_next']}, score {pair['mean']:.2f}" in cards
+    assert f"win rate {rows[0]['win_rate']:.3f} ({rows[0]['win_rate_low']:.3f}" in cards
+
+
+def test_the_explanations_appear_once_per_page(results):
+    page = (results / SITE_DIR / "index.html").read_text()
+    assert page.count("How to read these tables") == 1
+    assert page.count("Click a column header") + page.count("click a column header") == 1
+    assert page.count("Each cell") == 0 and page.count("each cell is the row") == 1
 
 
 def test_rating_history_is_monotonic_in_game_count_and_ends_at_the_final_rating(store):
@@ -463,25 +504,25 @@ def test_browser_leaderboard_loads_and_sorts_by_a_clicked_column(browser, result
 
     browser.get((results / SITE_DIR / "index.html").as_uri())
     assert "Standings: site-test" in browser.find_element(By.TAG_NAME, "h1").text
-    by_rating = [r["bot"] for r in rate_store(store)["overall"]]
-    assert _board_bots(browser, "board-overall") == by_rating
+    by_rating = [r["bot"] for r in rate_store(store)["rulesets"]["flip-7"]]
+    assert _board_bots(browser, "board-flip-7") == by_rating
     _shot(browser, tmp_path / "leaderboard.png")
     browser.save_screenshot(str(tmp_path / "leaderboard-top.png"))
     if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's screenshots on request
         (ROOT / "docs" / "screenshots").mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp_path / "leaderboard-top.png", ROOT / "docs" / "screenshots" / "leaderboard.png")
-    header = browser.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="bot"]')
+    header = browser.find_element(By.CSS_SELECTOR, '#board-flip-7 th[data-col="bot"]')
     header.click()
-    assert _board_bots(browser, "board-overall") == sorted(by_rating, key=str.lower)
+    assert _board_bots(browser, "board-flip-7") == sorted(by_rating, key=str.lower)
     header.click()
-    assert _board_bots(browser, "board-overall") == sorted(by_rating, key=str.lower, reverse=True)
-    games = browser.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="games"]')
+    assert _board_bots(browser, "board-flip-7") == sorted(by_rating, key=str.lower, reverse=True)
+    games = browser.find_element(By.CSS_SELECTOR, '#board-flip-7 th[data-col="games"]')
     games.click()
     counts = [int(v) for v in browser.execute_script(
-        "return Array.from(document.querySelectorAll('#board-overall tbody tr')).map(r => r.cells[7].textContent)")]
+        "return Array.from(document.querySelectorAll('#board-flip-7 tbody tr')).map(r => r.cells[7].textContent)")]
     assert counts == sorted(counts, reverse=True)
-    assert browser.find_elements(By.CSS_SELECTOR, "#scope-overall svg.chart g.series")
-    assert browser.find_elements(By.CSS_SELECTOR, "#scope-overall table.heat td")
+    assert browser.find_elements(By.CSS_SELECTOR, "#scope-flip-7 svg.chart g.series")
+    assert browser.find_elements(By.CSS_SELECTOR, "#scope-flip-7 table.heat td")
     _shot(browser, tmp_path / "leaderboard-sorted.png")
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -664,9 +705,9 @@ def test_browser_no_page_scrolls_sideways_and_tables_keep_their_own_scroll_box(s
         for table in driver.find_elements(By.CSS_SELECTOR, "table.board, table.heat"):
             assert driver.execute_script("return !!arguments[0].closest('.scroll-box')", table), page
     _open(driver, (site / "index.html").as_uri())
-    low = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="uses"]')
-    kept = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="conservative"]')
-    assert kept.is_displayed() and low.is_displayed() == (width > 640)
+    board = driver.find_element(By.ID, "board-flip-7")
+    cards = driver.find_element(By.ID, "cards-flip-7")
+    assert board.is_displayed() == (width > 640) and cards.is_displayed() == (width <= 640)
     if width >= 1400:  # a desktop shows whole leaderboards, without scrolling their boxes
         boxes = driver.execute_script("return Array.from(document.querySelectorAll('.scroll-box'))"
                                       ".filter(function (b) { return b.querySelector('table[id^=board-]'); })"
@@ -683,7 +724,7 @@ def test_browser_leaderboard_headers_explain_their_columns(sized, results, width
     driver = sized(width)
     _open(driver, (results / SITE_DIR / "index.html").as_uri())
     titles = {th.get_attribute("data-col"): th.get_attribute("title")
-              for th in driver.find_elements(By.CSS_SELECTOR, "#board-overall th")}
+              for th in driver.find_elements(By.CSS_SELECTOR, "#board-flip-7 th")}
     assert "mu - 3 sigma" in titles["conservative"] and "sorted" in titles["conservative"]
     assert "skill" in titles["mu"] and "uncertain" in titles["sigma"]
     assert "lower is better" in titles["avg_position"]
@@ -697,7 +738,8 @@ def test_browser_each_bot_has_a_page_with_its_games_losses_faults_and_logs(sized
 
     driver = sized(width)
     _open(driver, (results / SITE_DIR / "index.html").as_uri())
-    link = driver.find_element(By.CSS_SELECTOR, '#board-overall a[href^="bots/"]')
+    shown = "#board-flip-7" if width > 640 else "#cards-flip-7"  # a phone shows cards, a desktop the table
+    link = driver.find_element(By.CSS_SELECTOR, f'{shown} a[href^="bots/"]')
     name = link.text
     driver.execute_script("arguments[0].click()", link)
     _wait(driver, lambda d: d.find_element(By.TAG_NAME, "h1").text == f"Bot: {name}")

@@ -108,8 +108,11 @@ def _results_store(results_dir: Path) -> Any:
 @click.command()
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the standings.json document instead of tables.")
+@click.option("--wide", is_flag=True,
+              help="Every column of the tables (uses, version, mu, sigma, wins, mean score, faults), as "
+                   "standings.md has them; by default the tables fit 100 columns.")
 @user_errors
-def rank(results_dir: Path, as_json: bool) -> None:
+def rank(results_dir: Path, as_json: bool, wide: bool) -> None:
     """Recompute the standings of RESULTS_DIR from its results store and print them.
 
     Every stored result is first checked against its game record (replayed with the
@@ -127,7 +130,7 @@ def rank(results_dir: Path, as_json: bool) -> None:
         return
     p = doc["tournament"]
     click.echo(f"{p['name']}: {p['games_stored']:,} of {p['games_total']:,} games\n")
-    click.echo(text_tables(doc))
+    click.echo(text_tables(doc, wide=wide))
 
 
 @click.command()

@@ -157,3 +157,19 @@ def test_an_sprt_stop_says_what_it_decided_or_that_it_stopped_undecided(decision
                            "decision": decision, "bot": "v2", "baseline": "v1"}}
     assert stop_text(comparison) == f"stopped after 60 deals: {said}"
     assert "SPRT continue" not in stop_text(comparison)
+
+
+def test_two_plugins_shipping_the_same_module_are_one_line_naming_both_distributions_and_the_module(plugin_dir):
+    from conftest import write_plugin
+
+    source = ('import arena\n\nclass EchoFirst(arena.Bot):\n    name = "echo-first"\n    rulesets = "*"\n\n'
+              '    def act(self, observation):\n        return observation["legal_actions"][0]\n\n'
+              '@arena.hookimpl\ndef register_bots(register):\n    register(EchoFirst)\n')
+    write_plugin(plugin_dir, "my-bot", "my_bot", source)
+    write_plugin(plugin_dir, "my-bot-copy", "my_bot", source)
+    result = run("bots", "list")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == ["warning: arena plugins: my-bot and my-bot-copy both provide the module 'my_bot'; "
+                        "only my-bot's is loaded (rename one package's module)"]
+    assert "pluggy" not in result.output and "<module" not in result.output

@@ -173,3 +173,21 @@ def test_two_plugins_shipping_the_same_module_are_one_line_naming_both_distribut
     assert warnings == ["warning: arena plugins: my-bot and my-bot-copy both provide the module 'my_bot'; "
                         "only my-bot's is loaded (rename one package's module)"]
     assert "pluggy" not in result.output and "<module" not in result.output
+
+
+def test_arena_run_ends_by_naming_every_bot_that_faulted_with_counts_kinds_and_the_faults_command(
+        plugin_dir, tmp_path, monkeypatch):
+    from test_tournament_support import install_toy, toy_file
+
+    install_toy(plugin_dir)
+    bots = '\n[[bots]]\nuse = "toy-broken"\n\n[[bots]]\nuse = "toy-cautious"\n\n[[bots]]\nuse = "random"\n'
+    path = toy_file(tmp_path / "t.toml", deals=2, players=3, bots=bots, extra='isolation = "inline"\n')
+    monkeypatch.chdir(tmp_path)
+    result = run("run", str(path), "--workers", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    start = lines.index("Faults (a faulting bot forfeits the game, unless the file's on_fault says otherwise):")
+    broken = [line for line in lines[start:] if line.startswith("  toy-broken: ")]
+    assert len(broken) == 1 and " in 6 of its 6 games" in broken[0] and "error" in broken[0], lines[start:]
+    assert not [line for line in lines[start:] if line.startswith(("  toy-cautious", "  random"))]
+    assert lines[-1].startswith("See each one: arena faults results/")

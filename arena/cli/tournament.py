@@ -97,6 +97,44 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
     click.echo(f"published {', '.join(str(p) for p in summary.written)}", err=True)
     doc = json.loads((out / "standings.json").read_text())
     click.echo(summary_text(doc, out))
+    with _results_store(out) as store:
+        from arena.site.data import faults_rows
+
+        lines = faults_summary(faults_rows(store, store.plan()), games_per_bot(store), out)
+    for line in lines:
+        click.echo(line)
+
+
+def games_per_bot(store: Any) -> dict[str, int]:
+    """How many stored games each entry played, by display name."""
+    names = [e["bot"] for e in store.plan()["entries"]]
+    games = dict.fromkeys(names, 0)
+    for row in store.iter_rows():
+        for entry in row.seats:
+            games[names[entry]] += 1
+    return games
+
+
+def faults_summary(rows: list[dict[str, Any]], games: dict[str, int], results_dir: Path) -> list[str]:
+    """A line per bot that faulted (in plan order): faults, their kinds, games with a
+    fault of the games played; then the `arena faults` command that lists them ([] with
+    no faults)."""
+    per_bot: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        seen = per_bot.setdefault(r["bot"], {"faults": 0, "kinds": {}, "games": set()})
+        seen["faults"] += 1
+        seen["kinds"][r["kind"]] = seen["kinds"].get(r["kind"], 0) + 1
+        seen["games"].add(r["game"])
+    if not per_bot:
+        return []
+    lines = ["Faults (a faulting bot forfeits the game, unless the file's on_fault says otherwise):"]
+    for bot in [name for name in games if name in per_bot]:
+        seen = per_bot[bot]
+        kinds = ", ".join(f"{kind}: {count:,}" for kind, count in sorted(seen["kinds"].items()))
+        lines.append(f"  {bot}: {seen['faults']:,} fault{'' if seen['faults'] == 1 else 's'} ({kinds}) in "
+                     f"{len(seen['games']):,} of its {games[bot]:,} games")
+    lines.append(f"See each one: arena faults {results_dir} (add --logs for what the bots wrote to stderr)")
+    return lines
 
 
 def _results_store(results_dir: Path) -> Any:

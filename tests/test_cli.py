@@ -191,3 +191,33 @@ def test_arena_run_ends_by_naming_every_bot_that_faulted_with_counts_kinds_and_t
     assert len(broken) == 1 and " in 6 of its 6 games" in broken[0] and "error" in broken[0], lines[start:]
     assert not [line for line in lines[start:] if line.startswith(("  toy-cautious", "  random"))]
     assert lines[-1].startswith("See each one: arena faults results/")
+
+
+def test_a_question_mark_at_the_table_is_short_and_leaves_out_the_rulings_and_two_show_the_whole_page():
+    from arena.plugins import load_registry
+    from arena.reference import ruleset_doc
+    from arena.terminal import rules_summary
+
+    short, full = rules_summary("flip-7"), rules_summary("flip-7", full=True)
+    assert "the ruling, amended" not in "\n".join(short) and "the ruling, amended" in " ".join(full)
+    assert "Action cards" in short and len(short) < len(full) / 2
+    assert "?? for the whole page" in short[1]
+    doc = ruleset_doc(load_registry().ruleset("flip-7").cls)
+    assert full[2:-1] == __import__("inspect").cleandoc(doc).splitlines()
+
+
+def test_a_question_mark_shows_the_rulesets_how_to_play_where_it_has_one(monkeypatch):
+    from arena.plugins import load_registry
+    from arena.terminal import rules_summary
+
+    cls = load_registry().ruleset("flip-7").cls
+    monkeypatch.setattr(cls, "how_to_play", classmethod(lambda c: "Hit or stay.\nDo not bust."), raising=False)
+    assert rules_summary("flip-7")[2:-1] == ["Hit or stay.", "Do not bust."]
+    assert "how to play flip-7" in rules_summary("flip-7")[1]
+
+
+def test_arena_play_opens_with_the_ruleset_and_its_version_in_words_and_a_player_count_in_the_singular():
+    result = run("play", "flip-7", "--seed", "3", "--color", "never")  # solo: 1 player
+    first = result.output.splitlines()[0]
+    assert "(ruleset flip-7, version " in first and "1 player;" in first and "1 players" not in result.output
+    assert "?? for the whole rules page" in result.output

@@ -364,6 +364,46 @@ def test_serve_serves_the_site_and_replays_any_game_on_demand(server):
     assert status == 200 and json.loads(body)["tournament"]["name"] == "site-test"
 
 
+def test_served_pages_link_every_game_and_static_ones_only_those_with_a_replay_file(server):
+    """Issue 36 item 5: a bot page lists every game; a game without a replay file is a
+    link-in-waiting that site.js turns into a link when `arena serve` says it serves the
+    page (its /static/served.js), which replays any game on demand."""
+    base, folder = server
+    assert "ARENA_SERVED = false" in (folder / SITE_DIR / "static" / "served.js").read_text()
+    status, body = _get(base + "/static/served.js")
+    assert status == 200 and b"window.ARENA_SERVED = true;" in body
+    page = next((folder / SITE_DIR / "bots").glob("1-*.html")).read_text()
+    games = page.split('id="bot-games"')[1].split("</table>")[0]
+    linked = re.findall(r'<a href="\.\./replay\.html\?game=(\d+)#view=\d+">', games)
+    waiting = re.findall(r'class="served-link" data-href="\.\./replay\.html\?game=(\d+)#view=\d+">', games)
+    with Store.open(store_path(folder)) as store:
+        played = [r.index for r in store.iter_rows() if 0 in r.seats]
+    assert len(linked) == 1 and sorted(int(g) for g in linked + waiting) == played
+    assert '<script src="../static/served.js"></script>' in page
+
+
+def test_a_bot_page_shows_its_results_against_each_opponent(results, store):
+    plan = store.plan()
+    names = [e["bot"] for e in plan["entries"]]
+    labels = [r["label"] for r in plan["rulesets"]]
+    me = names.index("flip7-threshold")
+    expected = {}
+    for row in store.iter_rows():
+        if me in row.seats:
+            mine = row.standing[row.seats.index(me)]
+            for seat, other in enumerate(row.seats):
+                if other != me:
+                    cell = expected.setdefault((labels[row.ruleset], names[other]), [0, 0, 0])
+                    cell[0 if mine < row.standing[seat] else 1 if mine == row.standing[seat] else 2] += 1
+    page = next((results / SITE_DIR / "bots").glob("*-flip7-threshold.html")).read_text()
+    table = page.split('id="bot-opponents"')[1].split("</table>")[0]
+    rows = re.findall(r'<td data-value="([^"]+)">[^<]*</td><td data-value="([^"]+)">.*?</td>\s*'
+                      r'<td data-value="(\d+)" class="num">\d+</td><td data-value="(\d+)" class="num">\d+</td>\s*'
+                      r'<td data-value="(\d+)" class="num">\d+</td><td data-value="(\d+)"', table, re.S)
+    assert {(r[0], r[1]): [int(r[3]), int(r[4]), int(r[5])] for r in rows} == expected
+    assert all(int(r[2]) == int(r[3]) + int(r[4]) + int(r[5]) for r in rows) and rows
+
+
 def test_serve_never_serves_the_results_store(server):
     base, _ = server
     for path in ("/games.sqlite", "/../games.sqlite", "/%2e%2e/games.sqlite"):

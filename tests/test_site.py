@@ -876,3 +876,83 @@ def test_browser_every_page_has_a_favicon_that_loads(sized, results, width):
             "img.onload = function () { done(img.naturalWidth > 0); }; img.onerror = function () { done(false); };"
             "img.src = arguments[0];", icon)
         assert loaded, (page, icon)
+
+
+# -- the phone layout of issue 36 (item 2) and the viewer's labels (item 5) ----------
+
+
+def _replay_of(results, ruleset_id: str) -> dict:
+    for path in sorted((results / SITE_DIR / "replays").glob("[0-9]*.js")):
+        data = _script_data(path.read_text())
+        if data.get("ruleset", {}).get("id") == ruleset_id:
+            return data
+    raise AssertionError(f"no {ruleset_id} replay")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_chart_text_is_at_least_11_px_and_a_card_per_bot_shows_rating_win_rate_and_verdict(
+        sized, results, store, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    _open(driver, (results / SITE_DIR / "index.html").as_uri())
+    sizes = driver.execute_script("return Array.from(document.querySelectorAll('svg.chart text'))"
+                                  ".map(function (t) { return t.getBoundingClientRect().height; })")
+    assert sizes and min(sizes) >= 11, (width, min(sizes))
+    assert _page_overflow(driver) == []
+    assert driver.find_element(By.ID, "leads").is_displayed()
+    if width <= 640:
+        rows = rate_store(store)["rulesets"]["flip-7"]
+        cards = driver.find_elements(By.CSS_SELECTOR, "#cards-flip-7 li.bot-card")
+        assert [c.find_element(By.TAG_NAME, "a").text for c in cards] == [r["bot"] for r in rows]
+        first = cards[0].text
+        assert f"rating {rows[0]['conservative']:.2f}" in first and f"({rows[0]['win_rate_low']:.3f}" in first
+        assert f"vs next: {rows[0]['vs_next']}" in first
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_the_step_buttons_what_it_chose_and_the_events_share_the_first_screen(sized, results, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    data = _replay_of(results, "flip-7")
+    decision = next(f["n"] for f in data["frames"] if f["asked"])
+    _open(driver, (results / SITE_DIR / "replay.html").as_uri() + f"?game={data['game']}#view=god&d={decision + 1}")
+    _wait(driver, lambda d: d.find_element(By.ID, "position").text.startswith(f"decision {decision + 1} of"))
+    height = driver.execute_script("return window.innerHeight")
+    boxes = {name: driver.execute_script("var b = document.getElementById(arguments[0]).getBoundingClientRect();"
+                                         "return [b.top, b.bottom];", name) for name in ("next", "decision", "events")}
+    assert all(0 <= top and bottom <= height for top, bottom in boxes.values()), (width, boxes)
+    assert "chose" in driver.find_element(By.ID, "decision").text
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")  # the step buttons stay on screen
+    top, bottom = driver.execute_script("var b = document.getElementById('next').getBoundingClientRect();"
+                                        "return [b.top, b.bottom];")
+    assert 0 <= top and bottom <= height
+    assert _page_overflow(driver) == []
+
+
+@pytest.mark.browser
+def test_browser_the_viewer_labels_legal_actions_in_words_as_the_terminal_does(browser, results):
+    from selenium.webdriver.common.by import By
+
+    data = _replay_of(results, "color-flush")
+    frame = next(f for f in data["frames"] if f["asked"] and len(f["legal"]) > 3)
+    _open(browser, (results / SITE_DIR / "replay.html").as_uri() + f"?game={data['game']}#view=god&d={frame['n'] + 1}")
+    _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith(f"decision {frame['n'] + 1} of"))
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#legal li")]
+    assert items == [f"{text} ({raw})" if text != raw else raw for text, raw in zip(frame["legal_text"], frame["legal"])]
+    assert any(text != raw for text, raw in zip(frame["legal_text"], frame["legal"]))
+
+
+@pytest.mark.browser
+def test_browser_nobody_is_to_act_at_game_over(browser, results):
+    from selenium.webdriver.common.by import By
+
+    for ruleset_id in ("flip-hue", "uno-flip", "color-flush", "flip-7"):
+        data = _replay_of(results, ruleset_id)
+        _open(browser, (results / SITE_DIR / "replay.html").as_uri() + f"?game={data['game']}#view=god&d=end")
+        _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith("the end"))
+        assert not browser.find_elements(By.CSS_SELECTOR, "#table .seat-row.to-act"), ruleset_id
+        assert "to act" not in browser.find_element(By.ID, "table").text, ruleset_id

@@ -76,6 +76,8 @@ def provenance(store: Store) -> dict[str, Any]:
         "bots": {e["bot"]: {"uses": e["uses"], "package": e["package"], "version": e["version"],
                             "params": e.get("params", {}), "files_sha256": e.get("files_sha256")}
                  for e in plan["entries"]},
+        **({"challengers": [plan["entries"][c]["bot"] for c in plan.get("challengers") or ()]}
+           if plan["format"] == "gauntlet" else {}),
         "isolation": meta.get("isolation"),
         "started_at": meta.get("started_at"),
         "finished_at": meta.get("finished_at"),
@@ -209,8 +211,18 @@ def pairwise_csv_text(doc: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
-def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
-    """One standings table as text."""
+def challenger_names(doc: dict[str, Any]) -> list[str]:
+    """A gauntlet's challengers by name ([] for any other format)."""
+    return list(doc["tournament"].get("challengers") or [])
+
+
+def shown_name(name: str, challengers: Any = ()) -> str:
+    """A bot's name as a table shows it: a gauntlet's challenger marked as one."""
+    return f"{name} (challenger)" if name in challengers else name
+
+
+def table(rows: list[dict[str, Any]], fmt: str = "github", challengers: Any = ()) -> str:
+    """One standings table as text (`challengers`: names marked as a gauntlet's challengers)."""
     headers = ["rank", "bot", "uses", "version", "conservative", "mu", "sigma", "games", "wins",
                "win rate (95% CI)", "avg position", "mean score", "faults", "vs next"]
     body = []
@@ -221,7 +233,7 @@ def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
         else:
             rate = position = score = "-"
         name = markdown_text if fmt == "github" else str  # names are data, not markup
-        body.append([r["rank"], name(r["bot"]), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
+        body.append([r["rank"], name(shown_name(r["bot"], challengers)), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
                      f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"],
                      r.get("vs_next") or ""])
     align = ("right", "left", "left", "left") + ("right",) * 9 + ("left",)
@@ -406,10 +418,11 @@ def markdown(doc: dict[str, Any]) -> str:
     parts += [note, ""] if note else []
     parts += ["## Overall", ""]
     parts += [markdown_text(overall_note(doc)), ""] if doc.get("pairwise") else []
-    parts += [table(doc["overall"]), ""] if overall_shown(doc) or not doc.get("pairwise") else []
+    marked = challenger_names(doc)
+    parts += [table(doc["overall"], challengers=marked), ""] if overall_shown(doc) or not doc.get("pairwise") else []
     comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
     for label, rows in doc["rulesets"].items():
-        parts += [f"## {label}", "", table(rows), ""]
+        parts += [f"## {label}", "", table(rows, challengers=marked), ""]
         if label in comparisons:
             c = comparisons[label]
             settled = "every adjacent pair is settled" if c["settled"] else "not every adjacent pair is separated"
@@ -441,15 +454,18 @@ def summary_text(doc: dict[str, Any], results_dir: str | Path) -> str:
     pairwise = doc.get("pairwise") or {}
     comparisons = pairwise.get("rulesets") or {}
     overall = pairwise.get("overall") or {}
+    marked = challenger_names(doc)
     parts = []
     if len(doc["rulesets"]) > 1 and overall_shown(doc):
         parts += [_summary_block("overall (bots entered in every ruleset; score: the mean over rulesets)",
-                                 doc["overall"], overall), ""]
+                                 doc["overall"], overall, marked), ""]
     for label, rows in doc["rulesets"].items():
         title = label if len(doc["rulesets"]) > 1 else f"{label} (the only ruleset: the overall table)"
         if stop_text(comparisons.get(label) or {}):
             title += f"; {stop_text(comparisons[label])}"
-        parts += [_summary_block(title, rows, comparisons.get(label)), ""]
+        parts += [_summary_block(title, rows, comparisons.get(label), marked), ""]
+    if marked:
+        parts += ["*: a challenger of the gauntlet (field entries are compared only with challengers)."]
     if pairwise:
         parts += ["score vs next: the mean paired score against the next bot, and its interval",
                   _clip(f"({interval_kind(doc)}, simultaneous over each ruleset's pairs).")]
@@ -464,7 +480,8 @@ def summary_text(doc: dict[str, Any], results_dir: str | Path) -> str:
     return "\n".join(parts)
 
 
-def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str, Any] | None) -> str:
+def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str, Any] | None,
+                   challengers: Any = ()) -> str:
     by_pair = {(r["a"], r["b"]): r for r in (comparison or {}).get("results", [])}
     body = []
     for upper, lower in zip(rows, [*rows[1:], None]):
@@ -472,7 +489,7 @@ def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str,
         score = "" if not pair or pair["mean"] is None else f"{pair['mean']:.2f}" + (
             f" ({pair['low']:.2f}-{pair['high']:.2f})" if pair.get("low") is not None else "")
         rate = f"{upper['win_rate']:.3f}" if upper["games"] else "-"
-        body.append([upper["rank"], _short(upper["bot"]), f"{upper['conservative']:.2f}", upper["games"], rate,
+        body.append([upper["rank"], _short(upper["bot"]) + (" *" if upper["bot"] in challengers else ""), f"{upper['conservative']:.2f}", upper["games"], rate,
                      (upper.get("vs_next") or "") if lower else "", score])
     text = tabulate(body, headers=["#", "bot", "rating", "games", "win rate", "vs next", "score vs next"],
                     tablefmt="simple", disable_numparse=True,
@@ -494,11 +511,12 @@ def text_tables(doc: dict[str, Any], overall_only: bool = False, wide: bool = Fa
     against the next, and each ruleset's pairs); `wide`: every column, as standings.md has
     them."""
     comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
+    marked = challenger_names(doc)
     if wide:
-        parts = ["overall", table(doc["overall"], "simple")]
+        parts = ["overall", table(doc["overall"], "simple", marked)]
         if not overall_only:
             for label, rows in doc["rulesets"].items():
-                parts += ["", label, table(rows, "simple")]
+                parts += ["", label, table(rows, "simple", marked)]
                 if comparisons.get(label, {}).get("results"):
                     parts += ["", pair_table(comparisons[label]["results"], "simple")]
         return "\n".join(parts)
@@ -509,15 +527,17 @@ def text_tables(doc: dict[str, Any], overall_only: bool = False, wide: bool = Fa
         parts.append("")
     overall = (doc.get("pairwise") or {}).get("overall")
     if overall_shown(doc) or not doc.get("pairwise"):
-        parts += [_summary_block("overall", doc["overall"], overall)]
+        parts += [_summary_block("overall", doc["overall"], overall, marked)]
     else:
         parts += textwrap.wrap("overall: " + overall_note(doc), SUMMARY_WIDTH, subsequent_indent="  ")
     if not overall_only:
         for label, rows in doc["rulesets"].items():
-            parts += ["", _summary_block(label, rows, comparisons.get(label))]
+            parts += ["", _summary_block(label, rows, comparisons.get(label), marked)]
             if comparisons.get(label, {}).get("results"):
                 parts += ["", *(_clip(line.rstrip()) for line in
                                 _short_pairs(comparisons[label]["results"]).splitlines())]
+    if marked:
+        parts += ["", "*: a challenger of the gauntlet (field entries are compared only with challengers)."]
     parts += ["", "Every column (uses, version, mu, sigma, wins, mean score, faults): arena rank --wide"]
     return "\n".join(parts)
 

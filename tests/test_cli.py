@@ -221,3 +221,26 @@ def test_arena_play_opens_with_the_ruleset_and_its_version_in_words_and_a_player
     first = result.output.splitlines()[0]
     assert "(ruleset flip-7, version " in first and "1 player;" in first and "1 players" not in result.output
     assert "?? for the whole rules page" in result.output
+
+
+def test_a_gauntlets_challengers_are_marked_in_every_table(plugin_dir, tmp_path, monkeypatch):
+    from test_tournament_support import install_toy, toy_file
+
+    install_toy(plugin_dir)
+    bots = ('\n[[bots]]\nuse = "random"\nas = "random-1"\n\n[[bots]]\nuse = "toy-cautious"\nas = "cautious-15"\n'
+            '\n[[bots]]\nuse = "random"\nas = "random-2"\n')
+    path = toy_file(tmp_path / "t.toml", deals=2, players=2, bots=bots,
+                    extra='isolation = "inline"\nformat = "gauntlet"\nchallengers = ["cautious-15"]\n')
+    monkeypatch.chdir(tmp_path)
+    result = run("run", str(path), "--workers", "1")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "results" / "toy"
+    assert " cautious-15 * " in result.stdout and "random-1 *" not in result.stdout
+    assert "*: a challenger of the gauntlet" in result.stdout
+    assert json.loads((out / "standings.json").read_text())["tournament"]["challengers"] == ["cautious-15"]
+    md = (out / "standings.md").read_text()
+    assert "| cautious-15 (challenger) " in md and "random-1 (challenger)" not in md
+    page = (out / "site" / "index.html").read_text()
+    assert page.count('<span class="tag challenger"') >= 2  # its table row and its phone card
+    ranked = run("rank", str(out))
+    assert " cautious-15 * " in ranked.stdout and max(len(line) for line in ranked.stdout.splitlines()) <= 100

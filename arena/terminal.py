@@ -320,7 +320,7 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
     options = record["ruleset"]["options"]
     state = ruleset.new_game(players, options, random.Random(record["deal_seed"]))
     seen = f"as seen by {names[seat]}" if seat is not None else "god view"
-    yield from fit([style.bold(f"== {ruleset.id} {ruleset.version} · seed {record['deal_seed']} · {seen} · "
+    yield from fit([style.bold(f"== {ruleset.id} (version {ruleset.version}) · seed {record['deal_seed']} · {seen} · "
                                + ", ".join(names) + " ==")] + (renderer.legend() if seat is not None else []))
     logged = 0
     notes = decision_notes(record)

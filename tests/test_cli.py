@@ -244,3 +244,18 @@ def test_a_gauntlets_challengers_are_marked_in_every_table(plugin_dir, tmp_path,
     assert page.count('<span class="tag challenger"') >= 2  # its table row and its phone card
     ranked = run("rank", str(out))
     assert " cautious-15 * " in ranked.stdout and max(len(line) for line in ranked.stdout.splitlines()) <= 100
+
+
+def test_validate_of_a_path_that_does_not_exist_is_a_usage_error_with_exit_code_2(tmp_path):
+    result = run("validate", str(tmp_path / "missing"))
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().startswith("error: ") and "no such file or folder" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_validate_counts_faults_by_kind_in_words():
+    from arena.validate import RulesetRun, _play_check
+
+    fault = {"kind": "error", "game": 0, "rerun": False, "deal_seed": 1, "players": 1, "seat": 0, "detail": "boom"}
+    detail = _play_check(RulesetRun("flip-7", games=13, decisions=13, faults=[fault] * 13)).detail
+    assert detail.startswith("13 error faults (game 0, deal seed 1, 1 player, seat 0)")

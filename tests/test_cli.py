@@ -259,3 +259,24 @@ def test_validate_counts_faults_by_kind_in_words():
     fault = {"kind": "error", "game": 0, "rerun": False, "deal_seed": 1, "players": 1, "seat": 0, "detail": "boom"}
     detail = _play_check(RulesetRun("flip-7", games=13, decisions=13, faults=[fault] * 13)).detail
     assert detail.startswith("13 error faults (game 0, deal seed 1, 1 player, seat 0)")
+
+
+def test_the_readme_timings_script_writes_only_between_its_markers(tmp_path, monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_timings", ROOT / "benchmarks" / "readme_timings.py")
+    timings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timings)
+    readme = tmp_path / "README.md"
+    readme.write_text("Quick: <!-- readme-timings:quickstart -->old<!-- /readme-timings -->.\n"
+                      "Tests: <!-- readme-timings:tests -->old<!-- /readme-timings -->.\n")
+    monkeypatch.setattr(timings, "README", readme)
+    figures = {"cores": 2, "load_before": "0.5/0.4/0.3", "load_after": "1.0/0.6/0.4", "commit": "abc1234",
+               "date": "2026-12-02", "quickstart_s": 13.4, "quickstart_install_s": 20.2}
+    assert timings.update_readme(timings.sentences(figures)) == ["quickstart"]
+    text = readme.read_text()
+    assert "<!-- readme-timings:quickstart -->13 s for the run on 2 cores, load 0.5/0.4/0.3 before" in text
+    assert "at abc1234 on 2026-12-02<!-- /readme-timings -->." in text
+    assert "Tests: <!-- readme-timings:tests -->old<!-- /readme-timings -->." in text  # not measured: kept
+    assert "<!-- readme-timings:quickstart -->" in (ROOT / "README.md").read_text()
+    assert "<!-- readme-timings:tests -->" in (ROOT / "README.md").read_text()

@@ -186,7 +186,7 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...]
                    for s in range(record["players"])))
     click.echo(tabulate(rows, headers=["position", "seat", "bot", "score"]))
     extra = f", rounds {outcome['rounds']}" if "rounds" in outcome else ""
-    click.echo(f"\n{ruleset.id} {ruleset.version}, seed {seed}: {outcome['reason']}{extra}, "
+    click.echo(f"\n{ruleset.id} (version {ruleset.version}), seed {seed}: {outcome['reason']}{extra}, "
                f"{len(record['decisions'])} decisions, transcript {record['transcript_hash'][:16]}")
     if save is not None:
         click.echo(f"record written to {save}")

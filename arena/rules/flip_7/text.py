@@ -133,13 +133,14 @@ class Flip7Renderer(Renderer):
             extra = f" (banks {event['score']})" if "score" in event else ""
             return f"seat {seat} gives {event['card']} to seat {event['to']}{extra}"
         if kind == "discard":
-            return f"seat {seat} discards {', '.join(event['cards'])} ({event['reason']})"
+            return f"seat {seat} discards {', '.join(event['cards'])} ({REASONS.get(event['reason'], event['reason'])})"
         if kind == "reshuffle":
             return f"the set-aside pile ({event['cards']} cards) is shuffled into a new deck"
         if kind == "deck-empty":
             return "no cards left anywhere: the round ends"
         if kind == "round-end":
-            return (f"-- round {event['round']} ends ({event['reason']}): scores {event['scores']}, "
+            return (f"-- round {event['round']} ends ({REASONS.get(event['reason'], event['reason'])}): "
+                    f"scores {event['scores']}, "
                     f"totals {event['totals']}")
         if kind == "game-end":
             return f"== game over after {event['rounds']} rounds ({event['reason']}): totals {event['totals']}"

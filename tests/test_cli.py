@@ -188,7 +188,8 @@ def test_arena_run_ends_by_naming_every_bot_that_faulted_with_counts_kinds_and_t
     lines = result.stdout.splitlines()
     start = lines.index("Faults (a faulting bot forfeits the game, unless the file's on_fault says otherwise):")
     broken = [line for line in lines[start:] if line.startswith("  toy-broken: ")]
-    assert len(broken) == 1 and " in 6 of its 6 games" in broken[0] and "error" in broken[0], lines[start:]
+    assert len(broken) == 1 and " in 6 of its 6 games (" in broken[0] and "error" in broken[0], lines[start:]
+    assert max(len(line) for line in lines) <= 100
     assert not [line for line in lines[start:] if line.startswith(("  toy-cautious", "  random"))]
     assert lines[-1].startswith("See each one: arena faults results/")
 

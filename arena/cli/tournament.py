@@ -119,6 +119,8 @@ def faults_summary(rows: list[dict[str, Any]], games: dict[str, int], results_di
     """A line per bot that faulted (in plan order): faults, their kinds, games with a
     fault of the games played; then the `arena faults` command that lists them ([] with
     no faults)."""
+    from arena.publish import SUMMARY_WIDTH
+
     per_bot: dict[str, dict[str, Any]] = {}
     for r in rows:
         seen = per_bot.setdefault(r["bot"], {"faults": 0, "kinds": {}, "games": set()})
@@ -131,10 +133,12 @@ def faults_summary(rows: list[dict[str, Any]], games: dict[str, int], results_di
     for bot in [name for name in games if name in per_bot]:
         seen = per_bot[bot]
         kinds = ", ".join(f"{kind}: {count:,}" for kind, count in sorted(seen["kinds"].items()))
-        lines.append(f"  {bot}: {seen['faults']:,} fault{'' if seen['faults'] == 1 else 's'} ({kinds}) in "
-                     f"{len(seen['games']):,} of its {games[bot]:,} games")
+        name = bot if len(bot) <= 40 else bot[:39] + "\N{HORIZONTAL ELLIPSIS}"
+        lines.append(f"  {name}: {seen['faults']:,} fault{'' if seen['faults'] == 1 else 's'} in "
+                     f"{len(seen['games']):,} of its {games[bot]:,} games ({kinds})")
     lines.append(f"See each one: arena faults {results_dir} (add --logs for what the bots wrote to stderr)")
-    return lines
+    return [line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 1] + "\N{HORIZONTAL ELLIPSIS}"
+            for line in lines]
 
 
 def _results_store(results_dir: Path) -> Any:

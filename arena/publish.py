@@ -233,9 +233,9 @@ def table(rows: list[dict[str, Any]], fmt: str = "github", challengers: Any = ()
         else:
             rate = position = score = "-"
         name = markdown_text if fmt == "github" else str  # names are data, not markup
-        body.append([r["rank"], name(shown_name(r["bot"], challengers)), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
-                     f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"],
-                     r.get("vs_next") or ""])
+        body.append([r["rank"], name(shown_name(r["bot"], challengers)), name(r["uses"]), name(r["version"]),
+                     f"{r['conservative']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate,
+                     position, score, r["faults"], r.get("vs_next") or ""])
     align = ("right", "left", "left", "left") + ("right",) * 9 + ("left",)
     return tabulate(body, headers=headers, tablefmt=fmt, disable_numparse=True, colalign=align)
 
@@ -489,7 +489,8 @@ def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str,
         score = "" if not pair or pair["mean"] is None else f"{pair['mean']:.2f}" + (
             f" ({pair['low']:.2f}-{pair['high']:.2f})" if pair.get("low") is not None else "")
         rate = f"{upper['win_rate']:.3f}" if upper["games"] else "-"
-        body.append([upper["rank"], _short(upper["bot"]) + (" *" if upper["bot"] in challengers else ""), f"{upper['conservative']:.2f}", upper["games"], rate,
+        name = _short(upper["bot"]) + (" *" if upper["bot"] in challengers else "")
+        body.append([upper["rank"], name, f"{upper['conservative']:.2f}", upper["games"], rate,
                      (upper.get("vs_next") or "") if lower else "", score])
     text = tabulate(body, headers=["#", "bot", "rating", "games", "win rate", "vs next", "score vs next"],
                     tablefmt="simple", disable_numparse=True,

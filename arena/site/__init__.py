@@ -177,7 +177,8 @@ def _page_context(p: Mapping[str, Any], plan: Mapping[str, Any], standings: Mapp
     return {"p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
             "scopes": scopes, "leads": leads,
             "overall_note": overall_note(standings) if pairwise and not shared else "",
-            "overall_missing": not shared and bool(pairwise) and not overall_shown(standings), "heat": heat_color, "history": history or {}, "tips": COLUMN_TIPS,
+            "overall_missing": not shared and bool(pairwise) and not overall_shown(standings),
+            "heat": heat_color, "history": history or {}, "tips": COLUMN_TIPS,
             "bots": [{"name": bot, "slug": bot_slug(bot, order)} for bot in order],
             "challengers": list(p.get("challengers") or []),
             "bot_slugs": {bot: bot_slug(bot, order) for bot in order}}

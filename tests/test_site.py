@@ -956,3 +956,21 @@ def test_browser_nobody_is_to_act_at_game_over(browser, results):
         _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith("the end"))
         assert not browser.find_elements(By.CSS_SELECTOR, "#table .seat-row.to-act"), ruleset_id
         assert "to act" not in browser.find_element(By.ID, "table").text, ruleset_id
+
+
+@pytest.mark.browser
+def test_browser_a_served_bot_page_links_every_game_and_a_static_one_only_those_with_a_replay(browser, server):
+    from selenium.webdriver.common.by import By
+
+    base, folder = server
+    page = next((folder / SITE_DIR / "bots").glob("1-*.html"))
+    with Store.open(store_path(folder)) as store:
+        played = [r.index for r in store.iter_rows() if 0 in r.seats]
+    links = {}
+    for where, url in (("served", f"{base}/bots/{page.name}"), ("static", page.as_uri())):
+        _open(browser, url)
+        links[where] = [int(a.text) for a in browser.find_elements(By.CSS_SELECTOR, "#bot-games tbody td:first-child a")]
+    assert links["served"] == played and len(links["static"]) <= 1 < len(played)
+    _open(browser, f"{base}/bots/{page.name}")
+    browser.find_element(By.CSS_SELECTOR, f'#bot-games a[href^="../replay.html?game={played[-1]}#"]').click()
+    _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith("decision"))

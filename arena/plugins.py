@@ -119,11 +119,14 @@ def build_plugin_manager(extra_plugins: Iterable[tuple[str, Any]] = (),
             continue  # the same distribution seen twice on sys.path
         try:
             module = entry_point.load()
+            if manager.is_registered(module):  # two distributions ship a module of the same name
+                raise _ModuleClash(_clash_message(manager.get_name(module), package, module))
             manager.register(module, name=plugin_name)
         except Exception as exc:  # a broken plugin must not stop the others
-            message = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"arena plugin {plugin_name} ({entry_point.value}) failed to load: {message}",
-                          stacklevel=2)
+            clash = isinstance(exc, _ModuleClash)
+            message = str(exc) if clash else f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"arena plugins: {message}" if clash else
+                          f"arena plugin {plugin_name} ({entry_point.value}) failed to load: {message}", stacklevel=2)
             broken.append(BrokenPlugin(plugin_name, package, version, message))
             continue
         origins[plugin_name] = Origin(plugin_name, package, version)
@@ -131,6 +134,17 @@ def build_plugin_manager(extra_plugins: Iterable[tuple[str, Any]] = (),
         manager.register(plugin, name=name)
         origins[name] = Origin(name, getattr(plugin, "__package__", None) or name, "0")
     return manager, origins, broken
+
+
+class _ModuleClash(Exception):
+    """Two distributions' entry points load the same module (the same import name)."""
+
+
+def _clash_message(first_plugin: str | None, package: str, module: Any) -> str:
+    first = (first_plugin or "?").split(":", 1)[0]
+    name = getattr(module, "__name__", repr(module))
+    return (f"{first} and {package} both provide the module {name!r}; only {first}'s is loaded "
+            f"(rename one package's module)")
 
 
 def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: bool = True) -> Registry:

@@ -26,6 +26,7 @@ import html
 import io
 import json
 import re
+import textwrap
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,8 @@ def provenance(store: Store) -> dict[str, Any]:
         "bots": {e["bot"]: {"uses": e["uses"], "package": e["package"], "version": e["version"],
                             "params": e.get("params", {}), "files_sha256": e.get("files_sha256")}
                  for e in plan["entries"]},
+        **({"challengers": [plan["entries"][c]["bot"] for c in plan.get("challengers") or ()]}
+           if plan["format"] == "gauntlet" else {}),
         "isolation": meta.get("isolation"),
         "started_at": meta.get("started_at"),
         "finished_at": meta.get("finished_at"),
@@ -96,7 +99,8 @@ def document(store: Store, standings: dict[str, Any] | None = None, workers: int
 def with_stops(pairwise: dict[str, Any], store: Store) -> dict[str, Any]:
     """`pairwise` with, for each ruleset of a run with a `stop`, where it stands:
     ``"stop": {"looks", "deals", "stopped", "reason", "test", "decision"}`` from its last
-    recorded look (reason "settled" or "max_deals" once stopped; decision the SPRT's)."""
+    recorded look (reason "settled" or "max_deals" once stopped; decision the SPRT's, which
+    also names its ``bot`` and ``baseline``)."""
     looks = read_looks(store)
     if not looks:
         return pairwise
@@ -107,7 +111,9 @@ def with_stops(pairwise: dict[str, Any], store: Store) -> dict[str, Any]:
         if 0 <= r < len(labels) and labels[r] in rulesets:
             rulesets[labels[r]] = {**rulesets[labels[r]], "stop": {
                 "looks": look.look, "deals": look.deals, "stopped": look.stopped, "reason": look.detail.get("reason"),
-                "test": look.detail.get("test"), "decision": look.detail.get("decision")}}
+                "test": look.detail.get("test"), "decision": look.detail.get("decision"),
+                **({key: look.detail.get(key) for key in ("bot", "baseline")} if look.detail.get("test") == "sprt"
+                   else {})}}
     return {**pairwise, "rulesets": rulesets}
 
 
@@ -120,9 +126,21 @@ def stop_text(comparison: dict[str, Any]) -> str:
     if not stop["stopped"]:
         return f"not stopped yet: looked after {deals}"
     if stop.get("test") == "sprt":
-        return f"stopped after {deals}: SPRT {stop.get('decision')}"
+        return f"stopped after {deals}: " + sprt_outcome(stop)
     why = "settled" if stop.get("reason") == "settled" else "not settled by max_deals"
     return f"stopped after {deals}: {why}"
+
+
+def sprt_outcome(stop: dict[str, Any]) -> str:
+    """What an SPRT stop decided, in words: which hypothesis it accepted, or that it
+    reached `max_deals` undecided."""
+    bot, baseline = stop.get("bot") or "the bot", stop.get("baseline") or "its baseline"
+    decision = stop.get("decision")
+    if decision == "accept H1":
+        return f"SPRT decided {bot} is better than {baseline} (H1 accepted)"
+    if decision == "accept H0":
+        return f"SPRT decided {bot} is not better than {baseline} (H0 accepted)"
+    return f"SPRT undecided at max_deals ({bot} against {baseline} reached neither bound)"
 
 
 def _cores() -> int:
@@ -212,8 +230,18 @@ def pairwise_csv_text(doc: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
-def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
-    """One standings table as text."""
+def challenger_names(doc: dict[str, Any]) -> list[str]:
+    """A gauntlet's challengers by name ([] for any other format)."""
+    return list(doc["tournament"].get("challengers") or [])
+
+
+def shown_name(name: str, challengers: Any = ()) -> str:
+    """A bot's name as a table shows it: a gauntlet's challenger marked as one."""
+    return f"{name} (challenger)" if name in challengers else name
+
+
+def table(rows: list[dict[str, Any]], fmt: str = "github", challengers: Any = ()) -> str:
+    """One standings table as text (`challengers`: names marked as a gauntlet's challengers)."""
     headers = ["rank", "bot", "uses", "version", "conservative", "mu", "sigma", "games", "wins",
                "win rate (95% CI)", "avg position", "mean score", "faults", "vs next"]
     body = []
@@ -224,9 +252,9 @@ def table(rows: list[dict[str, Any]], fmt: str = "github") -> str:
         else:
             rate = position = score = "-"
         name = markdown_text if fmt == "github" else terminal_text  # names are data, not markup
-        body.append([r["rank"], name(r["bot"]), name(r["uses"]), name(r["version"]), f"{r['conservative']:.2f}",
-                     f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate, position, score, r["faults"],
-                     r.get("vs_next") or ""])
+        body.append([r["rank"], name(shown_name(r["bot"], challengers)), name(r["uses"]), name(r["version"]),
+                     f"{r['conservative']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["games"], r["wins"], rate,
+                     position, score, r["faults"], r.get("vs_next") or ""])
     align = ("right", "left", "left", "left") + ("right",) * 9 + ("left",)
     return tabulate(body, headers=headers, tablefmt=fmt, disable_numparse=True, colalign=align)
 
@@ -298,17 +326,87 @@ def pair_table(results: list[dict[str, Any]], fmt: str = "github") -> str:
                                                                   "left"))
 
 
+BASELINE_BOTS = (("flip-arena", "random"),)
+"""(distribution, registered bot) of the bots that are baselines, not contenders: an
+overall table that would rank only entries using them is left out (`overall_shown`)."""
+
+
+def overall_shown(doc: dict[str, Any]) -> bool:
+    """Whether the overall table is worth showing: it ranks at least two entries, and not
+    only baselines (`BASELINE_BOTS`); a tournament of one ruleset always has it."""
+    rows = doc["overall"]
+    if len(doc["rulesets"]) <= 1 or not doc.get("pairwise"):
+        return bool(rows)
+    return len(rows) > 1 and not all((r["package"], r["uses"]) in BASELINE_BOTS for r in rows)
+
+
 def overall_note(doc: dict[str, Any]) -> str:
-    """Who the overall table holds and who it leaves out, in a sentence."""
+    """Which bots the overall table ranks and why, in a sentence (or why it is left out)."""
     overall = (doc.get("pairwise") or {}).get("overall") or {}
     left_out = overall.get("left_out") or []
     if not left_out:
         return "Every bot plays every ruleset."
     members = overall.get("bots") or []
-    held = (f"Only the bots entered in every ruleset ({', '.join(members)}) are ranked here" if members else
+    some = (f"{', '.join(left_out)} play{'s' if len(left_out) == 1 else ''} only some rulesets and "
+            f"{'is' if len(left_out) == 1 else 'are'} ranked in those rulesets' tables")
+    if len(members) > 1 and not overall_shown(doc):
+        return (f"No overall ranking: the only bots entered in every ruleset ({', '.join(members)}) are "
+                f"baselines that play at random, and ranking them says nothing; {some}.")
+    held = (f"Only the bots entered in every ruleset ({', '.join(members)}) are ranked here, since a ranking "
+            "is fair only between bots that played the same rulesets" if len(members) > 1 else
             "No two bots are entered in every ruleset, so there is no overall ranking")
-    return (f"{held}: {', '.join(left_out)} play{'s' if len(left_out) == 1 else ''} only some rulesets and "
-            f"{'is' if len(left_out) == 1 else 'are'} ranked in those rulesets' tables.")
+    return f"{held}: {some}."
+
+
+_VERDICT_WORDS = {
+    "separated": "separated, {a} is the better",
+    "reversed": "reversed, the pairs put {b} ahead against the rating order",
+    "equal": "equal within the margin",
+    "not separated": "not separated, either could be the better",
+    "not compared": "not compared (two field entries of a gauntlet)",
+}
+
+
+def verdict_line(label: str, rows: list[dict[str, Any]], comparison: dict[str, Any] | None) -> str:
+    """One plain line on a table (`label`: a ruleset's label or "overall"): who leads, by
+    what mean paired score and interval against the next, the verdict on that pair, and
+    whether the whole ranking is settled (from the standings' verdicts)."""
+    if not rows:
+        return f"{label}: no bots ranked."
+    leader = rows[0]["bot"]
+    if len(rows) == 1:
+        return f"{label}: {leader} alone."
+    second = rows[1]["bot"]
+    pair = next((r for r in (comparison or {}).get("results", []) if (r["a"], r["b"]) == (leader, second)), None)
+    if pair is None or pair.get("mean") is None:
+        return f"{label}: {leader} leads {second} on rating; no paired results yet."
+    if pair.get("low") is not None:
+        score = f"mean paired score {pair['mean']:.2f} (interval {pair['low']:.2f}-{pair['high']:.2f}, " \
+                f"{pair['deals']:,} deals)"
+    else:
+        score = f"mean paired score {pair['mean']:.2f} over the rulesets"
+    verdict = _VERDICT_WORDS.get(pair["verdict"], pair["verdict"]).format(a=leader, b=second)
+    if comparison and "settled" in comparison:
+        ranking = "the whole ranking is settled" if comparison["settled"] else "the ranking is not settled"
+        stopped = stop_text(comparison)
+        ranking += f" ({stopped})" if stopped else ""
+    else:  # overall: each pair's verdict is the rulesets'
+        settled = all(r.get("vs_next") in ("separated", "equal", "not compared") for r in rows[:-1])
+        ranking = "the ranking is settled on every ruleset" if settled else "the ranking is not settled on " \
+            "every ruleset"
+    return f"{label}: {leader} leads {second}, {score}: {verdict}; {ranking}."
+
+
+def verdict_lines(doc: dict[str, Any]) -> list[str]:
+    """`verdict_line` for the overall table (where `overall_shown` and there is more than
+    one ruleset) and each ruleset, in that order."""
+    pairwise = doc.get("pairwise") or {}
+    comparisons = pairwise.get("rulesets") or {}
+    lines = []
+    if len(doc["rulesets"]) > 1 and overall_shown(doc):
+        lines.append(verdict_line("overall", doc["overall"], pairwise.get("overall")))
+    lines += [verdict_line(label, rows, comparisons.get(label)) for label, rows in doc["rulesets"].items()]
+    return lines
 
 
 def pairwise_note(doc: dict[str, Any]) -> str:
@@ -330,7 +428,8 @@ def pairwise_note(doc: dict[str, Any]) -> str:
 
 def markdown(doc: dict[str, Any]) -> str:
     p = doc["tournament"]
-    parts = [f"# Standings: {p['name']}", "", *provenance_lines(p), "",
+    leads = [f"- {markdown_text(line)}" for line in verdict_lines(doc)] if doc.get("pairwise") else []
+    parts = [f"# Standings: {p['name']}", "", *([*leads, ""] if leads else []), *provenance_lines(p), "",
              "Sorted by conservative rating (TrueSkill mu - 3 sigma). A win is a first place, alone or "
              "shared (a game that every player tied is nobody's win); average position: tied players share "
              "the mean of the positions they span.", ""]
@@ -338,10 +437,11 @@ def markdown(doc: dict[str, Any]) -> str:
     parts += [note, ""] if note else []
     parts += ["## Overall", ""]
     parts += [markdown_text(overall_note(doc)), ""] if doc.get("pairwise") else []
-    parts += [table(doc["overall"]), ""] if doc["overall"] or not doc.get("pairwise") else []
+    marked = challenger_names(doc)
+    parts += [table(doc["overall"], challengers=marked), ""] if overall_shown(doc) or not doc.get("pairwise") else []
     comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
     for label, rows in doc["rulesets"].items():
-        parts += [f"## {label}", "", table(rows), ""]
+        parts += [f"## {label}", "", table(rows, challengers=marked), ""]
         if label in comparisons:
             c = comparisons[label]
             settled = "every adjacent pair is settled" if c["settled"] else "not every adjacent pair is separated"
@@ -373,28 +473,34 @@ def summary_text(doc: dict[str, Any], results_dir: str | Path) -> str:
     pairwise = doc.get("pairwise") or {}
     comparisons = pairwise.get("rulesets") or {}
     overall = pairwise.get("overall") or {}
+    marked = challenger_names(doc)
     parts = []
-    if len(doc["rulesets"]) > 1 and len(doc["overall"]) > 1:
+    if len(doc["rulesets"]) > 1 and overall_shown(doc):
         parts += [_summary_block("overall (bots entered in every ruleset; score: the mean over rulesets)",
-                                 doc["overall"], overall), ""]
+                                 doc["overall"], overall, marked), ""]
     for label, rows in doc["rulesets"].items():
         title = label if len(doc["rulesets"]) > 1 else f"{label} (the only ruleset: the overall table)"
         if stop_text(comparisons.get(label) or {}):
             title += f"; {stop_text(comparisons[label])}"
-        parts += [_summary_block(title, rows, comparisons.get(label)), ""]
+        parts += [_summary_block(title, rows, comparisons.get(label), marked), ""]
+    if marked:
+        parts += ["*: a challenger of the gauntlet (field entries are compared only with challengers)."]
     if pairwise:
         parts += ["score vs next: the mean paired score against the next bot, and its interval",
                   _clip(f"({interval_kind(doc)}, simultaneous over each ruleset's pairs).")]
     members = len(overall.get("bots") or [])
     if overall.get("left_out") and len(doc["rulesets"]) > 1:
-        parts += [_clip(f"Overall ranks only the bots entered in every ruleset ({members} of "
-                        f"{members + len(overall['left_out'])})." if members > 1 else
-                        "No overall table: fewer than two bots are entered in every ruleset.")]
+        parts += [_clip("No overall table: fewer than two bots are entered in every ruleset." if members < 2 else
+                        "No overall table: the only bots entered in every ruleset are random baselines."
+                        if not overall_shown(doc) else
+                        f"Overall ranks only the bots entered in every ruleset ({members} of "
+                        f"{members + len(overall['left_out'])}).")]
     parts += [f"Everything (pairs, head-to-head, replays): arena serve {results_dir}"]
     return "\n".join(parts)
 
 
-def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str, Any] | None) -> str:
+def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str, Any] | None,
+                   challengers: Any = ()) -> str:
     by_pair = {(r["a"], r["b"]): r for r in (comparison or {}).get("results", [])}
     body = []
     for upper, lower in zip(rows, [*rows[1:], None]):
@@ -402,7 +508,8 @@ def _summary_block(title: str, rows: list[dict[str, Any]], comparison: dict[str,
         score = "" if not pair or pair["mean"] is None else f"{pair['mean']:.2f}" + (
             f" ({pair['low']:.2f}-{pair['high']:.2f})" if pair.get("low") is not None else "")
         rate = f"{upper['win_rate']:.3f}" if upper["games"] else "-"
-        body.append([upper["rank"], _short(upper["bot"]), f"{upper['conservative']:.2f}", upper["games"], rate,
+        name = _short(upper["bot"]) + (" *" if upper["bot"] in challengers else "")
+        body.append([upper["rank"], name, f"{upper['conservative']:.2f}", upper["games"], rate,
                      (upper.get("vs_next") or "") if lower else "", score])
     text = tabulate(body, headers=["#", "bot", "rating", "games", "win rate", "vs next", "score vs next"],
                     tablefmt="simple", disable_numparse=True,
@@ -419,14 +526,47 @@ def _clip(line: str) -> str:
     return line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
-def text_tables(doc: dict[str, Any], overall_only: bool = False) -> str:
-    """The tables for a terminal (`arena rank`)."""
-    parts = ["overall", table(doc["overall"], "simple")]
+def text_tables(doc: dict[str, Any], overall_only: bool = False, wide: bool = False) -> str:
+    """The tables for a terminal (`arena rank`): compact, within `SUMMARY_WIDTH` columns
+    (who leads, then per table rank, bot, rating, games, win rate, the verdict and score
+    against the next, and each ruleset's pairs); `wide`: every column, as standings.md has
+    them."""
+    comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
+    marked = challenger_names(doc)
+    if wide:
+        parts = ["overall", table(doc["overall"], "simple", marked)]
+        if not overall_only:
+            for label, rows in doc["rulesets"].items():
+                parts += ["", label, table(rows, "simple", marked)]
+                if comparisons.get(label, {}).get("results"):
+                    parts += ["", pair_table(comparisons[label]["results"], "simple")]
+        return "\n".join(parts)
+    parts = []
+    if doc.get("pairwise"):
+        for line in verdict_lines(doc):
+            parts += textwrap.wrap(line, SUMMARY_WIDTH, subsequent_indent="  ")
+        parts.append("")
+    overall = (doc.get("pairwise") or {}).get("overall")
+    if overall_shown(doc) or not doc.get("pairwise"):
+        parts += [_summary_block("overall", doc["overall"], overall, marked)]
+    else:
+        parts += textwrap.wrap("overall: " + overall_note(doc), SUMMARY_WIDTH, subsequent_indent="  ")
     if not overall_only:
-        comparisons = (doc.get("pairwise") or {}).get("rulesets") or {}
         for label, rows in doc["rulesets"].items():
-            parts += ["", label, table(rows, "simple")]
+            parts += ["", _summary_block(label, rows, comparisons.get(label), marked)]
             if comparisons.get(label, {}).get("results"):
-                parts += ["", pair_table(comparisons[label]["results"], "simple")]
+                parts += ["", *(_clip(line.rstrip()) for line in
+                                _short_pairs(comparisons[label]["results"]).splitlines())]
+    if marked:
+        parts += ["", "*: a challenger of the gauntlet (field entries are compared only with challengers)."]
+    parts += ["", "Every column (uses, version, mu, sigma, wins, mean score, faults): arena rank --wide"]
     return "\n".join(parts)
+
+
+def _short_pairs(results: list[dict[str, Any]]) -> str:
+    body = [[_short(r["a"]), _short(r["b"]), r["deals"], f"{r['mean']:.3f}", f"{r['low']:.3f}-{r['high']:.3f}",
+             f"{r['los']:.3f}", r["verdict"]] for r in results]
+    return tabulate(body, headers=["A", "B", "deals", "score of A", "interval", "LOS", "verdict"],
+                    tablefmt="simple", disable_numparse=True,
+                    colalign=("left", "left", "right", "right", "right", "right", "left"))
 

@@ -106,11 +106,14 @@ class PublishingObserver(RunObserver):
 
 
 class ProgressReport:
-    """Every `every` games stored (None: never), one line: games stored of the total and
-    each ruleset's leaders so far, by their share of table-mates finished ahead of (ties
-    a half) over the stored games. On a terminal it is written above the progress bar."""
+    """Every `every` games stored (None: never), one line per ruleset with games: games
+    stored of the total and the ruleset's leaders so far, each with its share of
+    table-mates beaten (finished ahead of, ties a half) over the stored games, labelled and
+    as a percentage (not a win rate); every line fits `WIDTH` columns (fewer leaders, then shortened names). On a
+    terminal the lines are written above the progress bar."""
 
     LEADERS = 3
+    WIDTH = 100
 
     def __init__(self, tournament: Tournament, total: int, every: int | None, echo: Callable[[str], None]):
         self.labels = [r.label for r in tournament.rulesets]
@@ -152,10 +155,23 @@ class ProgressReport:
                     cell[1] += 2
 
     def line(self) -> str:
-        parts = []
+        """The report: one line per ruleset with games (see the class docstring)."""
+        lines = []
         for label, tally in zip(self.labels, self.halves):
             if not tally:
                 continue
             best = sorted(tally, key=lambda e: (-tally[e][0] / tally[e][1], e))[:self.LEADERS]
-            parts.append(f"{label}: " + ", ".join(f"{self.names[e]} {tally[e][0] / tally[e][1]:.2f}" for e in best))
-        return f"[{self.stored:,}/{self.total:,} games] " + " | ".join(parts)
+            head = f"[{self.stored:,}/{self.total:,} games] {label}, table-mates beaten: "
+            lines.append(self._fit(head, [(self.names[e], tally[e][0] / tally[e][1]) for e in best]))
+        return "\n".join(lines)
+
+    def _fit(self, head: str, leaders: list[tuple[str, float]]) -> str:
+        for count in range(len(leaders), 0, -1):
+            text = head + ", ".join(f"{name} {share:.0%}" for name, share in leaders[:count])
+            if len(text) <= self.WIDTH:
+                return text
+        name, share = leaders[0]
+        room = max(8, self.WIDTH - len(head) - 6)
+        short = name if len(name) <= room else name[:room - 1] + "\N{HORIZONTAL ELLIPSIS}"
+        text = head + f"{short} {share:.0%}"
+        return text if len(text) <= self.WIDTH else text[:self.WIDTH - 1] + "\N{HORIZONTAL ELLIPSIS}"

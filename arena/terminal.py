@@ -17,7 +17,9 @@ each action).
 
 from __future__ import annotations
 
+import inspect
 import random
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -66,26 +68,45 @@ FOR_AUTHORS = ("action grammar", "view fields", "event types", "decisions and ac
 """How the rules pages' sections for bot authors begin (lowercased)."""
 
 
-def rules_summary(ruleset_id: str) -> list[str]:
-    """The rules of `ruleset_id` for a person at the table: its rules page's opening
-    and its sections about play (those for bot authors, the action grammar, the view
-    and event fields, options, rulings and versions, left out: `arena docs` has them)."""
+SENTENCES_PER_SECTION = 2
+"""Sentences of each play section `rules_summary` shows where a ruleset has no "How to play"."""
+
+
+def rules_summary(ruleset_id: str, full: bool = False) -> list[str]:
+    """The rules of `ruleset_id` for a person at the table (``?``): the ruleset's
+    player-facing "How to play" (``how_to_play()``, where it has one), else its rules
+    page's opening and the first sentences of each section about play (those for bot
+    authors, the action grammar, the view and event fields, options, rulings and
+    versions left out). `full` (``??``): the whole rules page."""
     from arena.plugins import load_registry
     from arena.reference import docstring_sections, ruleset_doc
 
     entry = load_registry().rulesets.get(ruleset_id)
     if entry is None:
         return [f"(no rules page: ruleset {ruleset_id!r} is not installed)"]
+    if full:
+        return ["", f"== the whole rules page of {ruleset_id} ==",
+                *inspect.cleandoc(ruleset_doc(entry.cls)).splitlines(), "== end of the rules =="]
+    how_to_play = getattr(entry.cls, "how_to_play", None)
+    if callable(how_to_play):
+        text = how_to_play()
+        body = text.strip("\n").splitlines() if isinstance(text, str) else [str(line) for line in text]
+        return ["", f"== how to play {ruleset_id} (?? for the whole rules page) ==", *body, "== end of the rules =="]
     intro, sections = docstring_sections(ruleset_doc(entry.cls))
-    lines = ["", f"== rules of {ruleset_id} (the whole page, with every detail: arena docs) ==",
+    lines = ["", f"== rules of {ruleset_id}, in short (?? for the whole page) ==",
              " ".join(intro.split("\n\n")[0].split())]
     for section in sections:
         if section.heading.lower().startswith(FOR_AUTHORS):
             continue
-        lines += ["", section.heading, *section.body.strip("\n").split("\n")]
+        lines += ["", section.heading, _first_sentences(section.body, SENTENCES_PER_SECTION)]
     return lines + ["== end of the rules =="]
 
 
+def _first_sentences(text: str, count: int) -> str:
+    """The first `count` sentences of `text` (its first paragraph), on one line."""
+    paragraph = " ".join(text.strip("\n").split("\n\n")[0].split())
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"`])", paragraph)
+    return " ".join(parts[:count])
 
 
 class QuitGame(Exception):
@@ -150,7 +171,7 @@ class HumanHost(BotHost):
 
     def choose(self, legal: Sequence[str], observation: Mapping[str, Any] | None = None) -> str:
         """Read a choice until it is a number of `legal` (or the action itself); q quits,
-        ? shows the rules summary (then the decision again), and where the choices are
+        ? shows the rules in short and ?? the whole rules page (then the decision again), and where the choices are
         grouped, a kind lists its choices (``+`` the next page of a long kind)."""
         grouped = choice_groups(legal) if len(legal) > MAX_LISTED else []
         shown = [action for _, actions in grouped for action in actions] or list(legal)  # numbered as shown
@@ -175,8 +196,8 @@ class HumanHost(BotHost):
                 return shown[int(answer) - 1]
             if answer in legal and answer not in groups:  # the action string itself is fine too
                 return answer
-            if answer in ("?", "help", "rules"):
-                for text in fit(rules_summary(self.ruleset)):
+            if answer in ("?", "help", "rules", "??"):
+                for text in fit(rules_summary(self.ruleset, full=answer == "??")):
                     self.write(text)
                 if observation is not None:
                     self.show(observation)
@@ -299,7 +320,7 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
     options = record["ruleset"]["options"]
     state = ruleset.new_game(players, options, random.Random(record["deal_seed"]))
     seen = f"as seen by {names[seat]}" if seat is not None else "god view"
-    yield from fit([style.bold(f"== {ruleset.id} {ruleset.version} · seed {record['deal_seed']} · {seen} · "
+    yield from fit([style.bold(f"== {ruleset.id} (version {ruleset.version}) · seed {record['deal_seed']} · {seen} · "
                                + ", ".join(names) + " ==")] + (renderer.legend() if seat is not None else []))
     logged = 0
     notes = decision_notes(record)

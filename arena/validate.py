@@ -389,8 +389,8 @@ def _play_check(run: RulesetRun) -> Check:
         kinds[fault["kind"]] = kinds.get(fault["kind"], 0) + 1
     first = run.faults[0]
     where = (f"game {first['game']}{' (second run)' if first['rerun'] else ''}, deal seed {first['deal_seed']}, "
-             f"{first['players']} players, seat {first['seat']}")
-    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+             f"{first['players']} player{'' if first['players'] == 1 else 's'}, seat {first['seat']}")
+    summary = ", ".join(f"{n} {kind} fault{'' if n == 1 else 's'}" for kind, n in sorted(kinds.items()))
     stop = "; stopped at the first faulty game" if run.stopped_early else ""
     detail = f"{summary} ({where}): {first['detail']}{stop}"
     if run.log:

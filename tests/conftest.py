@@ -1,7 +1,9 @@
-"""Shared fixtures: throwaway plugins installed as real entry points on sys.path."""
+"""Shared fixtures: throwaway plugins installed as real entry points on sys.path; and how
+many processes `-n auto` (pyproject.toml) spreads the tests over."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -25,3 +27,16 @@ def plugin_dir(tmp_path, monkeypatch):
     root.mkdir()
     monkeypatch.syspath_prepend(str(root))
     return root
+
+
+MAX_TEST_WORKERS = 4
+"""`-n auto` uses the cores this process may run on, at most this many: most tests start
+processes or sandboxes of their own, and a tournament test plays on every core."""
+
+
+def pytest_xdist_auto_num_workers(config):
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_TEST_WORKERS))

@@ -74,7 +74,8 @@ def test_history_pass_gives_exactly_the_standings_of_the_rater(store):
 
 def test_leaderboard_rows_are_sorted_by_conservative_rating_highest_first(store):
     context = build_context(store)
-    assert [s["label"] for s in context["scopes"]] == ["overall", "flip-7", "uno-flip", "color-flush", "flip-hue"]
+    # random-1 and random-2 alone play every ruleset: the overall table would rank only baselines
+    assert [s["label"] for s in context["scopes"]] == ["flip-7", "uno-flip", "color-flush", "flip-hue"]
     for scope in context["scopes"]:
         values = [r["conservative"] for r in scope["rows"]]
         assert values == sorted(values, reverse=True)
@@ -83,10 +84,50 @@ def test_leaderboard_rows_are_sorted_by_conservative_rating_highest_first(store)
 
 def test_leaderboard_html_lists_bots_in_rating_order_with_error_bars(results, store):
     page = (results / SITE_DIR / "index.html").read_text()
-    overall = page.split('id="board-overall"')[1].split("</table>")[0]
-    shown = re.findall(r'<td data-value="([^"]+)"><span class="swatch"', overall)
-    assert shown == [r["bot"] for r in rate_store(store)["overall"]]
-    assert overall.count('<svg class="errbar"') == len(shown)
+    board = page.split('id="board-flip-7"')[1].split("</table>")[0]
+    shown = re.findall(r'<td data-value="([^"]+)"><span class="swatch"', board)
+    assert shown == [r["bot"] for r in rate_store(store)["rulesets"]["flip-7"]]
+    assert board.count('<svg class="errbar"') == len(shown)
+
+
+def test_the_leaderboard_opens_with_who_leads_each_ruleset_and_says_why_there_is_no_overall_table(results, store):
+    """Issue 36 item 1: one plain line per ruleset (leader, mean paired score and interval
+    against the next, verdict, settled or not) before any table; the overall table, which
+    would rank only the two random baselines here, is left out with a sentence saying so."""
+    page = (results / SITE_DIR / "index.html").read_text()
+    standings = rate_store(store)
+    leads = page[page.index('id="leads"'):page.index('id="how-to-read"')]
+    assert leads.index("Who leads") < page.index('id="board-')
+    for label, rows in standings["rulesets"].items():
+        pair = standings["pairwise"]["rulesets"][label]["results"][0]
+        assert (pair["a"], pair["b"]) == (rows[0]["bot"], rows[1]["bot"])
+        line = f"{label}: {rows[0]['bot']} leads {rows[1]['bot']}, mean paired score {pair['mean']:.2f} " \
+               f"(interval {pair['low']:.2f}-{pair['high']:.2f}, {pair['deals']} deal"
+        assert line in leads, label
+        assert ("the whole ranking is settled" if standings["pairwise"]["rulesets"][label]["settled"]
+                else "the ranking is not settled") in leads
+    assert 'id="board-overall"' not in page and 'id="scope-overall"' not in page
+    note = page[page.index('id="overall-note"'):].split("</p>")[0]
+    assert "No overall ranking" in note and "random-1" in note and "baselines" in note
+
+
+def test_every_row_shows_its_verdict_and_score_against_the_next_as_text(results, store):
+    page = (results / SITE_DIR / "index.html").read_text()
+    rows = rate_store(store)["rulesets"]["uno-flip"]
+    pair = rate_store(store)["pairwise"]["rulesets"]["uno-flip"]["results"][0]
+    board = page.split('id="board-uno-flip"')[1].split("</table>")[0]
+    assert f"{pair['mean']:.2f} ({pair['low']:.2f}\u2013{pair['high']:.2f})" in board
+    cards = page.split('id="cards-uno-flip"')[1].split("</ol>")[0]
+    assert cards.count("<li") == len(rows)
+    assert f"vs next: {rows[0]['vs_next']}, score {pair['mean']:.2f}" in cards
+    assert f"win rate {rows[0]['win_rate']:.3f} ({rows[0]['win_rate_low']:.3f}" in cards
+
+
+def test_the_explanations_appear_once_per_page(results):
+    page = (results / SITE_DIR / "index.html").read_text()
+    assert page.count("How to read these tables") == 1
+    assert page.count("Click a column header") + page.count("click a column header") == 1
+    assert page.count("Each cell") == 0 and page.count("each cell is the row") == 1
 
 
 def test_rating_history_is_monotonic_in_game_count_and_ends_at_the_final_rating(store):
@@ -323,6 +364,46 @@ def test_serve_serves_the_site_and_replays_any_game_on_demand(server):
     assert status == 200 and json.loads(body)["tournament"]["name"] == "site-test"
 
 
+def test_served_pages_link_every_game_and_static_ones_only_those_with_a_replay_file(server):
+    """Issue 36 item 5: a bot page lists every game; a game without a replay file is a
+    link-in-waiting that site.js turns into a link when `arena serve` says it serves the
+    page (its /static/served.js), which replays any game on demand."""
+    base, folder = server
+    assert "ARENA_SERVED = false" in (folder / SITE_DIR / "static" / "served.js").read_text()
+    status, body = _get(base + "/static/served.js")
+    assert status == 200 and b"window.ARENA_SERVED = true;" in body
+    page = next((folder / SITE_DIR / "bots").glob("1-*.html")).read_text()
+    games = page.split('id="bot-games"')[1].split("</table>")[0]
+    linked = re.findall(r'<a href="\.\./replay\.html\?game=(\d+)#view=\d+">', games)
+    waiting = re.findall(r'class="served-link" data-href="\.\./replay\.html\?game=(\d+)#view=\d+">', games)
+    with Store.open(store_path(folder)) as store:
+        played = [r.index for r in store.iter_rows() if 0 in r.seats]
+    assert len(linked) == 1 and sorted(int(g) for g in linked + waiting) == played
+    assert '<script src="../static/served.js"></script>' in page
+
+
+def test_a_bot_page_shows_its_results_against_each_opponent(results, store):
+    plan = store.plan()
+    names = [e["bot"] for e in plan["entries"]]
+    labels = [r["label"] for r in plan["rulesets"]]
+    me = names.index("flip7-threshold")
+    expected = {}
+    for row in store.iter_rows():
+        if me in row.seats:
+            mine = row.standing[row.seats.index(me)]
+            for seat, other in enumerate(row.seats):
+                if other != me:
+                    cell = expected.setdefault((labels[row.ruleset], names[other]), [0, 0, 0])
+                    cell[0 if mine < row.standing[seat] else 1 if mine == row.standing[seat] else 2] += 1
+    page = next((results / SITE_DIR / "bots").glob("*-flip7-threshold.html")).read_text()
+    table = page.split('id="bot-opponents"')[1].split("</table>")[0]
+    rows = re.findall(r'<td data-value="([^"]+)">[^<]*</td><td data-value="([^"]+)">.*?</td>\s*'
+                      r'<td data-value="(\d+)" class="num">\d+</td><td data-value="(\d+)" class="num">\d+</td>\s*'
+                      r'<td data-value="(\d+)" class="num">\d+</td><td data-value="(\d+)"', table, re.S)
+    assert {(r[0], r[1]): [int(r[3]), int(r[4]), int(r[5])] for r in rows} == expected
+    assert all(int(r[2]) == int(r[3]) + int(r[4]) + int(r[5]) for r in rows) and rows
+
+
 def test_serve_never_serves_the_results_store(server):
     base, _ = server
     for path in ("/games.sqlite", "/../games.sqlite", "/%2e%2e/games.sqlite"):
@@ -463,25 +544,25 @@ def test_browser_leaderboard_loads_and_sorts_by_a_clicked_column(browser, result
 
     browser.get((results / SITE_DIR / "index.html").as_uri())
     assert "Standings: site-test" in browser.find_element(By.TAG_NAME, "h1").text
-    by_rating = [r["bot"] for r in rate_store(store)["overall"]]
-    assert _board_bots(browser, "board-overall") == by_rating
+    by_rating = [r["bot"] for r in rate_store(store)["rulesets"]["flip-7"]]
+    assert _board_bots(browser, "board-flip-7") == by_rating
     _shot(browser, tmp_path / "leaderboard.png")
     browser.save_screenshot(str(tmp_path / "leaderboard-top.png"))
     if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's screenshots on request
         (ROOT / "docs" / "screenshots").mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp_path / "leaderboard-top.png", ROOT / "docs" / "screenshots" / "leaderboard.png")
-    header = browser.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="bot"]')
+    header = browser.find_element(By.CSS_SELECTOR, '#board-flip-7 th[data-col="bot"]')
     header.click()
-    assert _board_bots(browser, "board-overall") == sorted(by_rating, key=str.lower)
+    assert _board_bots(browser, "board-flip-7") == sorted(by_rating, key=str.lower)
     header.click()
-    assert _board_bots(browser, "board-overall") == sorted(by_rating, key=str.lower, reverse=True)
-    games = browser.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="games"]')
+    assert _board_bots(browser, "board-flip-7") == sorted(by_rating, key=str.lower, reverse=True)
+    games = browser.find_element(By.CSS_SELECTOR, '#board-flip-7 th[data-col="games"]')
     games.click()
     counts = [int(v) for v in browser.execute_script(
-        "return Array.from(document.querySelectorAll('#board-overall tbody tr')).map(r => r.cells[7].textContent)")]
+        "return Array.from(document.querySelectorAll('#board-flip-7 tbody tr')).map(r => r.cells[7].textContent)")]
     assert counts == sorted(counts, reverse=True)
-    assert browser.find_elements(By.CSS_SELECTOR, "#scope-overall svg.chart g.series")
-    assert browser.find_elements(By.CSS_SELECTOR, "#scope-overall table.heat td")
+    assert browser.find_elements(By.CSS_SELECTOR, "#scope-flip-7 svg.chart g.series")
+    assert browser.find_elements(By.CSS_SELECTOR, "#scope-flip-7 table.heat td")
     _shot(browser, tmp_path / "leaderboard-sorted.png")
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -664,9 +745,9 @@ def test_browser_no_page_scrolls_sideways_and_tables_keep_their_own_scroll_box(s
         for table in driver.find_elements(By.CSS_SELECTOR, "table.board, table.heat"):
             assert driver.execute_script("return !!arguments[0].closest('.scroll-box')", table), page
     _open(driver, (site / "index.html").as_uri())
-    low = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="uses"]')
-    kept = driver.find_element(By.CSS_SELECTOR, '#board-overall th[data-col="conservative"]')
-    assert kept.is_displayed() and low.is_displayed() == (width > 640)
+    board = driver.find_element(By.ID, "board-flip-7")
+    cards = driver.find_element(By.ID, "cards-flip-7")
+    assert board.is_displayed() == (width > 640) and cards.is_displayed() == (width <= 640)
     if width >= 1400:  # a desktop shows whole leaderboards, without scrolling their boxes
         boxes = driver.execute_script("return Array.from(document.querySelectorAll('.scroll-box'))"
                                       ".filter(function (b) { return b.querySelector('table[id^=board-]'); })"
@@ -683,7 +764,7 @@ def test_browser_leaderboard_headers_explain_their_columns(sized, results, width
     driver = sized(width)
     _open(driver, (results / SITE_DIR / "index.html").as_uri())
     titles = {th.get_attribute("data-col"): th.get_attribute("title")
-              for th in driver.find_elements(By.CSS_SELECTOR, "#board-overall th")}
+              for th in driver.find_elements(By.CSS_SELECTOR, "#board-flip-7 th")}
     assert "mu - 3 sigma" in titles["conservative"] and "sorted" in titles["conservative"]
     assert "skill" in titles["mu"] and "uncertain" in titles["sigma"]
     assert "lower is better" in titles["avg_position"]
@@ -697,7 +778,8 @@ def test_browser_each_bot_has_a_page_with_its_games_losses_faults_and_logs(sized
 
     driver = sized(width)
     _open(driver, (results / SITE_DIR / "index.html").as_uri())
-    link = driver.find_element(By.CSS_SELECTOR, '#board-overall a[href^="bots/"]')
+    shown = "#board-flip-7" if width > 640 else "#cards-flip-7"  # a phone shows cards, a desktop the table
+    link = driver.find_element(By.CSS_SELECTOR, f'{shown} a[href^="bots/"]')
     name = link.text
     driver.execute_script("arguments[0].click()", link)
     _wait(driver, lambda d: d.find_element(By.TAG_NAME, "h1").text == f"Bot: {name}")
@@ -794,3 +876,101 @@ def test_browser_every_page_has_a_favicon_that_loads(sized, results, width):
             "img.onload = function () { done(img.naturalWidth > 0); }; img.onerror = function () { done(false); };"
             "img.src = arguments[0];", icon)
         assert loaded, (page, icon)
+
+
+# -- the phone layout of issue 36 (item 2) and the viewer's labels (item 5) ----------
+
+
+def _replay_of(results, ruleset_id: str) -> dict:
+    for path in sorted((results / SITE_DIR / "replays").glob("[0-9]*.js")):
+        data = _script_data(path.read_text())
+        if data.get("ruleset", {}).get("id") == ruleset_id:
+            return data
+    raise AssertionError(f"no {ruleset_id} replay")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_chart_text_is_at_least_11_px_and_a_card_per_bot_shows_rating_win_rate_and_verdict(
+        sized, results, store, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    _open(driver, (results / SITE_DIR / "index.html").as_uri())
+    sizes = driver.execute_script("return Array.from(document.querySelectorAll('svg.chart text'))"
+                                  ".map(function (t) { return t.getBoundingClientRect().height; })")
+    assert sizes and min(sizes) >= 11, (width, min(sizes))
+    assert _page_overflow(driver) == []
+    assert driver.find_element(By.ID, "leads").is_displayed()
+    if width <= 640:
+        rows = rate_store(store)["rulesets"]["flip-7"]
+        cards = driver.find_elements(By.CSS_SELECTOR, "#cards-flip-7 li.bot-card")
+        assert [c.find_element(By.TAG_NAME, "a").text for c in cards] == [r["bot"] for r in rows]
+        first = cards[0].text
+        assert f"rating {rows[0]['conservative']:.2f}" in first and f"({rows[0]['win_rate_low']:.3f}" in first
+        assert f"vs next: {rows[0]['vs_next']}" in first
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_browser_the_step_buttons_what_it_chose_and_the_events_share_the_first_screen(sized, results, width):
+    from selenium.webdriver.common.by import By
+
+    driver = sized(width)
+    data = _replay_of(results, "flip-7")
+    decision = next(f["n"] for f in data["frames"] if f["asked"])
+    _open(driver, (results / SITE_DIR / "replay.html").as_uri() + f"?game={data['game']}#view=god&d={decision + 1}")
+    _wait(driver, lambda d: d.find_element(By.ID, "position").text.startswith(f"decision {decision + 1} of"))
+    height = driver.execute_script("return window.innerHeight")
+    boxes = {name: driver.execute_script("var b = document.getElementById(arguments[0]).getBoundingClientRect();"
+                                         "return [b.top, b.bottom];", name) for name in ("next", "decision", "events")}
+    assert all(0 <= top and bottom <= height for top, bottom in boxes.values()), (width, boxes)
+    assert "chose" in driver.find_element(By.ID, "decision").text
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")  # the step buttons stay on screen
+    top, bottom = driver.execute_script("var b = document.getElementById('next').getBoundingClientRect();"
+                                        "return [b.top, b.bottom];")
+    assert 0 <= top and bottom <= height
+    assert _page_overflow(driver) == []
+
+
+@pytest.mark.browser
+def test_browser_the_viewer_labels_legal_actions_in_words_as_the_terminal_does(browser, results):
+    from selenium.webdriver.common.by import By
+
+    data = _replay_of(results, "color-flush")
+    frame = next(f for f in data["frames"] if f["asked"] and len(f["legal"]) > 3)
+    _open(browser, (results / SITE_DIR / "replay.html").as_uri() + f"?game={data['game']}#view=god&d={frame['n'] + 1}")
+    _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith(f"decision {frame['n'] + 1} of"))
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#legal li")]
+    assert items == [f"{text} ({raw})" if text != raw else raw for text, raw in zip(frame["legal_text"], frame["legal"])]
+    assert any(text != raw for text, raw in zip(frame["legal_text"], frame["legal"]))
+
+
+@pytest.mark.browser
+def test_browser_nobody_is_to_act_at_game_over(browser, results):
+    from selenium.webdriver.common.by import By
+
+    for ruleset_id in ("flip-hue", "uno-flip", "color-flush", "flip-7"):
+        data = _replay_of(results, ruleset_id)
+        _open(browser, (results / SITE_DIR / "replay.html").as_uri() + f"?game={data['game']}#view=god&d=end")
+        _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith("the end"))
+        assert not browser.find_elements(By.CSS_SELECTOR, "#table .seat-row.to-act"), ruleset_id
+        assert "to act" not in browser.find_element(By.ID, "table").text, ruleset_id
+
+
+@pytest.mark.browser
+def test_browser_a_served_bot_page_links_every_game_and_a_static_one_only_those_with_a_replay(browser, server):
+    from selenium.webdriver.common.by import By
+
+    base, folder = server
+    page = next((folder / SITE_DIR / "bots").glob("1-*.html"))
+    with Store.open(store_path(folder)) as store:
+        played = [r.index for r in store.iter_rows() if 0 in r.seats]
+    links = {}
+    for where, url in (("served", f"{base}/bots/{page.name}"), ("static", page.as_uri())):
+        _open(browser, url)
+        links[where] = [int(a.text) for a in browser.find_elements(By.CSS_SELECTOR, "#bot-games tbody td:first-child a")]
+    assert links["served"] == played and len(links["static"]) <= 1 < len(played)
+    _open(browser, f"{base}/bots/{page.name}")
+    browser.find_element(By.CSS_SELECTOR, f'#bot-games a[href^="../replay.html?game={played[-1]}#"]').click()
+    _wait(browser, lambda d: d.find_element(By.ID, "position").text.startswith("decision"))

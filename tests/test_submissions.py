@@ -438,9 +438,15 @@ def test_validate_of_a_folder_pip_cannot_install_fails_with_pips_reason(tmp_path
 
 
 def test_contributing_tutorial_shows_the_code_new_bot_writes(tmp_path):
+    """The tutorial's my-bot may itself be installed here (CONTRIBUTING has the reader install it
+    in the same environment): the scaffold is written as if it were not."""
+    from arena import scaffold
+
     contributing = (ROOT / "CONTRIBUTING.md").read_text()
     snippet = contributing.split("and of `my_bot/__init__.py`:\n\n```python\n", 1)[1].split("```", 1)[0]
-    assert CliRunner().invoke(new_bot, ["my-bot", "--ruleset", "flip-7", "--dir", str(tmp_path / "b")]).exit_code == 0
+    registry = load_registry()
+    registry.bots = {name: entry for name, entry in registry.bots.items() if name != "my-bot"}
+    scaffold.new_bot("my-bot", ["flip-7"], tmp_path / "b", registry)
     source = (tmp_path / "b" / "my_bot" / "__init__.py").read_text()
     generated = {line.split("  #")[0].strip() for line in source.splitlines()}
     shown = [line.split("  #")[0].strip() for line in snippet.splitlines()]

@@ -21,9 +21,26 @@ def test_report_every_prints_the_leaders_of_each_ruleset_as_plain_lines(toy):
     counts = [int(re.match(r"\[(\d+)/24 games\]", line).group(1)) for line in lines]
     assert counts == [12, 20], lines  # the first batch boundaries at or past 10 and 20 games
     leaders = lines[-1].split("] ", 1)[1]
-    assert leaders.startswith("toy-race: ") and leaders.count(",") == 2  # the three best of four
-    shares = [float(part.rsplit(" ", 1)[1]) for part in leaders[len("toy-race: "):].split(", ")]
-    assert shares == sorted(shares, reverse=True) and all(0 <= s <= 1 for s in shares)
+    label = "toy-race, table-mates beaten: "
+    assert leaders.startswith(label) and leaders[len(label):].count(",") == 2  # the three best of four
+    shares = [int(part.rsplit(" ", 1)[1].rstrip("%")) for part in leaders[len(label):].split(", ")]
+    assert shares == sorted(shares, reverse=True) and all(0 <= s <= 100 for s in shares)
+
+
+def test_progress_lines_fit_100_columns_with_many_rulesets_and_long_names():
+    from types import SimpleNamespace
+
+    from arena.run_and_publish import ProgressReport
+
+    long = "a-bot-whose-display-name-is-much-longer-than-any-terminal-would-like-" * 2
+    tournament = SimpleNamespace(rulesets=[SimpleNamespace(label=f"ruleset-{i}") for i in range(4)],
+                                 bots=[SimpleNamespace(display=name) for name in (long, "b", "c", "d")])
+    report = ProgressReport(tournament, 4800, 1, lambda line: None)
+    for ruleset in range(4):
+        report.add_rows([SimpleNamespace(ruleset=ruleset, seats=[0, 1, 2], standing=[1, 2, 3])] * 3)
+    lines = report.line().splitlines()
+    assert len(lines) == 4 and all(len(line) <= 100 for line in lines), lines
+    assert all(", table-mates beaten: a-bot-whose" in line and line.endswith("%") for line in lines)
 
 
 def test_arena_run_off_a_terminal_prints_plain_progress_lines_and_no_bar(toy):

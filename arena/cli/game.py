@@ -186,7 +186,7 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...]
                    for s in range(record["players"])))
     click.echo(tabulate(rows, headers=["position", "seat", "bot", "score"]))
     extra = f", rounds {outcome['rounds']}" if "rounds" in outcome else ""
-    click.echo(f"\n{ruleset.id} {ruleset.version}, seed {seed}: {outcome['reason']}{extra}, "
+    click.echo(f"\n{ruleset.id} (version {ruleset.version}), seed {seed}: {outcome['reason']}{extra}, "
                f"{len(record['decisions'])} decisions, transcript {record['transcript_hash'][:16]}")
     if save is not None:
         click.echo(f"record written to {save}")
@@ -246,8 +246,9 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
         seed = random.SystemRandom().randrange(1 << 31)
     style = _style(color)
     write = _echo(style)
-    write(f"{ruleset.title if hasattr(ruleset, 'title') else ruleset.id} ({ruleset.id} {ruleset.version}), "
-          f"seed {seed}, {players} players; you are seat {seat}. Type a number to choose, q to quit.")
+    write(f"{ruleset.title if hasattr(ruleset, 'title') else ruleset.id} (ruleset {ruleset.id}, version "
+          f"{ruleset.version}), seed {seed}, {players} player{'' if players == 1 else 's'}; you are seat {seat}.")
+    write("Type a number to choose, ? for the rules in short, ?? for the whole rules page, q to quit.")
 
     def read_line() -> str:
         return sys.stdin.readline()
@@ -265,11 +266,11 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
         save.write_text(json.dumps(result.record, indent=1) + "\n")
         write(f"record written to {save}")
     while True:
-        write("Show the whole game from the god view (every card)? [y/N, ? for the rules] ", nl=False)
+        write("Show the whole game from the god view (every card)? [y/N, ? or ?? for the rules] ", nl=False)
         answer = read_line()
-        if answer.strip().lower() not in ("?", "help", "rules"):
+        if answer.strip().lower() not in ("?", "help", "rules", "??"):
             break
-        for line in rules_summary(ruleset.id):
+        for line in rules_summary(ruleset.id, full=answer.strip() == "??"):
             write(line)
     if answer.strip().lower() in ("y", "yes"):
         write("")

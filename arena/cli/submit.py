@@ -144,6 +144,9 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
         if target not in registry.bots and not Path(target).exists():
             known = ", ".join(registry.bots) or "none"
             raise UserError(f"{target!r} is neither an installed bot (installed: {known}) nor a file or folder")
+    elif not Path(target).exists():
+        raise UserError(f"{target}: no such file or folder (give a project folder, a wheel, an sdist or an "
+                        "installed bot's name)")
     if registry is not None and target in registry.bots:
         if isolation == "sandbox":
             from arena.sandbox import sandbox_unavailable

@@ -97,6 +97,48 @@ def run_command(tournament_file: Path, workers: int | None, out: Path | None, re
     click.echo(f"published {', '.join(str(p) for p in summary.written)}", err=True)
     doc = json.loads((out / "standings.json").read_text())
     click.echo(summary_text(doc, out))
+    with _results_store(out) as store:
+        from arena.site.data import faults_rows
+
+        lines = faults_summary(faults_rows(store, store.plan()), games_per_bot(store), out)
+    for line in lines:
+        click.echo(line)
+
+
+def games_per_bot(store: Any) -> dict[str, int]:
+    """How many stored games each entry played, by display name."""
+    names = [e["bot"] for e in store.plan()["entries"]]
+    games = dict.fromkeys(names, 0)
+    for row in store.iter_rows():
+        for entry in row.seats:
+            games[names[entry]] += 1
+    return games
+
+
+def faults_summary(rows: list[dict[str, Any]], games: dict[str, int], results_dir: Path) -> list[str]:
+    """A line per bot that faulted (in plan order): faults, their kinds, games with a
+    fault of the games played; then the `arena faults` command that lists them ([] with
+    no faults)."""
+    from arena.publish import SUMMARY_WIDTH
+
+    per_bot: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        seen = per_bot.setdefault(r["bot"], {"faults": 0, "kinds": {}, "games": set()})
+        seen["faults"] += 1
+        seen["kinds"][r["kind"]] = seen["kinds"].get(r["kind"], 0) + 1
+        seen["games"].add(r["game"])
+    if not per_bot:
+        return []
+    lines = ["Faults (a faulting bot forfeits the game, unless the file's on_fault says otherwise):"]
+    for bot in [name for name in games if name in per_bot]:
+        seen = per_bot[bot]
+        kinds = ", ".join(f"{kind}: {count:,}" for kind, count in sorted(seen["kinds"].items()))
+        name = bot if len(bot) <= 40 else bot[:39] + "\N{HORIZONTAL ELLIPSIS}"
+        lines.append(f"  {name}: {seen['faults']:,} fault{'' if seen['faults'] == 1 else 's'} in "
+                     f"{len(seen['games']):,} of its {games[bot]:,} games ({kinds})")
+    lines.append(f"See each one: arena faults {results_dir} (add --logs for what the bots wrote to stderr)")
+    return [line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 1] + "\N{HORIZONTAL ELLIPSIS}"
+            for line in lines]
 
 
 def _results_store(results_dir: Path) -> Any:
@@ -108,8 +150,11 @@ def _results_store(results_dir: Path) -> Any:
 @click.command()
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the standings.json document instead of tables.")
+@click.option("--wide", is_flag=True,
+              help="Every column of the tables (uses, version, mu, sigma, wins, mean score, faults), as "
+                   "standings.md has them; by default the tables fit 100 columns.")
 @user_errors
-def rank(results_dir: Path, as_json: bool) -> None:
+def rank(results_dir: Path, as_json: bool, wide: bool) -> None:
     """Recompute the standings of RESULTS_DIR from its results store and print them.
 
     Every stored result is first checked against its game record (replayed with the
@@ -127,7 +172,7 @@ def rank(results_dir: Path, as_json: bool) -> None:
         return
     p = doc["tournament"]
     click.echo(f"{p['name']}: {p['games_stored']:,} of {p['games_total']:,} games\n")
-    click.echo(text_tables(doc))
+    click.echo(text_tables(doc, wide=wide))
 
 
 @click.command()

@@ -134,23 +134,30 @@ def _page_context(p: Mapping[str, Any], plan: Mapping[str, Any], standings: Mapp
     provenance; `shared`: one ruleset that every bot plays (its table is the overall one)."""
     from markupsafe import Markup
 
-    from arena.publish import provenance_lines
+    from arena.publish import overall_note, overall_shown, provenance_lines, verdict_line
 
     labels = [r["label"] for r in plan["rulesets"]]
     order = [e["bot"] for e in plan["entries"]]
     colors = {bot: series_style(i)[0] for i, bot in enumerate(order)}
     scopes = []
     tables = [("overall", standings["overall"]), *standings["rulesets"].items()]
+    pairwise = standings.get("pairwise") or {}
+    comparisons = pairwise.get("rulesets") or {}
     if shared:
         tables = tables[:1]
+    elif pairwise and not overall_shown(standings):
+        tables = tables[1:]  # it would rank only baselines, or nobody: the note says so
     for label, rows in tables:
         games = [r for r in rows if r["games"]] or list(rows)  # the scale of the error bars
         low = min((r["mu"] - 3 * r["sigma"] for r in games), default=0.0)
         high = max((r["mu"] + 3 * r["sigma"] for r in games), default=1.0)
+        comparison = (comparisons.get(labels[0]) if shared else pairwise.get("overall")) if label == "overall" \
+            else comparisons.get(label)
         shown = []
-        for r in rows:
+        for r, below in zip(rows, [*rows[1:], None]):
             shown.append(dict(r, color=colors.get(r["bot"], OKABE_ITO[0]),
-                              bar=Markup(error_bar_svg(r["mu"], r["sigma"], low, high))))
+                              bar=Markup(error_bar_svg(r["mu"], r["sigma"], low, high)),
+                              next_score=_next_score(comparison, r, below)))
         bots = [r["bot"] for r in rows]
         # A bot keeps its color (by its place in the plan) in every chart and table.
         chart = "" if history is None else chart_svg(
@@ -161,14 +168,34 @@ def _page_context(p: Mapping[str, Any], plan: Mapping[str, Any], standings: Mapp
             "title": (f"Overall ({labels[0]}, the only ruleset)" if shared else "Overall") if label == "overall"
             else label,
             "rows": shown, "chart": Markup(chart),
+            "verdict": verdict_line(labels[0] if shared else label, rows, comparison) if pairwise else "",
             "matrix": head_to_head_matrix(rows, standings["head_to_head"].get(label, {})),
             # With one ruleset that everyone plays, its pairs (with intervals) are the overall ones.
             "pairwise": pairwise_view(rows, standings.get("pairwise"), labels[0] if shared else label),
         })
+    leads = [s["verdict"] for s in scopes if s["verdict"]]
     return {"p": p, "provenance_lines": [line.lstrip("- ").replace("`", "") for line in provenance_lines(p)],
-            "scopes": scopes, "heat": heat_color, "history": history or {}, "tips": COLUMN_TIPS,
+            "scopes": scopes, "leads": leads,
+            "overall_note": overall_note(standings) if pairwise and not shared else "",
+            "overall_missing": not shared and bool(pairwise) and not overall_shown(standings),
+            "heat": heat_color, "history": history or {}, "tips": COLUMN_TIPS,
             "bots": [{"name": bot, "slug": bot_slug(bot, order)} for bot in order],
+            "challengers": list(p.get("challengers") or []),
             "bot_slugs": {bot: bot_slug(bot, order) for bot in order}}
+
+
+def _next_score(comparison: Mapping[str, Any] | None, row: Mapping[str, Any], below: Mapping[str, Any] | None
+                ) -> str:
+    """The row's mean paired score against the row below, with its interval, as text
+    ("" for the last row or a pair without results)."""
+    if below is None or not comparison:
+        return ""
+    pair = next((r for r in comparison.get("results", []) if (r["a"], r["b"]) == (row["bot"], below["bot"])), None)
+    if pair is None or pair.get("mean") is None:
+        return ""
+    if pair.get("low") is None:
+        return f"{pair['mean']:.2f}"
+    return f"{pair['mean']:.2f} ({pair['low']:.2f}\u2013{pair['high']:.2f})"
 
 
 def _slug(label: str) -> str:

@@ -1,6 +1,8 @@
 """A page per bot entry (``site/bots/<slug>.html``): its standings in every table, its
-games (a link to each replay here), the games it finished last, its faults (each a link
-to the replay at that decision) and what it wrote to stderr.
+results against each opponent (per ruleset: games together, finished ahead, tied,
+behind), its games (a link to each replay: those with a replay file here, and every
+game when `arena serve` serves the site), the games it finished last, its faults (each a
+link to the replay at that decision) and what it wrote to stderr.
 
 Built from the results store's compact game rows (every game) and the records the site
 reads anyway for its replay files (the logs: every game of a small tournament, else the
@@ -30,7 +32,7 @@ def bot_pages(plan: Mapping[str, Any], rows: Iterable[GameRow], scopes: Sequence
     labels = [r["label"] for r in plan["rulesets"]]
     entries = plan["entries"]
     pages = [{"name": e["bot"], "slug": b["slug"], "entry": e, "standings": [], "games": [], "games_total": 0,
-              "losses": [], "faults": [], "logs": [], "logs_total": 0} for e, b in zip(entries, bots)]
+              "losses": [], "faults": [], "logs": [], "logs_total": 0, "opponents": {}} for e, b in zip(entries, bots)]
     for scope in scopes:
         for row in scope["rows"]:
             index = next((i for i, e in enumerate(entries) if e["bot"] == row["bot"]), None)
@@ -52,6 +54,11 @@ def bot_pages(plan: Mapping[str, Any], rows: Iterable[GameRow], scopes: Sequence
                 page["games"].append(summary)
             if summary["result"] == "last" and len(page["losses"]) < MAX_GAMES:
                 page["losses"].append(summary)
+            for other_seat, other in enumerate(game.seats):
+                if other_seat != seat:
+                    met = page["opponents"].setdefault((game.ruleset, other), [0, 0, 0])  # ahead, tied, behind
+                    mine, theirs = game.standing[seat], game.standing[other_seat]
+                    met[0 if mine < theirs else 1 if mine == theirs else 2] += 1
     by_name = {page["name"]: page for page in pages}
     for fault in faults:
         if fault["bot"] in by_name:
@@ -68,6 +75,10 @@ def bot_pages(plan: Mapping[str, Any], rows: Iterable[GameRow], scopes: Sequence
                 page["logs"].append({"game": game, "seat": seat, "text": text})
     for page in pages:
         page["log_note"] = LOG_NOTE
+        page["opponents"] = [
+            {"ruleset": labels[r], "bot": entries[other]["bot"], "games": sum(met), "ahead": met[0], "tied": met[1],
+             "behind": met[2], "share": (met[0] + met[1] / 2) / sum(met)}
+            for (r, other), met in sorted(page["opponents"].items())]
     return pages
 
 

@@ -101,7 +101,8 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         frames.append({
             "n": number, "seat": seat, "action": action,
             "action_text": _text(actor.safe_action, action, view),
-            "legal": list(legal), "asked": asked, "why": why, "fault": faults.get(number),
+            "legal": list(legal), "legal_text": [_text(actor.safe_action, a, view) for a in legal],
+            "asked": asked, "why": why, "fault": faults.get(number),
             "god": {"view": god_view(state, seat), "log": log},
             "obs": obs,
         })

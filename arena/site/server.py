@@ -2,7 +2,8 @@
 
 `make_server` serves ``RESULTS_DIR/site/`` (writing it first if there is none)
 with the standard library's http.server; a game without a pre-generated replay
-file is replayed on demand at ``/replays/<game>.js``. The results store itself is
+file is replayed on demand at ``/replays/<game>.js``, and ``/static/served.js`` tells
+the pages so (they then link every game). The results store itself is
 never served (it holds a secret seed until a tournament is complete); only the
 site and the standings files (``/standings.md``, ``.csv``, ``.json``) are. A folder
 without a store but with its published ``standings.json`` (a fresh clone's
@@ -28,6 +29,8 @@ from arena.store import Store, store_path
 
 REPLAY_PATH = re.compile(r"/replays/(\d+)\.js")
 STANDINGS_FILES = ("standings.md", "standings.csv", "standings.json")
+SERVED_PATH = "/static/served.js"
+"""Says whether `arena serve` serves the pages (static/served.js: no; the server's: yes)."""
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
@@ -55,6 +58,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
             except ArenaError as exc:  # a corrupt record, or a store gone since: say so in the page
                 text = error_script(index, str(exc))
             return text.encode("utf-8"), "text/javascript; charset=utf-8"
+        if path == SERVED_PATH and not self.missing:  # the pages link every game: any replay is made on demand
+            return b"window.ARENA_SERVED = true;\n", "text/javascript; charset=utf-8"
         name = path.lstrip("/")
         if name in STANDINGS_FILES and (self.results_dir / name).is_file():
             kind = {"md": "text/markdown", "csv": "text/csv", "json": "application/json"}[name.rsplit(".", 1)[1]]

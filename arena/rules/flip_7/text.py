@@ -9,6 +9,10 @@ from typing import Any, Mapping
 from arena.rules.flip_7.engine import FLIP_7_BONUS
 from arena.rules.text import Renderer, plain
 
+REASONS = {"no-active": "nobody is left in the round", "flip-7": "a Flip 7", "no-cards": "no cards left",
+           "no-recipient": "nobody can take it", "bust": "a bust"}
+"""The events' reasons in words, for a person at the table (the records keep the codes)."""
+
 
 class Flip7Renderer(Renderer):
     def legend(self):
@@ -84,13 +88,15 @@ class Flip7Renderer(Renderer):
             extra = f" (banks {e['score']})" if "score" in e else ""
             return f"{who} gives {s.face(e.get('card'))} to {self.who(e.get('to'))}{extra}"
         if kind == "discard":
-            return f"{who} discards {' '.join(s.face(c) for c in e.get('cards', []))} ({e.get('reason')})"
+            return (f"{who} discards {' '.join(s.face(c) for c in e.get('cards', []))} "
+                    f"({REASONS.get(e.get('reason'), e.get('reason'))})")
         if kind == "reshuffle":
             return "the set-aside cards are shuffled into a new deck"
         if kind == "deck-empty":
             return "no cards are left anywhere: the round ends"
         if kind == "round-end":
-            return (f"— round {e.get('round')} ends ({e.get('reason')}); scores {plain(e.get('scores'))}; "
+            return (f"— round {e.get('round')} ends ({REASONS.get(e.get('reason'), e.get('reason'))}); "
+                    f"scores {plain(e.get('scores'))}; "
                     f"totals {plain(e.get('totals'))}")
         if kind == "game-end":
             rounds = e.get("rounds")
@@ -127,13 +133,14 @@ class Flip7Renderer(Renderer):
             extra = f" (banks {event['score']})" if "score" in event else ""
             return f"seat {seat} gives {event['card']} to seat {event['to']}{extra}"
         if kind == "discard":
-            return f"seat {seat} discards {', '.join(event['cards'])} ({event['reason']})"
+            return f"seat {seat} discards {', '.join(event['cards'])} ({REASONS.get(event['reason'], event['reason'])})"
         if kind == "reshuffle":
             return f"the set-aside pile ({event['cards']} cards) is shuffled into a new deck"
         if kind == "deck-empty":
             return "no cards left anywhere: the round ends"
         if kind == "round-end":
-            return (f"-- round {event['round']} ends ({event['reason']}): scores {event['scores']}, "
+            return (f"-- round {event['round']} ends ({REASONS.get(event['reason'], event['reason'])}): "
+                    f"scores {event['scores']}, "
                     f"totals {event['totals']}")
         if kind == "game-end":
             return f"== game over after {event['rounds']} rounds ({event['reason']}): totals {event['totals']}"

@@ -199,7 +199,7 @@
     ctx = Object.assign({}, ctx);
     var turn = ["turn", "to_act", "active", "turn_seat"].map(function (k) { return v[k]; })
                   .filter(function (x) { return typeof x === "number"; })[0];
-    ctx.turn = turn;
+    ctx.turn = ctx.over ? undefined : turn;  // at game over nobody is to act, whatever the view still holds
     var root = el("div", "view");
     var grid = el("div", "facts-grid"), rest = el("div", "blocks");
     var keys = Object.keys(v);
@@ -207,8 +207,10 @@
       var ia = SCALARS_FIRST.indexOf(a), ib = SCALARS_FIRST.indexOf(b);
       return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
     });
+    var TURN_KEYS = ["turn", "to_act", "active", "turn_seat"];
     keys.forEach(function (k) {
       var x = v[k];
+      if (ctx.over && TURN_KEYS.indexOf(k) >= 0 && (x === null || typeof x === "number")) return;  // nobody acts after the end
       if (x === null || typeof x !== "object") {
         var f = el("div", "fact");
         f.appendChild(el("span", "key", k.replace(/_/g, " ")));

@@ -65,3 +65,16 @@
     apply();
   });
 })();
+
+/* Game numbers without a replay file here become links when `arena serve` serves the page
+   (it replays any game on demand; static/served.js says whether it does). */
+(function () {
+  "use strict";
+  if (!window.ARENA_SERVED) return;
+  document.querySelectorAll("span.served-link[data-href]").forEach(function (span) {
+    var link = document.createElement("a");
+    link.href = span.getAttribute("data-href");
+    link.textContent = span.textContent;
+    span.replaceWith(link);
+  });
+})();

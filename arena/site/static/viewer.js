@@ -52,7 +52,7 @@
     C.setFaces(d.ruleset.faces);
     C.setLayout(d.ruleset.view);
     message("");
-    $("title").textContent = "Game " + d.game + " · " + d.ruleset.title + " (" + d.ruleset.id + " " + d.ruleset.version + ")";
+    $("title").textContent = "Game " + d.game + " · " + d.ruleset.title + " (ruleset " + d.ruleset.id + ", version " + d.ruleset.version + ")";
     $("subtitle").textContent = d.names.map(function (n, i) { return "seat " + i + ": " + n; }).join(" · ") +
       " · deal seed " + d.deal_seed + " · " + d.frames.length + " decisions";
     var buttons = $("view-buttons");
@@ -69,7 +69,8 @@
     document.addEventListener("keydown", onKey);
     faultLinks();
     var h = readHash();
-    setMode(h.view && (h.view === "god" || Number(h.view) < d.players) ? h.view : "god", h.d === null ? 0 : Number(h.d));
+    setMode(h.view && (h.view === "god" || Number(h.view) < d.players) ? h.view : "god",
+            h.d === null ? 0 : h.d === "end" ? "end" : Number(h.d));
   }
 
   function viewButton(value, text) {
@@ -136,11 +137,14 @@
     history.replaceState(null, "", "#view=" + mode + "&d=" + (steps[pos] === "end" ? "end" : steps[pos] + 1));
   }
 
-  function list(id, items, chosen) {
+  function list(id, items, chosen, labels) {
+    // labels: the items in words, as the terminal shows them (the raw item after, dimmed)
     var ol = $(id);
     ol.textContent = "";
-    items.forEach(function (t) {
-      var li = el("li", t === chosen ? "chosen" : "", t);
+    items.forEach(function (t, i) {
+      var label = labels && labels[i] && labels[i] !== t ? labels[i] : null;
+      var li = el("li", t === chosen ? "chosen" : "", label || t);
+      if (label) li.appendChild(el("span", "raw-action", " (" + t + ")"));
       ol.appendChild(li);
     });
     if (!items.length) ol.appendChild(el("li", "muted none", "(none)"));
@@ -164,6 +168,7 @@
       var fin = seat === null ? data.final.god : data.final.seats[seat];
       $("view-title").textContent = seat === null ? "The end · god view" : "The end · as seat " + seat + " (" + data.names[seat] + ") sees it";
       ctx.viewerOrActor = seat === null ? 0 : seat;
+      ctx.over = true;
       table.appendChild(C.view(fin.view, ctx));
       drawCounts(table, fin.view);
       decision.appendChild(outcome());
@@ -181,7 +186,7 @@
         drawCounts(table, f.god.view);
         $("events-title").textContent = "What happened (god log)";
         list("events", f.god.log);
-        list("legal", f.legal, f.action);
+        list("legal", f.legal, f.action, f.legal_text);
         raw = { god_view: f.god.view, god_log: f.god.log, legal_actions: f.legal, action: f.action };
       } else if (f.obs) {
         $("view-title").textContent = "Seat " + seat + " (" + data.names[seat] + ") · its observation at decision " + (step + 1);
@@ -189,7 +194,7 @@
         drawCounts(table, f.obs.view);
         $("events-title").textContent = "Events it received (since its last observation)";
         list("events", f.obs.event_text);
-        list("legal", f.obs.legal_actions, f.action);
+        list("legal", f.obs.legal_actions, f.action, f.legal_text);
         // The observation as play_game built it (same keys, same order).
         raw = { ruleset: data.ruleset.id, version: data.ruleset.version, options: data.ruleset.options,
                 seat: seat, players: data.players, view: f.obs.view, events: f.obs.events,
@@ -200,7 +205,7 @@
           "its events reach it with its next observation.";
         $("events-title").textContent = "Events it received";
         list("events", []);
-        list("legal", f.legal, f.action);
+        list("legal", f.legal, f.action, f.legal_text);
         raw = { asked: false, legal_actions: f.legal, action: f.action };
       }
       var d = el("div", "chosen-action");

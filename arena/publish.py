@@ -543,8 +543,8 @@ def text_tables(doc: dict[str, Any], overall_only: bool = False, wide: bool = Fa
         return "\n".join(parts)
     parts = []
     if doc.get("pairwise"):
-        for line in verdict_lines(doc):
-            parts += textwrap.wrap(line, SUMMARY_WIDTH, subsequent_indent="  ")
+        for line in verdict_lines(doc):  # names are data: their control characters shown, not run
+            parts += textwrap.wrap(terminal_text(line), SUMMARY_WIDTH, subsequent_indent="  ")
         parts.append("")
     overall = (doc.get("pairwise") or {}).get("overall")
     if overall_shown(doc) or not doc.get("pairwise"):

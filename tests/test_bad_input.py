@@ -302,5 +302,7 @@ def test_display_names_are_escaped_in_csv_files_and_on_the_terminal(toy):
     assert shown.exit_code == 0 and FORMULA in shown.output  # the terminal shows it as written
     doc = json.loads((out / "standings.json").read_text())
     doc["overall"][0]["bot"] = "\x1b]0;owned\x07\x1b[2Jname\u202e"  # a name no file check lets in today
-    text = text_tables(doc, overall_only=True)
-    assert "\x1b" not in text and "\u202e" not in text and "\\u001b]0;owned\\u0007\\u001b[2Jname\\u202e" in text
+    compact, wide = text_tables(doc, overall_only=True), text_tables(doc, overall_only=True, wide=True)
+    assert not any(c in text for text in (compact, wide) for c in "\x1b\x07\u202e")
+    assert "\\u001b]0;owned" in compact  # shown, cut to the compact table's width
+    assert "\\u001b]0;owned\\u0007\\u001b[2Jname\\u202e" in wide

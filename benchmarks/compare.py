@@ -1,7 +1,8 @@
 """This tree against an earlier commit and against the peer (RLCard's UNO), in one sitting.
 
-    .venv/bin/python benchmarks/compare.py 56d8705                   # ~10 minutes on 2 cores
+    .venv/bin/python benchmarks/compare.py 56d8705                   # ~25 minutes, 2 busy cores
     .venv/bin/python benchmarks/compare.py HEAD~3 --rounds 2 --only engine,play_game
+    .venv/bin/python benchmarks/compare.py 56d8705 --install compiled=/path/to/compiled-venv/bin/python
 
 Figures remembered from another day or machine mislead (the peer's own speed moves with its
 version and the machine), so every figure here is taken in the same run, interleaved: each
@@ -24,6 +25,9 @@ What is timed, CPU time (`time.process_time`) unless said:
   arena; each with its default params), every ruleset;
 - sandbox: wall ms for one game of a Python random bot in a SandboxHost (start_game, one
   act, end_game), skipped where no sandbox can run.
+
+``--install LABEL=PYTHON`` adds a column for another install of arena, run by its own
+interpreter with no PYTHONPATH (a compiled install of this tree, docs/compiled.md).
 
 Ratios: REV / this tree (above 1: this tree is faster; below 1: a regression) and peer /
 this tree (how many times faster than the peer). UNO Flip play_game and env are timed at
@@ -59,7 +63,7 @@ measure, rid, size, scale, benchmarks, expect = sys.argv[1:7]
 size, scale = int(size), float(scale)
 import arena
 where = os.path.realpath(os.path.dirname(arena.__file__))
-if not where.startswith(os.path.realpath(expect)):
+if expect and not where.startswith(os.path.realpath(expect)):
     sys.exit(f"imported arena from {where}, not {expect}")
 from arena.plugins import load_registry
 registry = load_registry()
@@ -194,6 +198,14 @@ def child(cmd: list[str], pythonpath: Path | None, cwd: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _install(text: str) -> tuple[str, str]:
+    """``LABEL=PYTHON`` -> (label, python)."""
+    label, sep, python = text.partition("=")
+    if not sep or not label or not Path(python).exists():
+        raise argparse.ArgumentTypeError(f"expected LABEL=PYTHON with an existing PYTHON, not {text!r}")
+    return label, os.path.abspath(python)
+
+
 def peer_python() -> str | None:
     """A Python that has rlcard: benchmarks/.peer-venv's, else this one's, else None."""
     for python in (PEER_PYTHON, Path(sys.executable)):
@@ -225,6 +237,9 @@ def main() -> int:
                         help=f"comma-separated measures among {', '.join(MEASURES)}")
     parser.add_argument("--no-peer", action="store_true", help="leave RLCard out")
     parser.add_argument("--json", action="store_true", help="also print every timing as JSON lines")
+    parser.add_argument("--install", action="append", default=[], type=_install, metavar="LABEL=PYTHON",
+                        help="also time another install of arena run by PYTHON (e.g. a compiled one: "
+                             "docs/compiled.md), its own arena, not a copy; repeatable")
     args = parser.parse_args()
     only = args.only.split(",")
     unknown = [m for m in only if m not in MEASURES]
@@ -241,6 +256,7 @@ def main() -> int:
         copy_tree(work / "new")
         (work / "new" / "arena_bots").symlink_to(work / "new" / "bots")
         trees = {args.rev: work / "old", "this tree": work / "new"}
+        installs = dict(args.install)
         figures: dict[tuple[str, str, str], list[float]] = {}
         skipped: dict[str, str] = {}
         version = None
@@ -248,13 +264,16 @@ def main() -> int:
         for index in range(args.rounds):
             for measure, rid, games in plan:
                 size = games if measure == "ismcts" else max(1, round(games * args.scale))
-                names = list(trees) + (["peer"] if peer and (measure, rid) in PEER_ROWS else [])
+                names = list(trees) + list(installs) + (["peer"] if peer and (measure, rid) in PEER_ROWS else [])
                 for name in names if index % 2 == 0 else names[::-1]:
                     print(f"round {index + 1}/{args.rounds}: {measure} {rid} {name}", file=sys.stderr, flush=True)
                     if name == "peer":
                         assert peer is not None
                         result = child([peer, "-c", PEER, str(max(10, round(200 * args.scale)))], None, work)
                         version = result["version"]
+                    elif name in installs:   # its own install of arena, on no PYTHONPATH
+                        result = child([installs[name], "-c", PROBE, measure, rid, str(size), str(args.scale),
+                                        str(HERE), "", json.dumps(OPTIONS)], None, work)
                     else:
                         tree = trees[name]
                         result = child([sys.executable, "-c", PROBE, measure, rid, str(size), str(args.scale),
@@ -268,6 +287,7 @@ def main() -> int:
         print(f"{args.rev} against this tree, median of {args.rounds} interleaved rounds (CPU time; sandbox wall)"
               + (f"; peer RLCard {version}" if version else ""))
         header = f"{'measure':<11}{'ruleset':<13}{'unit':<14}{args.rev[:12]:>12}{'this tree':>12}{'ratio':>8}"
+        header += "".join(f"{label[:10]:>11}{'ratio':>8}" for label in installs)
         print(header + (f"{'peer':>10}{'vs peer':>9}" if version else ""))
         for measure, rid, _ in plan:
             if measure in skipped:
@@ -276,11 +296,17 @@ def main() -> int:
             old = statistics.median(figures[(measure, rid, args.rev)])
             new = statistics.median(figures[(measure, rid, "this tree")])
             line = f"{measure:<11}{rid:<13}{UNITS[measure]:<14}{old:12.1f}{new:12.1f}{old / new:7.2f}x"
+            for label in installs:
+                other = statistics.median(figures[(measure, rid, label)])
+                line += f"{other:11.1f}{old / other:7.2f}x"
             if (measure, rid, "peer") in figures:
                 theirs = statistics.median(figures[(measure, rid, "peer")])
                 line += f"{theirs:10.1f}{theirs / new:8.2f}x"
+                line += "".join(f" {theirs / statistics.median(figures[(measure, rid, label)]):.2f}x ({label})"
+                                for label in installs)
             print(line)
-        print("ratio: REV / this tree (below 1: slower now); vs peer: peer / this tree")
+        print("ratio: REV / this tree (below 1: slower now)" + "".join(f", REV / {label}" for label in installs)
+              + "; vs peer: peer / this tree" + "".join(f", peer / {label}" for label in installs))
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

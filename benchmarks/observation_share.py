@@ -10,7 +10,7 @@ medians' differences are the parts' shares (a random bot reads only the legal ac
 the games are the same in every variant):
 
 - full: as shipped;
-- no hands: `TwoFacedTable.hands_view` returns [] (UNO Flip, Color Flush, Flip Hue);
+- no hands: `TwoFacedTable.hands_view` returns empty hands (UNO Flip, Color Flush, Flip Hue);
 - shared cards: `hands_view` hands out the table's own card-view dicts instead of fresh
   copies, as a view of shared immutable card values would (what item 1's "share immutable
   card views" buys at most; it breaks the contract that every object handed out is fresh);
@@ -97,7 +97,7 @@ def variants(state_class: type, two_faced: bool) -> dict[str, Callable[[], None]
 
     def no_hands() -> None:
         restore()
-        TwoFacedTable.hands_view = lambda self, viewer: []
+        TwoFacedTable.hands_view = lambda self, viewer: [[] for _ in self.hands]   # a view may index it
 
     def shared_cards() -> None:
         restore()

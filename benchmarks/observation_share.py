@@ -18,6 +18,9 @@ the games are the same in every variant):
 - no events: `take_events` drops the seat's events;
 - no observation: both (what is left: engine, legal actions, the harness, the bot).
 
+``--hands-floor`` instead times, in one position, today's view of UNO Flip's hands against
+an ideal incremental cache and against shared rows (`hands_floor`).
+
 ``--peer PYTHON`` (UNO Flip) also times RLCard's UNO once a round and prints how many
 times faster than it each variant is: what each change to the observation would buy
 against the issue-42 goal.
@@ -37,6 +40,7 @@ import random
 import statistics
 import subprocess
 import time
+import timeit
 from pathlib import Path
 from typing import Any, Callable
 
@@ -109,6 +113,40 @@ def variants(state_class: type, two_faced: bool) -> dict[str, Callable[[], None]
     return found
 
 
+def hands_floor(samples: int = 300) -> None:
+    """What a view of UNO Flip's hands could cost at best, in one position (35 cards in hands):
+    today's `hands_view` against an ideal incremental cache (per-viewer card views or rows of
+    them kept up to date for free, handed out as fresh copies, as the contract asks) and
+    against shared rows (no card copies: a contract change). Min of `samples` CPU timings
+    of 200 calls each, variants alternating, so a loaded machine disturbs it little."""
+    ruleset = load_registry().ruleset("uno-flip").cls
+    state = ruleset.new_game(4, ruleset.resolve_options({"target_score": 0}), random.Random(5))
+    rng = random.Random(5)
+    table = state.table
+    while sum(map(len, table.hands)) < 35:
+        state.apply(rng.choice(state.legal_actions()))
+    table.hands_view(0)
+    views, side, seen = table._view_table, table.side, table.seen
+    known = [views[card][side[card]][seen[card] & 3] for card in range(len(table.faces))]
+    get, copy, hands = known.__getitem__, dict.copy, table.hands
+    rows = [list(map(get, hand)) for hand in hands]
+    found: dict[str, Callable[[], Any]] = {
+        "today's hands_view": lambda: table.hands_view(0),
+        "kept card views, gathered and copied": lambda: [list(map(copy, map(get, hand))) for hand in hands],
+        "kept rows, copied": lambda: [list(map(copy, row)) for row in rows],
+        "shared rows (no card copies)": lambda: [row.copy() for row in rows],
+    }
+    assert all(make() == table.hands_view(0) for make in found.values())
+    best = dict.fromkeys(found, float("inf"))
+    for sample in range(samples):
+        for name in (list(found) if sample % 2 == 0 else list(found)[::-1]):
+            timer = timeit.Timer(found[name], timer=time.process_time)
+            best[name] = min(best[name], 1e6 * timer.timeit(number=200) / 200)
+    print(f"uno-flip hands_view for seat 0, {sum(map(len, hands))} cards in hands, min of {samples} timings:")
+    for name, value in best.items():
+        print(f"  {name:<40}{value:6.2f} us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -116,9 +154,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, help="games a timing (default: about a second's worth)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="also print cProfile's figure")
+    parser.add_argument("--hands-floor", action="store_true",
+                        help="instead: what a view of UNO Flip's hands could cost at best (hands_floor)")
     parser.add_argument("--peer", metavar="PYTHON", help="a Python with rlcard: UNO Flip's variants are also "
                         "set against RLCard's UNO (peer_rlcard_uno.py, 4 players), timed once a round")
     args = parser.parse_args()
+    if args.hands_floor:
+        hands_floor()
+        return
     registry = load_registry()
     for rid in args.rulesets:
         ruleset = registry.ruleset(rid).cls

@@ -245,6 +245,10 @@ def main() -> int:
     unknown = [m for m in only if m not in MEASURES]
     if unknown or args.rounds < 1 or args.scale <= 0:
         parser.error(f"unknown measure {unknown[0]!r}" if unknown else "--rounds must be >= 1, --scale > 0")
+    known = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{args.rev}^{{commit}}"], cwd=HERE,
+                           capture_output=True)
+    if known.returncode:
+        parser.error(f"no commit {args.rev!r} in this repository")
     peer = None if args.no_peer else peer_python()
     if not args.no_peer and peer is None:
         print("compare: rlcard is not installed (pip install rlcard, or benchmarks/.peer-venv): no peer figures")

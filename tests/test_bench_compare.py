@@ -24,8 +24,10 @@ def _load(name):
     return module
 
 
-compare = _load("compare")
+_path = list(sys.path)
+compare = _load("compare")            # puts benchmarks/ first on sys.path (for bench_compiled)
 share = _load("observation_share")
+sys.path[:] = _path
 
 
 def _probe(tree, expect, measure="engine"):

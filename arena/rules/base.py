@@ -69,6 +69,9 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
 CAPABILITIES = ("sample_state", "lay_out")
 """The optional parts a ruleset may declare (see `Ruleset.capabilities`)."""
 
+# What a game tells the environments and search bots about itself (issue 34, item 1).
+CAPABILITIES += ("encoding", "evaluate", "chance_outcomes")
+
 
 class Ruleset(ABC):
     """A game: its identity and options as class data, and a factory of states."""
@@ -96,6 +99,24 @@ class Ruleset(ABC):
       a state with a position set by hand, for tests and puzzles. The keyword arguments
       of `position` are the game's own, documented on its `lay_out`; with none, it is
       `new_game`'s deal from `seed`.
+
+    What the environments and search bots need of a game (the environments, `arena.envs`,
+    take any ruleset declaring ``encoding`` and ``chance_outcomes``; the kit checks them):
+
+    - ``"encoding"``: ``encoding(players, options) -> arena.rules.encoding.Encoding`` for a
+      table (options resolved): the stable action index, the mask, the fixed-size
+      ``float32`` array of one seat's observation (built from its ``seat`` and ``view``
+      only) and the array's named blocks (``features``). Needs numpy: import the game's
+      encoding module inside the classmethod.
+    - ``"evaluate"``: ``evaluate(state, me) -> list[float]``, a value in [0, 1] per seat of
+      a full state (e.g. a search's determinization, cut off before the end) as seat `me`
+      would judge it: near 1 for a seat sure to finish ahead of every other (ties a
+      half). Fixed before play, and it reads nothing unrevealed: the order of hidden
+      piles and the state's chance do not change it.
+    - ``"chance_outcomes"``: ``chance_outcomes(players, options) -> int``, the most
+      outcomes one chance draw of the engine can have at that table (the longest
+      shuffle, or the largest ``below(n)``), at least 2 (OpenSpiel's
+      ``max_chance_outcomes``).
     """
 
     # What the harness asks of a game, declared by the game (defaults: a game that declares

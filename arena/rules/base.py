@@ -123,13 +123,13 @@ class Ruleset(ABC):
     # nothing); tables keyed by ruleset id elsewhere read these instead.
 
     search_hints: ClassVar[Mapping[str, Any]] = {}
-    """How a search bot (ismcts) should search this game, as data: ``playout_bot``
-    ("module:Class" of a heuristic bot for playouts), ``playout_depth`` and
-    ``random_playout_depth`` (decisions before the cut-off), ``playout_stop`` (an event
-    type that also ends a playout), ``prior_weight`` (root bonus of the heuristic's
-    choice), ``opponents`` ("tree": other seats' moves searched; "policy": played by the
-    playout bot on each sampled deal), ``evaluation`` ("module:function", ``(state, seat) -> value per seat in
-    [0, 1]`` at the cut-off). Names, not imports: rules import nothing of the bots."""
+    """How a search bot (ismcts) should search this game, as data naming no bot:
+    ``playout_depth`` and ``random_playout_depth`` (decisions before the cut-off),
+    ``playout_stop`` (an event type that also ends a playout), ``prior_weight`` (root bonus
+    of the playout policy's choice), ``opponents`` ("tree": other seats' moves searched;
+    "policy": played by the playout policy on each sampled deal). The cut-off value is the
+    game's ``evaluate`` capability; the playout policy is bot knowledge, registered by the
+    plugin that provides it (the ``register_playouts`` hook, `arena.hookspecs`)."""
 
     bot_example: ClassVar[str | None] = None
     """The body of a new bot's decision method for this game (`arena new-bot`): Python

@@ -177,9 +177,7 @@ class ColorFlush(Ruleset):
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = ColorFlushRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
-    search_hints = {"playout_bot": "arena_bots.color_flush_heuristic:ColorFlushHeuristicBot", "playout_depth": 3,
-                    "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_color_flush",
+    search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
                     "opponents": "policy"}   # measured: benchmarks/strength_notes.md
 
     @classmethod

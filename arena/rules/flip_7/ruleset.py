@@ -200,9 +200,7 @@ class Flip7(Ruleset):
                              "set_aside": "set aside (out of play until the deck is reshuffled)"}}
     # the round's end comes before 60 decisions; what follows it is mostly noise for this
     # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
-    search_hints = {"playout_bot": "arena_bots.flip7_threshold:Flip7ThresholdBot", "playout_depth": 60,
-                    "random_playout_depth": 60, "playout_stop": "round-end", "prior_weight": 0.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_flip_7"}
+    search_hints = {"playout_depth": 60, "random_playout_depth": 60, "playout_stop": "round-end", "prior_weight": 0.0}
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

@@ -188,9 +188,7 @@ class FlipHue(Ruleset):
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = FlipHueRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
-    search_hints = {"playout_bot": "arena_bots.flip_hue_heuristic:FlipHueHeuristicBot", "playout_depth": 3,
-                    "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_flip_hue"}
+    search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0}
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

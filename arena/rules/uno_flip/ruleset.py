@@ -210,9 +210,7 @@ class UnoFlip(Ruleset):
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = UnoFlipRenderer
-    search_hints = {"playout_bot": "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot", "playout_depth": 20,
-                    "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_uno_flip"}
+    search_hints = {"playout_depth": 20, "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0}
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

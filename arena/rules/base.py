@@ -106,8 +106,8 @@ class Ruleset(ABC):
     - ``"encoding"``: ``encoding(players, options) -> arena.rules.encoding.Encoding`` for a
       table (options resolved): the stable action index, the mask, the fixed-size
       ``float32`` array of one seat's observation (built from its ``seat`` and ``view``
-      only) and the array's named blocks (``features``). Needs numpy: import the game's
-      encoding module inside the classmethod.
+      only) and the array's named blocks (``features``). Arrays need numpy, so a game
+      imports no numpy where its rules load.
     - ``"evaluate"``: ``evaluate(state, me) -> list[float]``, a value in [0, 1] per seat of
       a full state (e.g. a search's determinization, cut off before the end) as seat `me`
       would judge it: near 1 for a seat sure to finish ahead of every other (ties a

@@ -12,11 +12,12 @@ awaited and the actions left this turn; the turn number (over the turn limit); h
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.rules.encoding import Encoding, Layout, faces as deck_faces, one_hot, put_card, put_hands
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HAND_CAP = 10
 """Hand positions encoded (and in the action index): Color Flush's hand limit."""

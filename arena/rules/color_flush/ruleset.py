@@ -239,7 +239,7 @@ class ColorFlush(Ruleset):
     @classmethod
     def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
         """The table's action index and observation array (see color_flush/encoding.py)."""
-        from arena.rules.color_flush.encoding import encoding   # needs numpy: only when asked
+        from arena.rules.color_flush.encoding import encoding   # loaded when an environment asks
 
         return encoding(players, options)
 

@@ -12,11 +12,12 @@ the phase and the pending frames (one-hots). Counts and sizes are scaled into [0
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.rules.encoding import Encoding, Layout, one_hot
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CARDS = [str(n) for n in range(13)] + ["+2", "+4", "+6", "+8", "+10", "x2", "freeze", "flip-three",
                                        "second-chance"]

@@ -253,7 +253,7 @@ class Flip7(Ruleset):
     @classmethod
     def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
         """The table's action index and observation array (see flip_7/encoding.py)."""
-        from arena.rules.flip_7.encoding import encoding   # needs numpy: only when asked
+        from arena.rules.flip_7.encoding import encoding   # loaded when an environment asks
 
         return encoding(players, options)
 

@@ -13,11 +13,12 @@ cap); the draw and discard piles' sizes and top cards; each seat's faction card 
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.rules.encoding import Encoding, Layout, faces as deck_faces, one_hot, put_card, put_hands
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HAND_CAP = 8
 """Hand positions encoded (and in the action index): a Flip Hue hand holds at most 7 cards."""

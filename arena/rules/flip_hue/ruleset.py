@@ -244,7 +244,7 @@ class FlipHue(Ruleset):
     @classmethod
     def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
         """The table's action index and observation array (see flip_hue/encoding.py)."""
-        from arena.rules.flip_hue.encoding import encoding   # needs numpy: only when asked
+        from arena.rules.flip_hue.encoding import encoding   # loaded when an environment asks
 
         return encoding(players, options)
 

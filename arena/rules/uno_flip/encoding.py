@@ -15,11 +15,12 @@ cards and every hand as card slots (`arena.rules.encoding`).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.rules.encoding import Encoding, Layout, faces as deck_faces, one_hot, put_card, put_hands
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HAND_CAP = 40
 """Hand positions encoded (and in the action index): a hand past 40 cards is rare."""

@@ -256,7 +256,7 @@ class UnoFlip(Ruleset):
     @classmethod
     def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
         """The table's action index and observation array (see uno_flip/encoding.py)."""
-        from arena.rules.uno_flip.encoding import encoding   # needs numpy: only when asked
+        from arena.rules.uno_flip.encoding import encoding   # loaded when an environment asks
 
         return encoding(players, options)
 

@@ -116,16 +116,11 @@ def heuristic_bot(ruleset_id: str) -> type | None:
     return search_hints(ruleset_id).playout_bot
 
 
-_REGISTRY: list[Any] = []
-
-
 def _registry() -> Any:
-    """The plugin registry, loaded once per process."""
-    if not _REGISTRY:
-        from arena.plugins import load_registry
+    """The plugin registry, loaded once per process (`arena.rulesets.registry`)."""
+    import arena.rulesets
 
-        _REGISTRY.append(load_registry())
-    return _REGISTRY[0]
+    return arena.rulesets.registry()
 
 
 def ruleset_class(ruleset_id: str) -> Any:

@@ -28,7 +28,11 @@ def toy_installed(plugin_dir, monkeypatch):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-toy-high-card\nVersion: 1.0.0\n")
     (info / "entry_points.txt").write_text("[arena]\ntoy-high-card = toy_ruleset\n")
-    return plugin_dir
+    import arena.rulesets
+
+    arena.rulesets.registry.cache_clear()   # the process's registry, as if loaded after the install
+    yield plugin_dir
+    arena.rulesets.registry.cache_clear()
 
 
 def _registry():

@@ -15,8 +15,8 @@ A ruleset that declares ``"encoding"`` (`Ruleset.capabilities`) returns an `Enco
 - ``features``: the array's consecutive named blocks (`Feature`: name, offset, length),
   covering it exactly; `feature_name(i)` names entry ``i``.
 
-Making arrays needs numpy (the ``test`` or ``examples`` extra), imported when the first
-array is made: the layout and the action index (what `arena docs` shows) do not.
+Making arrays needs numpy (the ``test`` or ``examples`` extra); the layout and the action
+index (what `arena docs` shows) do not.
 
 The helpers below are the built-in card games' layout: a card slot is two one-hots over
 the deck's face vocabulary (`faces`: every face of ``options["deck"]``, sorted) plus one
@@ -28,10 +28,12 @@ position, up to a cap per game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-if TYPE_CHECKING:
+try:
     import numpy as np
+except ImportError:   # the rules and the layout work without it; making arrays does not
+    np = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,6 @@ class Encoding:
 
     def mask(self, legal_actions: Sequence[str]) -> np.ndarray:
         """``int8`` array over the index: 1 for each legal action that has an index."""
-        import numpy as np
-
         mask = np.zeros(len(self.actions), dtype=np.int8)
         index = self.index
         mask[[index[a] for a in legal_actions if a in index]] = 1
@@ -87,8 +87,6 @@ class Encoding:
     def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:
         """The ``float32`` array of `observation` (its ``seat`` and ``view`` only)."""
         if out is None:
-            import numpy as np
-
             out = np.zeros(self.size, dtype=np.float32)
         else:
             out[:] = 0.0

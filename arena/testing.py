@@ -639,19 +639,20 @@ def check_declared_capabilities(cls: type[Ruleset], games: Sequence[Case], *, po
     decision points of `games`:
 
     - encoding: its named blocks (``features``) cover the array exactly; the action index
-      has no repeats; each array (the same seats) is ``float32`` of the declared size, finite and in
-      [0, 1], and the same when made twice; the mask is ``int8`` over the index with a 1 at
-      exactly the legal actions that have an index, and at least one when there are any;
-    - evaluate: one value in [0, 1] per seat, from the points of view of the seat to act,
-      the first and the last; it changes
-      neither the state nor with the state's rng reseeded (it reads nothing unrevealed);
+      has no repeats; the arrays of the seat to act, the first and the last are ``float32``
+      of the declared size, finite, in [0, 1], and the same when made twice; the mask is
+      ``int8`` over the index with a 1 at exactly the legal actions that have an index, and
+      at least one when there are any;
+    - evaluate: one value in [0, 1] per seat, from the points of view of the same seats; it
+      changes neither the state nor with the state's rng reseeded (it reads nothing
+      unrevealed);
     - chance_outcomes: an integer of at least 2, and no smaller than the draw pile.
     """
     name = "declared capabilities"
-    for capability in ("encoding", "evaluate", "chance_outcomes"):
+    for capability, meaning in (("encoding", "environments refuse it"), ("evaluate", "searches cut off neutrally"),
+                                ("chance_outcomes", "OpenSpiel refuses it")):
         if not cls.supports(capability) and report:
-            report.skipped.append(f"{cls.id} has no {capability}: "
-                                  f"{'environments refuse it' if capability != 'evaluate' else 'searches cut off neutrally'}")
+            report.skipped.append(f"{cls.id} has no {capability}: {meaning}")
     checked = 0
     for case in games:
         options = cls.resolve_options(case.options)

@@ -93,7 +93,8 @@ def test_render_ansi_shows_the_acting_seats_frame():
 
 @pytest.mark.parametrize("ruleset", ["color-flush", "flip-hue"])
 def test_every_legal_action_of_random_games_is_in_the_index(ruleset):
-    """Color Flush's hand limit and Flip Hue's cleanup keep hands within the encoding's hand cap: nothing is masked out."""
+    """Color Flush's hand limit and Flip Hue's cleanup keep hands within the encoding's hand cap:
+    nothing is masked out."""
     cls = arena.rulesets.get(ruleset)
     for players in (2, 4):
         options = cls.resolve_options({})

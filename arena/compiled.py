@@ -20,7 +20,11 @@ SOURCES = ("arena/rules/_compiled_game_state.py", "arena/rules/chance.py",
            "arena/rules/uno_flip/deck.py", "arena/rules/uno_flip/engine.py", "arena/rules/uno_flip/sampler.py",
            "arena/rules/flip_hue/deck.py", "arena/rules/flip_hue/engine.py", "arena/rules/flip_hue/sampler.py",
            "arena_bots/ismcts_search.py", "arena_bots/uno_flip_play.py", "arena_bots/color_flush_play.py",
-           "arena_bots/flip_hue_play.py")
+           "arena_bots/flip_hue_play.py",
+           # the search's cut-off evaluations and playout fast paths, compiled as when they were its own
+           "arena/rules/evaluation.py", "arena/rules/flip_7/evaluation.py", "arena/rules/uno_flip/evaluation.py",
+           "arena/rules/color_flush/evaluation.py", "arena/rules/flip_hue/evaluation.py",
+           "arena_bots/playout_moves.py")
 """The modules mypyc compiles, as paths of their modules (`PACKAGE_DIRS` maps a package to
 its folder in the source tree)."""
 

@@ -36,6 +36,18 @@ class HookSpecs:
         """Register rulesets: call ``register(RulesetSubclass)`` once per ruleset."""
 
     @hookspec
+    def register_playouts(self, register: Callable[..., None]) -> None:
+        """Register search bots' playout policies, per ruleset: call
+        ``register(ruleset_id, bot_class, fast_move=None)`` once per ruleset the plugin
+        has a policy for. ``bot_class`` (an `arena.Bot` subclass) plays every seat of a
+        search's playouts (ismcts); ``fast_move(bot, state, seat, legal_actions)``, if
+        given, returns exactly what ``bot.act`` would play for `seat` in the full state
+        `state` (a search's own sample), or None to ask `act`: a shortcut past building a
+        view. A ruleset id with two policies is an error naming both plugins; a ruleset
+        without one is searched with random playouts. The game names no bot: this is how
+        bot knowledge reaches the search (`arena.plugins.Registry.playouts`)."""
+
+    @hookspec
     def register_commands(self, cli: click.Group) -> None:
         """Add commands to the ``arena`` command line: decorate functions with
         ``@cli.command()`` (or call ``cli.add_command``). A name that a built-in command

@@ -5,6 +5,8 @@ functions marked ``@arena.hookimpl`` (the hooks are specified in `arena.hookspec
 
 - ``register_bots(register)``: call ``register(BotSubclass)`` for each bot;
 - ``register_rulesets(register)``: call ``register(RulesetSubclass)`` for each ruleset;
+- ``register_playouts(register)``: call ``register(ruleset_id, BotSubclass, fast_move=None)``
+  for each ruleset the plugin has a search playout policy for (`Registry.playouts`);
 - ``register_commands(cli)``: add commands to the ``arena`` command line (`arena.cli`).
 
 Built-in bots and rulesets register through the very same entry points. Nothing
@@ -58,6 +60,16 @@ class RulesetEntry:
 
 
 @dataclass(frozen=True)
+class PlayoutEntry:
+    """A ruleset's playout policy for search bots (`HookSpecs.register_playouts`)."""
+
+    ruleset_id: str
+    bot: type[Bot]
+    fast_move: Callable[[Any, Any, int, list[str]], str | None] | None
+    origin: Origin
+
+
+@dataclass(frozen=True)
 class BrokenPlugin:
     """A plugin that could not be loaded or whose hook raised."""
 
@@ -74,6 +86,8 @@ class Registry:
     bots: dict[str, BotEntry] = field(default_factory=dict)
     rulesets: dict[str, RulesetEntry] = field(default_factory=dict)
     broken: list[BrokenPlugin] = field(default_factory=list)
+    playouts: dict[str, PlayoutEntry] = field(default_factory=dict)
+    """Search bots' playout policies by ruleset id (`HookSpecs.register_playouts`)."""
 
     def bot(self, name: str) -> BotEntry:
         """The bot registered as `name`; UnknownNameError if there is none."""
@@ -183,7 +197,41 @@ def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: b
                 registry.broken.append(BrokenPlugin(origin.plugin, origin.package, origin.version, message))
     registry.bots = dict(sorted(bots.items()))
     registry.rulesets = dict(sorted(rulesets.items()))
+    registry.playouts = _playouts(manager, origins, registry.broken)
     return registry
+
+
+def _playouts(manager: pluggy.PluginManager, origins: dict[str, Origin],
+              broken: list[BrokenPlugin]) -> dict[str, PlayoutEntry]:
+    """Every plugin's `register_playouts`, by ruleset id (a raising hook is a broken plugin)."""
+    playouts: dict[str, PlayoutEntry] = {}
+    for impl in manager.hook.register_playouts.get_hookimpls():
+        origin = origins[impl.plugin_name]
+
+        def register(ruleset_id: str, bot_class: type[Bot], fast_move: Any = None, origin: Origin = origin) -> None:
+            if not isinstance(ruleset_id, str):
+                raise PluginError(f"plugin {origin.plugin}: a playout's ruleset id must be a string, "
+                                  f"not {ruleset_id!r}")
+            if not (isinstance(bot_class, type) and issubclass(bot_class, Bot)):
+                raise PluginError(f"plugin {origin.plugin}: the playout of {ruleset_id!r} is {bot_class!r}, "
+                                  "not an arena.Bot subclass")
+            if fast_move is not None and not callable(fast_move):
+                raise PluginError(f"plugin {origin.plugin}: the fast move of {ruleset_id!r} is not callable")
+            if ruleset_id in playouts:
+                first = playouts[ruleset_id].origin
+                raise PluginError(f"the playout of ruleset {ruleset_id!r} is registered twice: by {first.package} "
+                                  f"({first.plugin}) and by {origin.package} ({origin.plugin})")
+            playouts[ruleset_id] = PlayoutEntry(ruleset_id, bot_class, fast_move, origin)
+
+        try:
+            impl.function(register=register)
+        except PluginError:
+            raise
+        except Exception as exc:
+            message = f"register_playouts raised {type(exc).__name__}: {exc}"
+            warnings.warn(f"arena plugin {origin.plugin}: {message}", stacklevel=3)
+            broken.append(BrokenPlugin(origin.plugin, origin.package, origin.version, message))
+    return dict(sorted(playouts.items()))
 
 
 def _add(table: dict[str, Any], name: str, entry: Any, kind: str) -> None:

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from arena.rules.base import Option, Ruleset
+from arena.rules.base import CAPABILITIES, Option, Ruleset
 
 BUILTIN_PACKAGE = "flip-arena"
 
@@ -206,7 +206,42 @@ def rulesets_markdown(rulesets: Iterable[type[Ruleset]] | None = None) -> str:
         for title, text in (("Actions", ref.actions), ("View fields", ref.view), ("Events", ref.events)):
             out += ["", f"### {title}", ""]
             out += ["```text", text, "```"] if text else ["Not documented in the rules page."]
+    for ruleset in chosen:
+        out[out.index(f"## {ruleset.id}"):] = _with_capabilities(out[out.index(f"## {ruleset.id}"):], ruleset)
     return "\n".join(out) + "\n"
+
+
+CAPABILITY_MEANINGS = {
+    "sample_state": "full states consistent with a seat's observation (search bots)",
+    "lay_out": "positions set by hand (tests, puzzles)",
+    "encoding": "the fixed-size observation array and action index (PettingZoo, OpenSpiel)",
+    "evaluate": "a value per seat of a full state (ismcts's cut-off)",
+    "chance_outcomes": "the most outcomes of one chance draw (OpenSpiel)",
+}
+"""What `arena docs` says each capability (`Ruleset.capabilities`) is for."""
+
+
+def capability_lines(ruleset: type[Ruleset]) -> list[str]:
+    """The "Capabilities" section of `ruleset`: what it declares and, with an encoding, the
+    blocks of its observation array at the smallest table of two or more players with
+    the default options."""
+    declared = [name for name in CAPABILITIES if ruleset.supports(name)]
+    lines = ["", "### Capabilities", ""]
+    lines += [f"- `{name}`: {CAPABILITY_MEANINGS.get(name, '')}" for name in declared] or ["None declared."]
+    if "encoding" in declared:
+        players = min(max(2, ruleset.min_players), ruleset.max_players)
+        encoding = ruleset.encoding(players, ruleset.resolve_options())
+        lines += ["", f"The observation array at {players} players (default options): {encoding.size} floats, "
+                      f"{len(encoding.actions)} actions in the index.", "",
+                  "| block | offset | length |", "|---|---|---|"]
+        lines += [f"| `{f.name}` | {f.offset} | {f.length} |" for f in encoding.features]
+    return lines
+
+
+def _with_capabilities(section: list[str], ruleset: type[Ruleset]) -> list[str]:
+    """One ruleset's section (up to the next one) with its capabilities after its events."""
+    end = next((i for i, line in enumerate(section) if i and line.startswith("## ")), len(section))
+    return section[:end] + capability_lines(ruleset) + section[end:]
 
 
 def hint_lines(ruleset: type[Ruleset], kinds: Iterable[str] = ("actions", "view")) -> list[str]:

@@ -39,6 +39,10 @@ What `check_ruleset` checks (each is also a function of its own, `check_*`):
 
 A failure raises `ConformanceError` (an AssertionError) naming the ruleset, the
 check, the players, seed and options, the decision, and what differed where.
+- what a game declares for the environments and search bots
+  (`check_declared_capabilities`, each where declared): its ``encoding``, ``evaluate`` and
+  ``chance_outcomes``.
+
 Options: each case runs with `options`; with `variants` (default), every option
 that has `choices` or is a bool is also tried at each other value, one at a time.
 """
@@ -58,6 +62,7 @@ from arena.rules.base import GameState, Ruleset, plain_copy
 __all__ = ["ConformanceError", "ConformanceReport", "Case", "check_ruleset", "check_determinism",
            "check_playouts", "check_replay", "check_fresh_copies", "check_sampling", "cases",
            "observation_for"]
+__all__ += ["check_declared_capabilities"]
 
 NOT_AN_ACTION = "\x00not-an-action"
 
@@ -127,6 +132,7 @@ def check_ruleset(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3,
     check_replay(cls, games, report=report)
     check_fresh_copies(cls, games, stride=stride, report=report)
     check_sampling(cls, games, points=points, samples=samples, report=report)
+    check_declared_capabilities(cls, games, points=points, report=report)
     return report
 
 
@@ -620,3 +626,118 @@ def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6
         _fail(cls, name, None, f"no two rngs ever gave different samples ({compared} samples)")
     if report:
         report.add(name, compared)
+
+
+# -- what a game declares for the environments and search bots (issue 34) ----------------
+# (`Ruleset.capabilities`: ``encoding``, ``evaluate``, ``chance_outcomes``; each skipped,
+# with a note in the report, where not declared)
+
+
+def check_declared_capabilities(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6,
+                                report: ConformanceReport | None = None) -> None:
+    """The ``encoding``, ``evaluate`` and ``chance_outcomes`` a ruleset declares, at random
+    decision points of `games`:
+
+    - encoding: its named blocks (``features``) cover the array exactly; the action index
+      has no repeats; the arrays of the seat to act, the first and the last are ``float32``
+      of the declared size, finite, in [0, 1], and the same when made twice; the mask is
+      ``int8`` over the index with a 1 at exactly the legal actions that have an index, and
+      at least one when there are any;
+    - evaluate: one value in [0, 1] per seat, from the points of view of the same seats; it
+      changes neither the state nor with the state's rng reseeded (it reads nothing
+      unrevealed);
+    - chance_outcomes: an integer of at least 2, and no smaller than the draw pile.
+    """
+    name = "declared capabilities"
+    for capability, meaning in (("encoding", "environments refuse it"), ("evaluate", "searches cut off neutrally"),
+                                ("chance_outcomes", "OpenSpiel refuses it")):
+        if not cls.supports(capability) and report:
+            report.skipped.append(f"{cls.id} has no {capability}: {meaning}")
+    checked = 0
+    for case in games:
+        options = cls.resolve_options(case.options)
+        encoding = cls.encoding(case.players, options) if cls.supports("encoding") else None
+        outcomes = cls.chance_outcomes(case.players, options) if cls.supports("chance_outcomes") else None
+        if encoding is not None:
+            _check_layout(cls, name, case, encoding)
+        if outcomes is not None and (isinstance(outcomes, bool) or not isinstance(outcomes, int) or outcomes < 2):
+            _fail(cls, name, case, f"chance_outcomes is {outcomes!r}, not an integer of at least 2")
+        for state, observation, _, decision in _decision_points(cls, case, points):
+            if encoding is not None:
+                _check_encoded(cls, name, case, encoding, state, decision)
+            if cls.supports("evaluate"):
+                _check_evaluation(cls, name, case, state, decision)
+            if outcomes is not None:
+                pile = state.chance_pile()
+                if pile is not None and len(pile[0]) > outcomes:
+                    _fail(cls, name, case, f"chance_outcomes is {outcomes}, below the draw pile's "
+                                           f"{len(pile[0])} cards", decision)
+            checked += 1
+    if report:
+        report.add(name, checked if any(cls.supports(c) for c in ("encoding", "evaluate", "chance_outcomes")) else 0)
+
+
+def _some_seats(state: GameState, players: int) -> list[int]:
+    """The seat to act, the first and the last: every seat of a small table, and a bounded
+    cost at a large one."""
+    return sorted({state.current_seat() or 0, 0, players - 1})
+
+
+def _check_layout(cls: type[Ruleset], name: str, case: Case, encoding: Any) -> None:
+    at = 0
+    for feature in encoding.features:
+        if feature.offset != at or feature.length < 1:
+            _fail(cls, name, case, f"the encoding's block {feature.name!r} starts at {feature.offset} with "
+                                   f"{feature.length} entries; the blocks must follow each other from 0")
+        at += feature.length
+    if at != encoding.size:
+        _fail(cls, name, case, f"the encoding's blocks cover {at} entries of its {encoding.size}")
+    if len(set(encoding.actions)) != len(encoding.actions):
+        _fail(cls, name, case, "the encoding's action index repeats an action")
+
+
+def _check_encoded(cls: type[Ruleset], name: str, case: Case, encoding: Any, state: GameState,
+                   decision: int) -> None:
+    import numpy as np
+
+    for seat in _some_seats(state, case.players):
+        observation = observation_for(cls, state)
+        observation = dict(observation, seat=seat, view=state.view(seat))
+        array = encoding.encode(observation)
+        if array.dtype != np.float32 or array.shape != (encoding.size,):
+            _fail(cls, name, case, f"seat {seat}'s array is {array.dtype} of shape {array.shape}, not float32 "
+                                   f"of ({encoding.size},)", decision)
+        if not np.all(np.isfinite(array)) or array.min(initial=0.0) < 0.0 or array.max(initial=0.0) > 1.0:
+            bad = int(np.flatnonzero(~np.isfinite(array) | (array < 0) | (array > 1))[0])
+            _fail(cls, name, case, f"seat {seat}'s array holds {array[bad]} at {encoding.feature_name(bad)}, "
+                                   f"outside [0, 1]", decision)
+        if not np.array_equal(array, encoding.encode(observation)):
+            _fail(cls, name, case, f"seat {seat}'s array differs when made twice", decision)
+    legal = state.legal_actions()
+    mask = encoding.mask(legal)
+    indexed = {encoding.index[action] for action in legal if action in encoding.index}
+    if mask.dtype != np.int8 or mask.shape != (len(encoding.actions),):
+        _fail(cls, name, case, f"the mask is {mask.dtype} of shape {mask.shape}", decision)
+    if set(np.flatnonzero(mask).tolist()) != indexed:
+        _fail(cls, name, case, "the mask does not mark exactly the legal actions", decision)
+    if legal and not indexed:
+        _fail(cls, name, case, f"no legal action has an index: {_short(legal)}", decision)
+
+
+def _check_evaluation(cls: type[Ruleset], name: str, case: Case, state: GameState, decision: int) -> None:
+    evaluate: Callable[[GameState, int], list[float]] = getattr(cls, "evaluate")  # declared, so defined
+    before = ([state.view(s) for s in range(case.players)], state.legal_actions(), state.rng.getstate())
+    for me in _some_seats(state, case.players):
+        values = evaluate(state, me)
+        if (not isinstance(values, list) or len(values) != case.players
+                or not all(isinstance(v, (int, float)) and 0.0 <= v <= 1.0 for v in values)):
+            _fail(cls, name, case, f"evaluate(state, {me}) gave {_short(values)}, not one value in [0, 1] per seat",
+                  decision)
+        twin = state.clone()
+        twin.rng = random.Random(f"reseeded {decision}")
+        if evaluate(twin, me) != values:
+            _fail(cls, name, case, f"evaluate(state, {me}) changes when the state's rng is reseeded: it reads "
+                                   f"what chance has not revealed", decision)
+    after = ([state.view(s) for s in range(case.players)], state.legal_actions(), state.rng.getstate())
+    if after != before:
+        _fail(cls, name, case, "evaluate changed the state", decision)

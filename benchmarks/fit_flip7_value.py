@@ -1,6 +1,6 @@
 """Fit Flip 7's round-end value (issue 22, item 2): P(seat A finishes ahead of seat B) from
-their totals, regressed on self-play outcomes, written to bots/data/flip7_value.json for
-`arena_bots.ismcts.evaluate_flip_7`.
+their totals, regressed on self-play outcomes, written to arena/rules/flip_7/data/value.json
+for Flip 7's `evaluate` (arena/rules/flip_7/evaluation.py).
 
 ismcts's Flip 7 playouts stop at the end of the round, so the value of a round-end
 position is all its search learns from. Today's value is a fixed sigmoid of the total
@@ -41,7 +41,7 @@ from arena_bots.flip7_threshold import Flip7ThresholdBot
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from self_play import play_out, seated_bots  # noqa: E402
 
-OUT = Path(__file__).resolve().parent.parent / "bots" / "data" / "flip7_value.json"
+OUT = Path(__file__).resolve().parent.parent / "arena" / "rules" / "flip_7" / "data" / "value.json"
 M_CAP = 1.2
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena_bots.ismcts import evaluate_flip_7, flip7_ahead
+from arena.rules.flip_7.evaluation import evaluate_flip_7, flip7_ahead
 
 
 def evaluate_flip_7_totals(state: Any, me: int) -> list[float]:

@@ -3,8 +3,9 @@
 Functions of the hands as the bot knows them (``(face, back)`` pairs, None unknown), the
 deck's back odds and the bot's `rng` (its only chance), so that a compiled install
 (docs/compiled.md) can compile them; `move` reads them off an observation. The bot
-(bots/color_flush_heuristic.py) says what the play is and why; ismcts's Color Flush
-evaluation scores hands with `distance`.
+(bots/color_flush_heuristic.py) says what the play is and why. It scores hands by the
+game's `distance` (arena/rules/color_flush/evaluation.py), which Color Flush's `evaluate`
+also uses.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any
 
-Face = Optional[str]
-Card = tuple[Face, Face]   # (the face toward the holder, its back), None where unknown
+# a hand's distance to a flush is the game's evaluation (its `evaluate`), shared with the bot
+from arena.rules.color_flush.evaluation import (BAD_BACK, BLACK, GOOD_BACK, SHORT, UNKNOWN_BACK,  # noqa: F401
+                                                UNKNOWN_FACE, WHITE, Card, Face, tuple_distance, distance)
+
 Odds = dict[Face, list[tuple[Face, float]]]
 
-WHITE = "white"
-BLACK = "black"
-GOOD_BACK, UNKNOWN_BACK, BAD_BACK, UNKNOWN_FACE = 1.0, 1.3, 1.6, 0.8
-SHORT = 0.3  # per missing good face below 4
 OPPONENT_WEIGHT = 0.6
 CERTAIN_WIN = 1e-9
-_NOT_COLORS: frozenset[Face] = frozenset((None, WHITE, BLACK))
 UNKNOWN_ODDS: list[tuple[Face, float]] = [(None, 1.0)]   # a face the deck does not show: back unknown
 
 # the action kinds in the order the bot does them; only the first kind legal is played
@@ -45,46 +43,6 @@ def settle(hand: list[Card]) -> list[Card]:
     return [(back, face) if face == BLACK else (face, back) for face, back in flipped]
 
 
-def distance(hand: list[Card]) -> float:
-    """How far a hand is from a flush (0: it wins)."""
-    return _distance(tuple(hand))
-
-
-@lru_cache(maxsize=1 << 16)
-def _distance(hand: tuple[Card, ...]) -> float:
-    """`distance` of a hand given as a tuple (memoized: search bots score the same hands
-    over and over)."""
-    colors: set[Face] = set()
-    add = colors.add
-    for face, back in hand:
-        add(face)
-        add(back)
-    colors -= _NOT_COLORS   # min over the colors below: their order does not matter
-    if not colors:
-        unknown = sum(face is None for face, _ in hand)
-        return UNKNOWN_FACE * unknown
-    best = float("inf")
-    for color in colors:
-        cost = 0.0
-        good = 0
-        for face, back in hand:
-            if face == color or face == WHITE:
-                good += 1
-            elif face is None:
-                cost += UNKNOWN_FACE
-            elif back == color or back == WHITE:
-                cost += GOOD_BACK
-            elif back is None:
-                cost += UNKNOWN_BACK
-            else:
-                cost += BAD_BACK
-        if good < 4:
-            cost += SHORT * (4 - good)
-        if cost < best:
-            best = cost
-    return best
-
-
 def wins(hand: list[Card]) -> bool:
     """True if every face is known, none black, and they are one color (whites any)."""
     return _wins(tuple(hand))
@@ -92,7 +50,7 @@ def wins(hand: list[Card]) -> bool:
 
 @lru_cache(maxsize=1 << 16)
 def _wins(hand: tuple[Card, ...]) -> bool:
-    """`wins` of a hand given as a tuple (memoized like `_distance`)."""
+    """`wins` of a hand given as a tuple (memoized like `tuple_distance`)."""
     colors: set[str] = set()
     for face, _ in hand:
         if face is None or face == BLACK:
@@ -204,7 +162,7 @@ def choose(legal: list[str], hands: list[list[Card]], me: int, players: int, swa
 
 def threat(hand: list[Card]) -> float:
     """An opponent's distance as we know their faces (their backs do not matter to them)."""
-    return _distance(tuple([(face, None) for face, _ in hand]))
+    return tuple_distance(tuple([(face, None) for face, _ in hand]))
 
 
 def opponent_delta(before: float, after_hand: list[Card]) -> float:

@@ -8,9 +8,12 @@ for the playout heuristic's choice), `expand` (one untried action), evaluate (an
 evaluation) and `backpropagate`. The tree is open-loop over chance; a node's children are
 keyed by ``(seat, action)``. The move played is the most visited root child.
 
-Per-ruleset settings are `SearchHints` (`search_hints(ruleset_id)`), from what each ruleset
-declares (`Ruleset.search_hints`; the cut-off evaluations it names live here). Rewards are per seat in
-[0, 1]: the share of the other seats a seat finished ahead of (a tie counts 1/2).
+Per-ruleset settings are `SearchHints` (`search_hints(ruleset_id)`): what each ruleset
+declares (`Ruleset.search_hints`: depths, stop event, prior weight, opponent model; its
+``evaluate`` capability is the cut-off evaluation) and the playout policy a plugin
+registered for it (``register_playouts``: the heuristic bot and its fast path). A ruleset
+with neither is searched with random playouts and a neutral cut-off. Rewards are per seat
+in [0, 1]: the share of the other seats a seat finished ahead of (a tie counts 1/2).
 
 Parameters (keyword, JSON values): ``iterations`` (200; the bot is then deterministic, all its
 chance from ``self.rng``; or a table of counts by ruleset id, ``"*"`` for the others, e.g.
@@ -22,7 +25,7 @@ others), ``time_per_move`` (seconds instead of a count; the instance is then
 (per ruleset; "tree", or "policy": the other seats play the playout policy on each
 determinization instead of being searched, so their choices follow the cards they hold),
 ``evaluation`` (the cut-off evaluation as "module:function", default the ruleset's
-declared one; e.g. "arena_bots.flip_hue_value:evaluate_flip_hue_fitted").
+``evaluate``; e.g. "arena_bots.flip_hue_value:evaluate_flip_hue_fitted").
 A ruleset without ``sample_state``, or a game whose sampler failed, is played uniformly
 at random (noted on stderr). Measurements behind the defaults:
 benchmarks/ismcts_notes.md (speed) and benchmarks/strength_notes.md (strength against the
@@ -34,19 +37,14 @@ from __future__ import annotations
 import importlib
 import random
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import arena
 from arena.rules.base import fresh_copy
 # the search itself (bots/ismcts_search.py); its names also importable from here, as before
-# (rulesets name their cut-off evaluations "arena_bots.ismcts:evaluate_...")
-from arena_bots.ismcts_search import (FAST_MOVES, Evaluator, Node, PlayoutEvaluator,  # noqa: F401
-                                      backpropagate, evaluate_color_flush, evaluate_flip_7,
-                                      evaluate_flip_hue, evaluate_uno_flip, expand, fast_move_for,
-                                      flip7_ahead, flip7_threshold_move, flip7_value_model,
-                                      neutral_evaluation, outcome_rewards, pairwise, search, select,
-                                      uno_flip_heuristic_move)
+from arena_bots.ismcts_search import (Evaluator, FastMove, Node, PlayoutEvaluator, backpropagate,  # noqa: F401
+                                      expand, neutral_evaluation, outcome_rewards, pairwise, search, select)
 
 # -- search hints: what each ruleset declares, as one frozen record ----------------------
 
@@ -55,36 +53,56 @@ from arena_bots.ismcts_search import (FAST_MOVES, Evaluator, Node, PlayoutEvalua
 class SearchHints:
     """How to search one ruleset; the defaults are for a ruleset ismcts knows nothing of."""
 
-    playout_bot: str | None = None     # "module:Class" of the heuristic bot playing every seat
+    playout_bot: type | None = None    # the registered heuristic bot playing every seat (register_playouts)
     playout_depth: int = 20            # decisions of heuristic playout before the cut-off
     random_playout_depth: int = 20     # the same with random playouts
     playout_stop: str | None = None    # a playout also ends at the first such event the seat receives
     prior_weight: float = 0.0          # the default root bonus of the heuristic's choice
-    evaluation: Callable[[Any, int], list[float]] = neutral_evaluation   # at the cut-off
+    evaluation: Callable[[Any, int], list[float]] = neutral_evaluation   # at the cut-off: the game's evaluate
     opponents: str = "tree"            # the default opponent model: "tree" or "policy"
+    fast_move: FastMove | None = None  # the playout bot's registered fast path
 
 
 NO_HINTS = SearchHints()
 
+DECLARED = ("playout_depth", "random_playout_depth", "playout_stop", "prior_weight", "opponents")
+"""The keys a ruleset's `search_hints` may hold (plain data, naming no bot)."""
 
-def hints_from(declared: Mapping[str, Any]) -> SearchHints:
+MOVED = {"playout_bot": "a plugin registers it through the register_playouts hook",
+         "evaluation": "the ruleset declares the evaluate capability"}
+
+
+def hints_from(declared: Mapping[str, Any], playout: Any = None,
+               evaluation: Callable[[Any, int], list[float]] | None = None) -> SearchHints:
     """A ruleset's declared `search_hints` (`Ruleset.search_hints`, plain data) as a
-    SearchHints: the "module:function" `evaluation` imported. ValueError for a key that
-    is not a SearchHints field."""
+    SearchHints, with the `playout` registered for it (a `PlayoutEntry`, or None) and its
+    `evaluation` (its ``evaluate``, or None). ValueError for a key it may not declare."""
     given = dict(declared)
-    unknown = sorted(set(given) - {f.name for f in fields(SearchHints)})
+    for key, instead in MOVED.items():
+        if key in given:
+            raise ValueError(f"search hint {key!r} is no longer declared by a ruleset: {instead}")
+    unknown = sorted(set(given) - set(DECLARED))
     if unknown:
-        raise ValueError(f"unknown search hints {unknown} (known: {', '.join(f.name for f in fields(SearchHints))})")
-    if isinstance(given.get("evaluation"), str):
-        given["evaluation"] = _imported(given["evaluation"])
+        raise ValueError(f"unknown search hints {unknown} (known: {', '.join(DECLARED)})")
+    if playout is not None:
+        given.update(playout_bot=playout.bot, fast_move=playout.fast_move)
+    if evaluation is not None:
+        given["evaluation"] = evaluation
     return SearchHints(**given)
 
 
 def search_hints(ruleset_id: str) -> SearchHints:
-    """The search hints `ruleset_id` declares (`NO_HINTS` for a ruleset without any)."""
+    """How to search `ruleset_id`: its declared hints, its ``evaluate`` and the playout
+    registered for it (`NO_HINTS` for a ruleset that has none of them)."""
     cls = ruleset_class(ruleset_id)
-    declared = getattr(cls, "search_hints", None) if cls is not None else None
-    return hints_from(declared) if declared else NO_HINTS
+    if cls is None:
+        return NO_HINTS
+    declared = getattr(cls, "search_hints", None) or {}
+    evaluation = cls.evaluate if cls.supports("evaluate") else None
+    playout = _registry().playouts.get(ruleset_id)
+    if not declared and evaluation is None and playout is None:
+        return NO_HINTS
+    return hints_from(declared, playout, evaluation)
 
 
 def _imported(name: str) -> Any:
@@ -94,22 +112,21 @@ def _imported(name: str) -> Any:
 
 
 def heuristic_bot(ruleset_id: str) -> type | None:
-    """The built-in heuristic bot class that plays `ruleset_id`'s playouts, if any."""
-    name = search_hints(ruleset_id).playout_bot
-    return None if name is None else _imported(name)
+    """The heuristic bot class registered to play `ruleset_id`'s playouts, if any."""
+    return search_hints(ruleset_id).playout_bot
 
 
-_RULESETS: dict[str, Any] = {}
+def _registry() -> Any:
+    """The plugin registry, loaded once per process (`arena.rulesets.registry`)."""
+    import arena.rulesets
+
+    return arena.rulesets.registry()
 
 
 def ruleset_class(ruleset_id: str) -> Any:
-    """The registered ruleset class for `ruleset_id` (the registry is loaded once per process)."""
-    if not _RULESETS:
-        from arena.plugins import load_registry
-
-        registry = load_registry()
-        _RULESETS.update({rid: entry.cls for rid, entry in registry.rulesets.items()})
-    return _RULESETS.get(ruleset_id)
+    """The registered ruleset class for `ruleset_id`, or None."""
+    entry = _registry().rulesets.get(ruleset_id)
+    return None if entry is None else entry.cls
 
 
 # -- the bot ----------------------------------------------------------------------------
@@ -228,7 +245,8 @@ class ISMCTSBot(arena.Bot):
                 "options": observation.get("options"), "players": observation.get("players"),
                 "events": []}
         bots = self._policy_bots(observation, self.policy) if self.policy is not None else None
-        return PlayoutEvaluator(bots, self.depth, self.cutoff, self.rng, self.hints.playout_stop, base)
+        fast_move = self.hints.fast_move if self.policy is self.hints.playout_bot else None
+        return PlayoutEvaluator(bots, self.depth, self.cutoff, self.rng, self.hints.playout_stop, base, fast_move)
 
     def _policy_bots(self, observation: dict[str, Any], policy: type) -> list[Any]:
         """One playout bot per seat (the ruleset's heuristic), seeded from `self.rng`."""

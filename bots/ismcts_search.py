@@ -1,8 +1,9 @@
 """The search of `ismcts` (bots/ismcts.py, which states what it does and its parameters):
-rewards and cut-off evaluations, playouts (`PlayoutEvaluator` and the playout bots' fast
-paths), the tree (`Node`) and its four steps (`select`, `expand`, evaluate,
-`backpropagate`), composed by `search`.
+rewards, playouts (`PlayoutEvaluator`), the tree (`Node`) and its four steps (`select`,
+`expand`, evaluate, `backpropagate`), composed by `search`.
 
+It knows no game: the cut-off evaluation is the game's ``evaluate`` (`Ruleset.capabilities`),
+the playout policy and its fast path are what a plugin registered (``register_playouts``).
 Its own module so that a compiled install (docs/compiled.md) can compile it: it holds only
 functions and classes of its own (the bot class, which the harness reads and subclasses,
 stays in bots/ismcts.py). Every name here is also importable from `arena_bots.ismcts`.
@@ -10,17 +11,17 @@ stays in bots/ismcts.py). Every name here is also importable from `arena_bots.is
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
-import json
 import math
 import random
 import time
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from arena.rules.base import fresh_copy
-from arena_bots.color_flush_play import distance
-from arena_bots.uno_flip_play import TableReading, play_or_draw
+from arena.rules.evaluation import pairwise  # noqa: F401 (importable from here, as before)
+
+FastMove = Callable[[Any, Any, int, list[str]], Optional[str]]
+"""A playout bot's fast path (`arena.hookspecs.HookSpecs.register_playouts`):
+``(bot, state, seat, legal_actions) -> action or None``."""
 
 # -- rewards and cut-off evaluations (state, searching seat) -> reward per seat ----------
 
@@ -39,108 +40,9 @@ def outcome_rewards(outcome: dict[str, Any]) -> list[float]:
     return rewards
 
 
-def pairwise(values: list[float], scale: float) -> list[float]:
-    """Per seat: the mean over other seats of sigmoid((v_seat - v_other) / scale)."""
-    n = len(values)
-    if n == 1:
-        return [1.0]
-    exp = math.exp
-    result = []
-    for s, mine in enumerate(values):
-        total = 0.0
-        for o, other in enumerate(values):
-            if o != s:
-                x = (mine - other) / scale
-                total += 1.0 / (1.0 + exp(-x)) if x > -50 else 0.0
-        result.append(total / (n - 1))
-    return result
-
-
 def neutral_evaluation(state: Any, me: int) -> list[float]:
     """1/2 for everybody: the search rests on finished playouts alone."""
     return [0.5] * state.players
-
-
-@functools.cache
-def flip7_value_model() -> tuple[tuple[float, float, float, float], float]:
-    """The fitted round-end value's weights and cap on m (bots/data/flip7_value.json, made
-    by benchmarks/fit_flip7_value.py from self-play outcomes)."""
-    data = json.loads(importlib.resources.files("arena_bots").joinpath("data/flip7_value.json").read_text())
-    w0, w1, w2, w3 = (float(w) for w in data["weights"])
-    return (w0, w1, w2, w3), float(data["m_cap"])
-
-
-def flip7_ahead(values: list[float], target: float) -> list[float]:
-    """Per seat: the mean over other seats of the fitted P(finishing ahead of it), from the
-    two values: logit = d (w0 + w1 m + w2 m^2 + w3 m^3), d = the difference / target, m =
-    the larger / target (capped). A lead weighs more as its holder nears the target."""
-    (w0, w1, w2, w3), cap = flip7_value_model()
-    exp = math.exp
-    n = len(values)
-    result = []
-    for s, mine in enumerate(values):
-        total = 0.0
-        for o, other in enumerate(values):
-            if o != s:
-                m = min((mine if mine > other else other) / target, cap)
-                x = (mine - other) / target * (w0 + m * (w1 + m * (w2 + m * w3)))
-                total += 1.0 / (1.0 + exp(-x)) if x > -50 else 0.0
-        result.append(total / (n - 1))
-    return result
-
-
-def evaluate_flip_7(state: Any, me: int) -> list[float]:
-    """Total plus this round's score (an active row at 75 %: it may bust), compared seat
-    by seat with the fitted value `flip7_ahead`; solo: progress. Everything in Flip 7 is
-    public; read off the state (what `view` would show) for speed."""
-    target = max(1, state.target_score)
-    values = []
-    for s, (total, status) in enumerate(zip(state.totals, state.status)):
-        score = state._round_score(s)
-        values.append(total + (0.75 * score if status == 0 else score))   # 0: ACTIVE
-    if len(values) == 1:
-        return [min(1.0, values[0] / target)]
-    return flip7_ahead(values, target)
-
-
-def evaluate_uno_flip(state: Any, me: int) -> list[float]:
-    """Fewer cards is better (6 points a card); with a target the totals count (target = 60 cards)."""
-    # hand sizes and totals are public: read off the state (what state.view(me) shows)
-    values = [-6.0 * len(hand) for hand in state.table.hands]
-    target = state.options.get("target_score", 0)
-    if target:
-        sign = -1.0 if state.options.get("scoring") == "lowest" else 1.0
-        values = [v + sign * 360.0 * total / target for v, total in zip(values, state.scores)]
-    return pairwise(values, 12.0)
-
-
-def evaluate_color_flush(state: Any, me: int) -> list[float]:
-    """Minus color-flush-heuristic's distance to a flush, on each hand as its holder knows it."""
-    values = []
-    for seat in range(state.players):
-        hand = state.table.hand_view(seat, seat)   # == state.view(seat)["hands"][seat], cheaper
-        values.append(-distance([(card["face"], card["back"]) for card in hand]))
-    return pairwise(values, 1.0)
-
-
-def evaluate_flip_hue(state: Any, me: int) -> list[float]:
-    """The longest line toward five of a seat's faction colors (own faces, or another hand's
-    backs: both win); a line of k counts (k / 5) ** 2 * 5."""
-    # the parts of state.view(seat) this reads, without building whole views
-    table = state.table
-    hands = table.hands_view(me)
-    values = []
-    for seat in range(state.players):
-        colors = [color for color in state._factions_seen_by(seat)[seat] if color is not None]
-        own_hand = hands[seat] if seat == me else table.hand_view(seat, seat)
-        best = 0
-        for color in colors:
-            best = max(best, sum(1 for card in own_hand if card["face"] == color))
-            for other, hand in enumerate(hands):
-                if other != seat:
-                    best = max(best, sum(1 for card in hand if card["back"] == color))
-        values.append(best * best / 5.0)
-    return pairwise(values, 1.0)
 
 
 # -- evaluators -------------------------------------------------------------------------
@@ -161,61 +63,22 @@ class Evaluator(Protocol):
         Asked only with ``prior_at = "own"`` or ``opponents = "policy"``."""
 
 
-# -- fast paths: a playout bot's move read off the determinization, without a view -------
-# Each returns exactly what the bot's `act` would (or None: ask the bot); the state is the
-# search's own sample, so nothing hidden leaks. tests/test_ismcts.py checks them against `act`.
-
-
-def flip7_threshold_move(bot: Any, state: Any, seat: int, actions: list[str]) -> str | None:
-    """flip7-threshold at hit-or-stay (it reads only the row's Second Chance and number sum)."""
-    if state.decision is not None:
-        return None
-    return "hit" if state.second_chance[seat] or sum(state.numbers[seat]) < bot.threshold else "stay"
-
-
-def uno_flip_heuristic_move(bot: Any, state: Any, seat: int, actions: list[str]) -> str | None:
-    """uno-flip-heuristic's play or draw, from a `TableReading` of the table instead of a
-    view (a view holds every card of every hand as dicts; the play reads its own faces and
-    the hand sizes, and the few other cards it needs on demand)."""
-    if len(actions) == 1:
-        return actions[0]
-    phase = state.phase
-    if phase != "play" and phase != "drawn":
-        return None
-    table = state.table
-    faces, side, hands = table.faces, table.side, table.hands
-    own = [faces[card][side[card]] for card in hands[seat]]   # a holder sees its cards' faces
-    reading = TableReading(seat, own, [len(hand) for hand in hands], state.direction, state.color,
-                           state.active, lambda holder: table.hand_view(holder, seat))
-    return play_or_draw(reading, actions, phase == "drawn", bot.rng)
-
-
-FAST_MOVES: dict[str, Callable[[Any, Any, int, list[str]], str | None]] = {
-    "arena_bots.flip7_threshold:Flip7ThresholdBot": flip7_threshold_move,
-    "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot": uno_flip_heuristic_move,
-}
-
-
-def fast_move_for(bot: Any) -> Callable[[Any, Any, int, list[str]], str | None] | None:
-    """The fast path for `bot`, if its exact class has one."""
-    cls = type(bot)
-    return FAST_MOVES.get(f"{cls.__module__}:{cls.__qualname__}")
-
-
 class PlayoutEvaluator:
     """Plays `depth` decisions (by one policy bot per seat, or uniformly with `rng` when
     `bots` is None), stopping early at a `stop_event`; then scores a finished game by its
-    standing and a cut-off position by `cutoff(state, seat)`."""
+    standing and a cut-off position by `cutoff(state, seat)`. `fast_move`, the policy's
+    registered fast path, answers for the bots where it can."""
 
     def __init__(self, bots: list[Any] | None, depth: int, cutoff: Callable[[Any, int], list[float]],
-                 rng: random.Random, stop_event: str | None, base: dict[str, Any]) -> None:
+                 rng: random.Random, stop_event: str | None, base: dict[str, Any],
+                 fast_move: FastMove | None = None) -> None:
         self.bots = bots
         self.depth = depth
         self.cutoff = cutoff
         self.rng = rng
         self.stop_event = stop_event
         self.base = base   # the observation fields every policy bot gets besides its view
-        self.fast = [fast_move_for(bot) for bot in bots] if bots is not None else None
+        self.fast = [fast_move for _ in bots] if bots is not None else None
 
     def favourite(self, observation: dict[str, Any]) -> str | None:
         if self.bots is None:

@@ -1,4 +1,5 @@
-"""Registers the built-in bots through the same hook as any outside plugin."""
+"""Registers the built-in bots, and the playout policies ismcts searches with, through the
+same hooks as any outside plugin."""
 
 import arena
 
@@ -21,3 +22,18 @@ def register_bots(register):
     register(ColorFlushHeuristicBot)
     register(Flip7ExpectimaxBot)
     register(ISMCTSBot)
+
+
+@arena.hookimpl
+def register_playouts(register):
+    """Each built-in game's heuristic plays a search's playouts, with its fast path if it has one."""
+    from arena_bots.color_flush_heuristic import ColorFlushHeuristicBot
+    from arena_bots.flip7_threshold import Flip7ThresholdBot
+    from arena_bots.flip_hue_heuristic import FlipHueHeuristicBot
+    from arena_bots.playout_moves import flip7_threshold_move, uno_flip_heuristic_move
+    from arena_bots.uno_flip_heuristic import UnoFlipHeuristicBot
+
+    register("flip-7", Flip7ThresholdBot, fast_move=flip7_threshold_move)
+    register("uno-flip", UnoFlipHeuristicBot, fast_move=uno_flip_heuristic_move)
+    register("color-flush", ColorFlushHeuristicBot)
+    register("flip-hue", FlipHueHeuristicBot)

@@ -9,7 +9,10 @@ from arena.rules.flip_7 import Flip7
 from arena.rules.flip_hue import FlipHue
 from arena.rules.uno_flip import UnoFlip
 from arena.scaffold import GENERIC_EXAMPLE, bot_module_text
-from arena_bots.ismcts import NO_HINTS, SearchHints, evaluate_flip_7, hints_from, search_hints
+from arena.rules.flip_7.evaluation import evaluate_flip_7
+from arena_bots.flip7_threshold import Flip7ThresholdBot
+from arena_bots.ismcts import NO_HINTS, SearchHints, hints_from, search_hints
+from arena_bots.playout_moves import flip7_threshold_move
 
 
 def test_draw_probabilities_are_the_games_own_with_the_values_of_the_old_table():
@@ -40,13 +43,25 @@ def test_new_bot_writes_the_games_declared_example():
     assert 'calls = [a for a in legal if a.endswith(":uno")]' in text   # UNO Flip's
 
 
-def test_search_hints_come_from_the_ruleset_declaration():
-    assert search_hints("flip-7") == SearchHints("arena_bots.flip7_threshold:Flip7ThresholdBot", 60, 60,
-                                                 "round-end", 0.0, evaluate_flip_7)
-    assert hints_from({"playout_depth": 7, "evaluation": "arena_bots.ismcts:evaluate_flip_7"}) \
+def test_search_hints_come_from_the_declaration_the_evaluate_capability_and_the_registered_playout():
+    assert search_hints("flip-7") == SearchHints(Flip7ThresholdBot, 60, 60, "round-end", 0.0, evaluate_flip_7,
+                                                 fast_move=flip7_threshold_move)
+    assert Flip7.evaluate is evaluate_flip_7
+    assert hints_from({"playout_depth": 7}, evaluation=evaluate_flip_7) \
         == SearchHints(playout_depth=7, evaluation=evaluate_flip_7)
     with pytest.raises(ValueError, match=r"unknown search hints \['depth'\]"):
         hints_from({"depth": 3})
+
+
+@pytest.mark.parametrize("key, instead", [("playout_bot", "register_playouts"), ("evaluation", "evaluate")])
+def test_a_ruleset_may_no_longer_name_bots_in_its_search_hints(key, instead):
+    with pytest.raises(ValueError, match=f"{key}.*{instead}"):
+        hints_from({key: "arena_bots.anything:Name"})
+
+
+def test_no_ruleset_search_hints_name_the_bots_package():
+    for ruleset in (Flip7, UnoFlip, ColorFlush, FlipHue):
+        assert "arena_bots" not in repr(ruleset.search_hints), ruleset.id
 
 
 def test_the_face_tables_cover_every_face_of_the_default_decks():

@@ -10,7 +10,7 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import arena.rulesets  # noqa: E402
-from arena.envs.encoding import HAND_CAP, encoding_for  # noqa: E402
+from arena.envs.encoding import encoding_for  # noqa: E402
 from arena.envs.pettingzoo import env  # noqa: E402
 from arena.returns import returns  # noqa: E402
 
@@ -93,7 +93,8 @@ def test_render_ansi_shows_the_acting_seats_frame():
 
 @pytest.mark.parametrize("ruleset", ["color-flush", "flip-hue"])
 def test_every_legal_action_of_random_games_is_in_the_index(ruleset):
-    """Color Flush's hand limit and Flip Hue's cleanup keep hands within HAND_CAP: nothing is masked out."""
+    """Color Flush's hand limit and Flip Hue's cleanup keep hands within the encoding's hand cap:
+    nothing is masked out."""
     cls = arena.rulesets.get(ruleset)
     for players in (2, 4):
         options = cls.resolve_options({})
@@ -102,5 +103,5 @@ def test_every_legal_action_of_random_games_is_in_the_index(ruleset):
             state, rng = cls.new_game(players, options, random.Random(seed)), random.Random(seed)
             while (seat := state.current_seat()) is not None:
                 assert all(action in encoding.index for action in state.legal_actions())
-                assert max(len(hand) for hand in state.view(seat)["hands"]) <= HAND_CAP[ruleset]
+                assert max(len(hand) for hand in state.view(seat)["hands"]) <= encoding.hand_cap
                 state.apply(rng.choice(state.legal_actions()))

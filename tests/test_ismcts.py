@@ -298,7 +298,7 @@ def test_evaluation_must_be_a_module_function_name(evaluation):
 # Pinned before ismcts was split along OpenSpiel's seams (Evaluator, Node, select / expand /
 # evaluate / backpropagate): the same moves for the same seeds. 3 players, ismcts in seat 0.
 GOLDEN = [
-    # re-pinned when Flip 7's cut-off value became the fitted one (bots/data/flip7_value.json)
+    # re-pinned when Flip 7's cut-off value became the fitted one (now rules/flip_7/data/value.json)
     ("flip-7", {"iterations": 12}, 7, "86858021ae3369268101890b9fda609ffb2c48b0c355e4d663b69ef53bd21fc3"),
     ("flip-7", {"iterations": 12, "prior_weight": 2}, 7,
      "dacad7c07a464e0726963083d869f34b44a7831990307ab48f0c09e9ddf9be07"),
@@ -316,7 +316,7 @@ GOLDEN = [
 
 
 def test_flip7_fitted_value_is_a_probability_of_finishing_ahead_that_grows_near_the_target():
-    from arena_bots.ismcts import flip7_ahead, flip7_value_model
+    from arena.rules.flip_7.evaluation import flip7_ahead, flip7_value_model
 
     weights, cap = flip7_value_model()   # read from the package data
     assert len(weights) == 4 and cap > 1
@@ -412,13 +412,13 @@ def _flip7_states(games=6, players=3):
 def test_the_flip_7_fast_paths_match_the_view_based_originals():
     # the playout reads flip7-threshold's move and the cut-off evaluation off the state
     # instead of a view: both must be exactly what the view-based code gives
+    from arena.rules.flip_7.evaluation import evaluate_flip_7, flip7_ahead
     from arena_bots.flip7_threshold import Flip7ThresholdBot
-    from arena_bots.ismcts import evaluate_flip_7, fast_move_for, flip7_ahead
 
     bot = Flip7ThresholdBot()
     bot.rng = random.Random(0)
-    move = fast_move_for(bot)
-    assert move is not None and fast_move_for(RandomBot()) is None
+    move = search_hints("flip-7").fast_move
+    assert move is not None and search_hints("flip-7").playout_bot is Flip7ThresholdBot
     asked = 0
     for state in _flip7_states():
         seat = state.current_seat()
@@ -440,11 +440,10 @@ def test_the_uno_flip_fast_path_plays_and_draws_exactly_as_the_heuristic_does():
     # instead of a view: same move and same draws of its rng as `act`, on the states of
     # real games and on the search's own samples of them (their cards are dealt anew)
     from arena.rules.uno_flip import UnoFlip
-    from arena_bots.ismcts import fast_move_for
     from arena_bots.uno_flip_heuristic import UnoFlipHeuristicBot
 
-    move = fast_move_for(UnoFlipHeuristicBot())
-    assert move is not None
+    move = search_hints("uno-flip").fast_move
+    assert move is not None and search_hints("uno-flip").playout_bot is UnoFlipHeuristicBot
     rng = random.Random(8)
     asked = colors = 0
     for game in range(12):

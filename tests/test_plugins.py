@@ -98,11 +98,74 @@ def test_bot_names_must_be_lowercase_with_dashes(plugin_dir):
 def test_every_hook_is_documented_and_exercised_by_a_test():
     """A hook without a docstring, or one no test in this file calls, fails here."""
     hooks = [name for name in vars(HookSpecs) if name.startswith("register_")]
-    assert hooks == ["register_bots", "register_rulesets", "register_commands"]
+    assert hooks == ["register_bots", "register_rulesets", "register_playouts", "register_commands"]
     source = open(__file__).read()
     for name in hooks:
         assert (getattr(HookSpecs, name).__doc__ or "").strip(), f"hook {name} has no docstring"
         assert f"def {name}(" in source.replace(f"def {name}(self", ""), f"no test plugin implements {name}"
+
+
+PLAYOUT_PLUGIN = """
+    import arena
+    from arena.rules.flip_7 import Flip7
+
+    class TinyFlip7(Flip7):
+        id = "tiny-flip-7"
+
+    class StayBot(arena.Bot):
+        name = "stay-first"
+        rulesets = ("tiny-flip-7",)
+
+        def act(self, observation):
+            legal = observation["legal_actions"]
+            return "stay" if "stay" in legal else legal[0]
+
+    def stay_move(bot, state, seat, actions):
+        return "stay" if "stay" in actions else None
+
+    @arena.hookimpl
+    def register_rulesets(register):
+        register(TinyFlip7)
+
+    @arena.hookimpl
+    def register_playouts(register):
+        register("tiny-flip-7", StayBot, fast_move=stay_move)
+"""
+
+
+def test_a_plugin_registers_a_playout_policy_that_ismcts_searches_with(plugin_dir):
+    from arena_bots.flip7_threshold import Flip7ThresholdBot
+    from arena_bots.ismcts import hints_from
+
+    write_plugin(plugin_dir, "tiny-playouts", "tiny_playouts", PLAYOUT_PLUGIN)
+    registry = load_registry()
+    entry = registry.playouts["tiny-flip-7"]
+    assert entry.bot.__name__ == "StayBot" and entry.origin.package == "tiny-playouts"
+    assert registry.playouts["flip-7"].bot is Flip7ThresholdBot   # the built-ins come the same way
+    hints = hints_from({}, entry, registry.rulesets["tiny-flip-7"].cls.evaluate)
+    assert hints.playout_bot is entry.bot and hints.fast_move is entry.fast_move
+
+
+def test_two_playouts_for_one_ruleset_are_an_error_naming_both_packages(plugin_dir):
+    source = PLAYOUT_PLUGIN.replace('register("tiny-flip-7", StayBot', 'register("flip-7", StayBot')
+    source = source.replace("register(TinyFlip7)", "pass")
+    write_plugin(plugin_dir, "rival-playouts", "rival_playouts", source)
+    with pytest.raises(PluginError, match=r"playout of ruleset 'flip-7' is registered twice: by flip-arena .* "
+                                          r"and by rival-playouts"):
+        load_registry()
+
+
+def test_a_playout_that_is_not_a_bot_is_a_plugin_error(plugin_dir):
+    source = """
+        import arena
+
+        @arena.hookimpl
+        def register_playouts(register):
+            register("flip-7", object)
+    """
+    write_plugin(plugin_dir, "odd-playouts", "odd_playouts", source)
+    with pytest.raises(PluginError, match="playout of 'flip-7' is .* not an arena.Bot subclass"):
+        load_registry()
 
 
 def test_plugin_registering_a_ruleset_shows_in_rulesets_list(plugin_dir):

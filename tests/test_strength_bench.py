@@ -84,7 +84,7 @@ def test_the_flip_7_totals_value_reads_the_totals_and_not_the_rows():
     sys.path.insert(0, str(_PATH.parent))
     from flip7_value_variants import evaluate_flip_7_totals
 
-    from arena_bots.ismcts import evaluate_flip_7, flip7_ahead
+    from arena.rules.flip_7.evaluation import evaluate_flip_7, flip7_ahead
 
     ruleset = REGISTRY.ruleset("flip-7").cls
     state = ruleset.new_game(3, ruleset.resolve_options({}), random.Random(4))

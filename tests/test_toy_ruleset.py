@@ -28,7 +28,11 @@ def toy_installed(plugin_dir, monkeypatch):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-toy-high-card\nVersion: 1.0.0\n")
     (info / "entry_points.txt").write_text("[arena]\ntoy-high-card = toy_ruleset\n")
-    return plugin_dir
+    import arena.rulesets
+
+    arena.rulesets.registry.cache_clear()   # the process's registry, as if loaded after the install
+    yield plugin_dir
+    arena.rulesets.registry.cache_clear()
 
 
 def _registry():
@@ -44,7 +48,8 @@ def test_the_toy_registers_through_the_entry_point_and_passes_the_conformance_ki
     assert entry.origin.package == "arena-toy-high-card"
     report = check_ruleset(entry.cls, seeds=6)
     assert report.counts["playouts"] > 0 and report.counts["replay"] > 0
-    assert report.skipped and "no sample_state" in report.skipped[0]   # an optional capability
+    assert report.counts["hidden information"] > 0 and report.counts["declared capabilities"] > 0
+    assert not report.skipped   # it declares every optional capability the kit checks
 
 
 def test_the_toy_plays_in_a_tournament_replays_and_renders(toy_installed, tmp_path):
@@ -112,3 +117,140 @@ def test_a_toy_game_uses_the_chance_source_and_reports_its_draws(toy_installed):
     outcomes = state.draw_outcomes()
     assert len(outcomes) == 6 and abs(sum(p for _, p in outcomes) - 1) < 1e-9
     assert "toy_ruleset" in sys.modules
+
+
+# -- every feature for a game from its own package (issue 34, item 2) ---------------------
+
+
+def test_the_toy_is_a_pettingzoo_env_that_passes_api_test_and_seed_test(toy_installed):
+    pytest.importorskip("pettingzoo")
+    import warnings
+
+    from pettingzoo.test import api_test, seed_test
+
+    from arena.envs.pettingzoo import env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice to prefer a Box over a Dict with an action mask
+        api_test(env("toy-high-card", players=3), num_cycles=50)
+        seed_test(lambda: env("toy-high-card", players=3), num_cycles=50)
+    game = env("toy-high-card", players=2)
+    assert game.unwrapped.encoding.feature_name(0) == "me[0]"
+
+
+def test_the_toy_is_an_openspiel_game_registered_under_its_name(toy_installed):
+    pyspiel = pytest.importorskip("pyspiel")
+    from arena.envs.openspiel import load_game, register_games
+
+    assert "toy-high-card" in register_games()   # installed after arena.envs.openspiel was first imported
+    game = pyspiel.load_game("arena_toy_high_card", {"players": 3})
+    assert game.max_chance_outcomes() == 12     # the toy's chance_outcomes, not another game's deck
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(load_game("toy-high-card", players=2), num_sims=3, serialize=False, verbose=False)
+
+
+def test_ismcts_searches_the_toy_with_its_evaluation_and_registered_playout(toy_installed):
+    from toy_ruleset import HighCard
+    from toy_ruleset.playout import FaceUpBot, face_up_move
+
+    from arena_bots.ismcts import search_hints
+
+    hints = search_hints("toy-high-card")
+    assert hints.evaluation is HighCard.evaluate and hints.playout_depth == 6
+    assert hints.playout_bot is FaceUpBot and hints.fast_move is face_up_move
+    state = HighCard.new_game(3, {}, random.Random(4))
+    bot = FaceUpBot()
+    while not state.is_terminal():
+        seat = state.current_seat()
+        actions = state.legal_actions()
+        assert face_up_move(bot, state, seat, actions) == bot.act({"view": state.view(seat), "legal_actions": actions})
+        state.apply(actions[0])
+
+
+def test_ismcts_and_openspiel_ismcts_play_the_toy_in_a_sandboxed_tournament(toy_installed, tmp_path):
+    pytest.importorskip("pyspiel")
+    from arena.run_and_publish import run_and_publish
+    from arena.tournament import parse_tournament
+
+    text = textwrap.dedent("""
+        [tournament]
+        name = "toy-searched"
+        seed = 3
+        deals = 2
+
+        [[bots]]
+        use = "ismcts"
+        params = { iterations = 20 }
+
+        [[bots]]
+        use = "openspiel-ismcts"
+        params = { simulations = 5 }
+
+        [[bots]]
+        use = "random"
+
+        [[rulesets]]
+        use = "toy-high-card"
+        players = 3
+        """)
+    registry = _registry()
+    tournament = parse_tournament(text, registry)
+    assert tournament.isolation == "sandbox"   # the default
+    out = tmp_path / "out"
+    run_and_publish(tournament, out, workers=1, progress=False, echo=lambda line: None)
+    standings = json.loads((out / "standings.json").read_text())
+    rows = standings["rulesets"]["toy-high-card"]
+    assert {row["bot"] for row in rows} == {"ismcts", "openspiel-ismcts", "random"}
+    assert [row["faults"] for row in rows] == [0, 0, 0], rows
+    logs = "".join(page.read_text() for page in (out / "site" / "bots").glob("*.html"))
+    assert "playing at random" not in logs and "search failed" not in logs   # ismcts searched every game
+
+
+def test_openspiel_ismcts_is_listed_only_for_rulesets_that_declare_what_it_needs(toy_installed):
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["bots", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    if "openspiel-ismcts" not in rows:
+        pytest.skip("open-spiel is not installed")
+    assert "toy-high-card" in rows["openspiel-ismcts"]["rulesets"]
+    assert {"flip-7", "uno-flip", "color-flush", "flip-hue"} <= set(rows["openspiel-ismcts"]["rulesets"])
+    assert rows["random"]["rulesets"] == "*"
+
+
+def test_a_ruleset_without_an_encoding_is_refused_in_one_line_naming_what_to_add():
+    pytest.importorskip("pettingzoo")
+    from arena.envs.encoding import encoding_for
+    from arena.envs.plugin import OpenSpielISMCTS
+    from arena.rules.base import Ruleset
+
+    class Plain(Ruleset):
+        id, version, title, min_players, max_players = "plain", "1", "Plain", 2, 2
+
+        @classmethod
+        def new_game(cls, players, options, rng):
+            raise NotImplementedError
+
+    with pytest.raises(ValueError) as refused:
+        encoding_for(Plain, 2, {})
+    message = str(refused.value)
+    assert "\n" not in message and "'plain' declares no encoding" in message
+    assert "encoding(players, options)" in message and "capabilities" in message
+    assert not OpenSpielISMCTS.plays("plain") and not OpenSpielISMCTS.plays("no-such-ruleset")
+    pytest.importorskip("pyspiel")
+    from arena.envs.openspiel import load_game
+
+    with pytest.raises(ValueError, match=r"^ruleset 'plain' cannot be an OpenSpiel game: it declares no encoding "
+                                         r"and no chance_outcomes"):
+        load_game(Plain)
+
+
+def test_arena_docs_documents_the_toys_capabilities_and_encoding(toy_installed):
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["docs", "--ruleset", "toy-high-card"])
+    assert result.exit_code == 0, result.output
+    assert "## toy-high-card" in result.output and "## flip-7" not in result.output
+    assert "### Capabilities" in result.output and "`encoding`" in result.output
+    assert "| `hand` | " in result.output   # a block of its observation array

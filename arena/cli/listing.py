@@ -26,7 +26,7 @@ def bots_list(as_json: bool) -> None:
     """List every registered bot with its package, version and rulesets."""
     registry = load_plugins()
     rows = [{"name": e.name, "package": e.origin.package, "version": e.origin.version,
-             "rulesets": "*" if e.cls.rulesets == "*" else list(e.cls.rulesets), "status": "ok"}
+             "rulesets": _plays(e.cls, registry.rulesets), "status": "ok"}
             for e in registry.bots.values()]
     rows += [{"name": None, "package": b.package, "version": b.version, "rulesets": None,
               "status": f"broken plugin {b.plugin}: {b.error}"} for b in registry.broken]
@@ -37,6 +37,16 @@ def bots_list(as_json: bool) -> None:
               r["rulesets"] if isinstance(r["rulesets"], str) else ", ".join(r["rulesets"] or []),
               r["status"]] for r in rows]
     click.echo(tabulate(table, headers=["bot", "package", "version", "rulesets", "status"]))
+
+
+def _plays(cls: Any, installed: Any) -> str | list[str]:
+    """What a bot plays: its declared `rulesets`, or, for a bot that decides in `plays`
+    (e.g. by what a ruleset declares), the installed rulesets it says yes to."""
+    from arena.bot import Bot
+
+    if getattr(cls.plays, "__func__", None) is not Bot.plays.__func__:
+        return [ruleset_id for ruleset_id in installed if cls.plays(ruleset_id)]
+    return "*" if cls.rulesets == "*" else list(cls.rulesets)
 
 
 @click.group()
@@ -79,13 +89,16 @@ def _short(value: Any) -> str:
               help="Write the reference to FILE (e.g. docs/rulesets.md) instead of printing it.")
 @click.option("--check", "check_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Exit with code 1 if FILE differs from what the rulesets generate.")
+@click.option("--ruleset", "ruleset_ids", multiple=True, metavar="ID",
+              help="Document this installed ruleset (any plugin's; repeatable) instead of the built-in ones.")
 @user_errors
-def docs(out: Path | None, check_file: Path | None) -> None:
+def docs(out: Path | None, check_file: Path | None, ruleset_ids: tuple[str, ...]) -> None:
     """The observation and action reference of the built-in rulesets (docs/rulesets.md),
-    generated from their classes and docstrings."""
+    or of the rulesets named, generated from their classes and docstrings."""
     from arena.reference import docs_status, rulesets_markdown
 
-    text = rulesets_markdown()
+    chosen = [load_plugins().ruleset(ruleset_id).cls for ruleset_id in ruleset_ids] if ruleset_ids else None
+    text = rulesets_markdown(chosen)
     if check_file is not None:
         problem = docs_status(check_file, text)
         if problem:

@@ -1,4 +1,5 @@
-"""The four rulesets as OpenSpiel games: `load_game(ruleset, players=..., **options)`.
+"""Rulesets as OpenSpiel games: `load_game(ruleset, players=..., **options)`, for any ruleset
+that declares an ``encoding`` and its ``chance_outcomes`` (`Ruleset.capabilities`).
 
 In the order of OpenSpiel's Python games (`open_spiel/python/games/kuhn_poker.py`): this
 docstring, constants, the game type as data, the game, the state, the observer, then the
@@ -9,9 +10,10 @@ bridge that enters any OpenSpiel bot into an arena game (`OpenSpielBot`).
     game = load_game("flip-7", players=2)
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
-Each ruleset is registered with pyspiel as ``arena_<id>`` (``arena_flip_7``, ...; its one
-parameter is ``players``), so ``pyspiel.load_game("arena_flip_7", {"players": 3})`` works
-too; `load_game` also takes the ruleset's options.
+Each installed ruleset that can be (`playable`) is registered with pyspiel as ``arena_<id>``
+(``arena_flip_7``, ...; its one parameter is ``players``), so
+``pyspiel.load_game("arena_flip_7", {"players": 3})`` works too; `load_game` also takes the
+ruleset's options. A ruleset missing a capability is refused in one line naming it.
 
 - Chance is explicit, from the engines' one chance source (`arena/rules/chance.py`):
   every ``shuffle``, ``bit`` and ``below`` an engine makes (dealing, reshuffling, a coin
@@ -21,8 +23,9 @@ too; `load_game` also takes the ruleset's options.
   the n - k remaining items lands in place n - 1 - k, uniformly), so the deal is a run
   of chance nodes at the start and a reshuffle a run in the middle of the game. Between
   them the engine draws from the pile deterministically: the order is already chosen.
-- Player actions are the ruleset's stable action index (`arena.envs.encoding`); a legal
-  action past a hand cap is left out (UNO Flip, past 40 cards).
+- Player actions are the ruleset's stable action index (its ``encoding``); a legal
+  action past a hand cap is left out (UNO Flip, past 40 cards). The largest chance node
+  is the ruleset's ``chance_outcomes``.
 - `max_game_length` is a cap on the number of actions, chance outcomes included
   (default `MAX_GAME_LENGTH`, or ``max_game_length=`` in `load_game`): a game that
   reaches it ends there with every return 0, as a ruleset's own turn limit ties everyone.
@@ -30,11 +33,12 @@ too; `load_game` also takes the ruleset's options.
 - Returns: `arena.returns` of the standing (zero-sum, in [-1, 1]), at the end only.
 - The information-state string of a player is its view (perfect recall, as a bot gets
   it) and the actions it took; the observation string is the view; the observation
-  tensor is `arena.envs.encoding`'s array. All three are built from that player's
+  tensor is the ruleset's encoding of it. All three are built from that player's
   observation alone.
 - ``State.resample_from_infostate(player, sampler)`` draws a full state consistent with
   the player's information through the ruleset's `sample_state`, so OpenSpiel's Python
-  ISMCTS (`open_spiel.python.algorithms.ismcts.ISMCTSBot`) plays these games.
+  ISMCTS (`open_spiel.python.algorithms.ismcts.ISMCTSBot`) plays the games that have one
+  (`searchable`).
 """
 
 from __future__ import annotations
@@ -49,13 +53,28 @@ import pyspiel
 from arena.api import ruleset_class
 from arena.bot import Bot
 from arena.envs.encoding import Encoding, encoding_for
+from arena.envs.plugin import GAME_CAPABILITIES, SEARCH_CAPABILITIES
 from arena.returns import returns
 from arena.rules.base import GameState, Ruleset
 
 MAX_GAME_LENGTH = 100_000
 """Actions (chance outcomes included) after which a game ends with every return 0."""
 
-RULESET_IDS = ("color-flush", "flip-7", "flip-hue", "uno-flip")
+
+
+def missing(ruleset: type[Ruleset], capabilities: Sequence[str] = GAME_CAPABILITIES) -> list[str]:
+    """The `capabilities` that `ruleset` does not declare."""
+    return [name for name in capabilities if not ruleset.supports(name)]
+
+
+def playable(ruleset: type[Ruleset]) -> bool:
+    """Whether `ruleset` can be an OpenSpiel game."""
+    return not missing(ruleset)
+
+
+def searchable(ruleset: type[Ruleset]) -> bool:
+    """Whether OpenSpiel's ISMCTS (`ISMCTSBot`) can play `ruleset`."""
+    return not missing(ruleset, SEARCH_CAPABILITIES)
 
 
 def short_name(ruleset_id: str) -> str:
@@ -94,6 +113,10 @@ class ArenaGame(pyspiel.Game):
     def __init__(self, params: Mapping[str, Any] | None = None, ruleset: type[Ruleset] | None = None,
                  options: Mapping[str, Any] | None = None, max_game_length: int = MAX_GAME_LENGTH):
         ruleset = ruleset or self.ruleset
+        lacking = missing(ruleset)
+        if lacking:
+            raise ValueError(f"ruleset {ruleset.id!r} cannot be an OpenSpiel game: it declares no "
+                             f"{' and no '.join(lacking)} (add them to its capabilities: arena.rules.base)")
         params = dict(params or {})
         players = int(params.get("players", max(2, ruleset.min_players)))
         ruleset.check_players(players)
@@ -102,11 +125,10 @@ class ArenaGame(pyspiel.Game):
         self.ruleset = ruleset
         self.players = players
         self.options = ruleset.resolve_options(options)
-        self.encoding: Encoding = encoding_for(ruleset.id, players, self.options)
-        deck = len(self.options["deck"]) if "deck" in self.options else 94 * (2 if players > 18 else 1)
+        self.encoding: Encoding = encoding_for(ruleset, players, self.options)
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.encoding.actions),
-            max_chance_outcomes=deck + 1,
+            max_chance_outcomes=ruleset.chance_outcomes(players, self.options),
             num_players=players,
             min_utility=-1.0,
             max_utility=1.0,
@@ -364,12 +386,24 @@ class ArenaObserver:
         return f"p{player} {text}"
 
 
-for _ruleset_id in RULESET_IDS:
+def register_games() -> list[str]:
+    """Register every installed ruleset that can be an OpenSpiel game (`playable`) with
+    pyspiel as ``arena_<id>``, once each; the ids registered."""
     import arena.rulesets
 
-    _cls = arena.rulesets.get(_ruleset_id)
-    pyspiel.register_game(game_type(_cls), type(f"ArenaGame_{_ruleset_id.replace('-', '_')}", (ArenaGame,),
-                                               {"ruleset": _cls}))
+    known = set(pyspiel.registered_names())
+    done = []
+    for ruleset_id in arena.rulesets.ids():
+        cls = arena.rulesets.get(ruleset_id)
+        if playable(cls):
+            if short_name(ruleset_id) not in known:
+                pyspiel.register_game(game_type(cls), type(f"ArenaGame_{ruleset_id.replace('-', '_')}", (ArenaGame,),
+                                                           {"ruleset": cls}))
+            done.append(ruleset_id)
+    return done
+
+
+register_games()
 
 
 # -- OpenSpiel bots in the arena -------------------------------------------------------
@@ -384,7 +418,7 @@ class OpenSpielBot(Bot):
     ``step(state) -> action``; `ISMCTSBot` below is OpenSpiel's Python ISMCTS.
     """
 
-    rulesets = "*"  # the four built-in rulesets; another has no encoding: an error at its start
+    rulesets = "*"  # any ruleset `searchable`: a subclass may narrow `plays`
 
     def start(self, info: dict[str, Any]) -> None:
         self.game = load_game(info["ruleset"], info["players"], **info["options"])

@@ -1,4 +1,5 @@
-"""A PettingZoo AEC environment for any of the four rulesets: `env(ruleset, players=..., ...)`.
+"""A PettingZoo AEC environment for any ruleset that declares an ``encoding``
+(`arena.rules.encoding`): `env(ruleset, players=..., ...)`.
 
     from arena.envs.pettingzoo import env
     game = env("flip-7", players=2)
@@ -12,7 +13,7 @@
 - Agents are ``player_0`` .. ``player_{n-1}``, seat order; the acting agent is the seat
   whose decision it is (every decision is asked, a forced one too).
 - Actions: ``Discrete(len(index))`` over the ruleset's stable action index
-  (`arena.envs.encoding`, which documents it); ``info["legal_actions"]`` lists the legal
+  (the ruleset's ``encoding``; each game documents its own); ``info["legal_actions"]`` lists the legal
   action strings, ``env.unwrapped.action_string(i)`` names an index.
 - Observations: ``{"observation": float32 array (the encoding of that seat's
   observation), "action_mask": int8 array}``; the mask is all zeros for an agent that
@@ -69,7 +70,7 @@ class ArenaEnv(AECEnv):
         self.render_mode = render_mode
         self.players = players
         self.game_options = self.ruleset.resolve_options(options)
-        self.encoding: Encoding = encoding_for(self.ruleset.id, players, self.game_options)
+        self.encoding: Encoding = encoding_for(self.ruleset, players, self.game_options)
         self.metadata = dict(self.metadata, name=f"arena_{self.ruleset.id.replace('-', '_')}_v0")
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}

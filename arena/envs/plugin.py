@@ -12,19 +12,37 @@ from typing import Any
 
 import arena
 
+GAME_CAPABILITIES = ("encoding", "chance_outcomes")
+"""What a ruleset declares to be an OpenSpiel game (`arena.envs.openspiel`)."""
+SEARCH_CAPABILITIES = GAME_CAPABILITIES + ("sample_state",)
+"""What it declares besides for OpenSpiel's ISMCTS (``resample_from_infostate``); here so
+that listing the bot imports no pyspiel."""
 
 class OpenSpielISMCTS(arena.Bot):
     """OpenSpiel's ISMCTS (random rollouts) through `arena.envs.openspiel.ISMCTSBot`: it is
     given states sampled from its observation, never the true state. Params: `simulations`
-    per decision (default 50), `rollouts` per leaf (1), `uct_c` (2.0). Rulesets "*": it
-    plays the four built-in rulesets (a ruleset without an environment encoding is an
-    error at the start of its game)."""
+    per decision (default 50), `rollouts` per leaf (1), `uct_c` (2.0). It plays the
+    installed rulesets that declare an ``encoding``, ``chance_outcomes`` and
+    ``sample_state`` (`plays`), and is listed for those only."""
 
     name = "openspiel-ismcts"
     rulesets = "*"
 
     def __init__(self, simulations: int = 50, rollouts: int = 1, uct_c: float = 2.0):
         self.params = {"simulations": simulations, "rollouts": rollouts, "uct_c": uct_c}
+
+    @classmethod
+    def plays(cls, ruleset_id: str) -> bool:
+        """True for an installed ruleset that declares what OpenSpiel's ISMCTS needs
+        (`arena.envs.openspiel.SEARCH_CAPABILITIES`); the rules are asked, not pyspiel."""
+        import arena.rulesets
+        from arena.errors import UnknownNameError
+
+        try:
+            ruleset = arena.rulesets.get(ruleset_id)
+        except UnknownNameError:
+            return False
+        return all(ruleset.supports(name) for name in SEARCH_CAPABILITIES)
 
     def start(self, info: dict[str, Any]) -> None:
         from arena.envs.openspiel import ISMCTSBot

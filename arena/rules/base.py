@@ -69,6 +69,9 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
 CAPABILITIES = ("sample_state", "lay_out")
 """The optional parts a ruleset may declare (see `Ruleset.capabilities`)."""
 
+# What a game tells the environments and search bots about itself (issue 34, item 1).
+CAPABILITIES += ("encoding", "evaluate", "chance_outcomes")
+
 
 class Ruleset(ABC):
     """A game: its identity and options as class data, and a factory of states."""
@@ -96,19 +99,37 @@ class Ruleset(ABC):
       a state with a position set by hand, for tests and puzzles. The keyword arguments
       of `position` are the game's own, documented on its `lay_out`; with none, it is
       `new_game`'s deal from `seed`.
+
+    What the environments and search bots need of a game (the environments, `arena.envs`,
+    take any ruleset declaring ``encoding`` and ``chance_outcomes``; the kit checks them):
+
+    - ``"encoding"``: ``encoding(players, options) -> arena.rules.encoding.Encoding`` for a
+      table (options resolved): the stable action index, the mask, the fixed-size
+      ``float32`` array of one seat's observation (built from its ``seat`` and ``view``
+      only) and the array's named blocks (``features``). Arrays need numpy, so a game
+      imports no numpy where its rules load.
+    - ``"evaluate"``: ``evaluate(state, me) -> list[float]``, a value in [0, 1] per seat of
+      a full state (e.g. a search's determinization, cut off before the end) as seat `me`
+      would judge it: near 1 for a seat sure to finish ahead of every other (ties a
+      half). Fixed before play, and it reads nothing unrevealed: the order of hidden
+      piles and the state's chance do not change it.
+    - ``"chance_outcomes"``: ``chance_outcomes(players, options) -> int``, the most
+      outcomes one chance draw of the engine can have at that table (the longest
+      shuffle, or the largest ``below(n)``), at least 2 (OpenSpiel's
+      ``max_chance_outcomes``).
     """
 
     # What the harness asks of a game, declared by the game (defaults: a game that declares
     # nothing); tables keyed by ruleset id elsewhere read these instead.
 
     search_hints: ClassVar[Mapping[str, Any]] = {}
-    """How a search bot (ismcts) should search this game, as data: ``playout_bot``
-    ("module:Class" of a heuristic bot for playouts), ``playout_depth`` and
-    ``random_playout_depth`` (decisions before the cut-off), ``playout_stop`` (an event
-    type that also ends a playout), ``prior_weight`` (root bonus of the heuristic's
-    choice), ``opponents`` ("tree": other seats' moves searched; "policy": played by the
-    playout bot on each sampled deal), ``evaluation`` ("module:function", ``(state, seat) -> value per seat in
-    [0, 1]`` at the cut-off). Names, not imports: rules import nothing of the bots."""
+    """How a search bot (ismcts) should search this game, as data naming no bot:
+    ``playout_depth`` and ``random_playout_depth`` (decisions before the cut-off),
+    ``playout_stop`` (an event type that also ends a playout), ``prior_weight`` (root bonus
+    of the playout policy's choice), ``opponents`` ("tree": other seats' moves searched;
+    "policy": played by the playout policy on each sampled deal). The cut-off value is the
+    game's ``evaluate`` capability; the playout policy is bot knowledge, registered by the
+    plugin that provides it (the ``register_playouts`` hook, `arena.hookspecs`)."""
 
     bot_example: ClassVar[str | None] = None
     """The body of a new bot's decision method for this game (`arena new-bot`): Python

@@ -6,7 +6,13 @@ both faces of their own. In turn, each plays a card with the face of their choic
 highest rank up takes the trick (a tie: nobody). After three tricks, most tricks wins.
 View: ``hand`` (own cards, ``{"face", "back"}``), ``hand_sizes``, ``played`` (this trick's
 faces up, by seat), ``tricks``, ``turn``. Events: ``play`` (seat, card), ``trick`` (winner).
+
+It declares what the environments and search bots need (`Ruleset.capabilities`): an
+``encoding`` (numpy, imported when asked), an ``evaluate`` (tricks so far), its
+``chance_outcomes`` (the deal's shuffle of twelve cards) and a ``sample_state``.
 """
+
+import random
 
 from arena.rules.base import GameState, Ruleset, standing_from_scores
 
@@ -20,9 +26,56 @@ class HighCard(Ruleset):
     bot_example = "        return max(legal, key=lambda a: int(a.split(':')[2] == 'face'))\n"
     card_faces = {f"{color}-{rank}": (color, str(rank)) for color in COLORS for rank in range(1, 10)}
 
+    capabilities = frozenset({"sample_state", "encoding", "evaluate", "chance_outcomes"})
+    search_hints = {"playout_depth": 6}
+
     @classmethod
     def draw_probability(cls, players):
         return 0.2
+
+    @classmethod
+    def encoding(cls, players, options):
+        from .encoding import encoding   # numpy only when an environment asks
+
+        return encoding(players)
+
+    @staticmethod
+    def evaluate(state, me):
+        """Per seat: the share of the other seats it has more tricks than (a tie a half)."""
+        tricks = state.tricks
+        if state.players == 1:
+            return [1.0]
+        return [sum(1.0 if mine > other else 0.5 if mine == other else 0.0 for other in tricks) / (state.players - 1)
+                - 0.5 / (state.players - 1) for mine in tricks]
+
+    @classmethod
+    def chance_outcomes(cls, players, options):
+        return len(DECK)   # the deal's shuffle: its first pick is one of the twelve
+
+    @classmethod
+    def sample_state(cls, observation, rng, events=None):
+        """The seat's own hand and everything in its view kept; the cards it has not seen
+        (the deck less its hand and the faces played, those of earlier tricks known from
+        `events`) dealt at random to the other hands and the deck."""
+        view, seat = observation["view"], observation["seat"]
+        players = len(view["hand_sizes"])
+        state = HighCardState(players, cls.resolve_options(), random.Random(rng.getrandbits(64)))
+        own = [(card["face"], card["back"]) for card in view["hand"]]
+        pool = list(DECK)
+        for card in own:
+            pool.remove(card)
+        played = [event["card"] for event in events if event["type"] == "play"] if events is not None \
+            else [face for face in view["played"] if face is not None]
+        for face in played:
+            having = [card for card in pool if face in card]
+            if having:
+                pool.remove(having[rng.randrange(len(having))])
+        rng.shuffle(pool)
+        state.hands = [own if s == seat else [pool.pop() for _ in range(view["hand_sizes"][s])]
+                       for s in range(players)]
+        state.deck = pool
+        state.played, state.tricks, state.turn = list(view["played"]), list(view["tricks"]), view["turn"]
+        return state
 
     @classmethod
     def new_game(cls, players, options, rng):

@@ -147,6 +147,7 @@ from arena.errors import OptionError
 from arena.rules.base import Option, Ruleset, winner_takes_all_draws
 from arena.rules.color_flush.deck import DEFAULT_DECK, check_deck
 from arena.rules.color_flush.engine import ACTION_NAMES, DEAL_SIZE, MAX_SEATS, PILE, ColorFlushState
+from arena.rules.color_flush.evaluation import evaluate_color_flush
 from arena.rules.color_flush.text import ColorFlushRenderer
 
 
@@ -173,12 +174,10 @@ class ColorFlush(Ruleset):
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"])
 
-    capabilities = frozenset({"sample_state", "lay_out"})
+    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = ColorFlushRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
-    search_hints = {"playout_bot": "arena_bots.color_flush_heuristic:ColorFlushHeuristicBot", "playout_depth": 3,
-                    "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_color_flush",
+    search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
                     "opponents": "policy"}   # measured: benchmarks/strength_notes.md
 
     @classmethod
@@ -234,6 +233,21 @@ class ColorFlush(Ruleset):
         state = ColorFlushState(players, options, rng)
         state._deal()
         return state
+
+    evaluate = staticmethod(evaluate_color_flush)   # the `evaluate` capability: color_flush/evaluation.py
+
+    @classmethod
+    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
+        """The table's action index and observation array (see color_flush/encoding.py)."""
+        from arena.rules.color_flush.encoding import encoding   # loaded when an environment asks
+
+        return encoding(players, options)
+
+    @classmethod
+    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
+        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
+        in a pile): the cards in play, and one."""
+        return len(options["deck"]) + 1
 
     @classmethod
     def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,

@@ -160,6 +160,7 @@ from arena.errors import OptionError
 from arena.rules.base import Option, Ruleset
 from arena.rules.flip_7.deck import MODIFIERS
 from arena.rules.flip_7.engine import Flip7State
+from arena.rules.flip_7.evaluation import evaluate_flip_7
 from arena.rules.flip_7.text import Flip7Renderer
 
 
@@ -185,7 +186,7 @@ class Flip7(Ruleset):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise OptionError(f"option {name!r} must be an integer of at least 1, not {value!r}")
 
-    capabilities = frozenset({"sample_state", "lay_out"})
+    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = Flip7Renderer
     card_faces = {**{bonus: ("green", bonus) for bonus in ("+2", "+4", "+6", "+8", "+10")},
                   "x2": ("bright-green", "x2"), "freeze": ("teal", "freeze"),
@@ -199,9 +200,7 @@ class Flip7(Ruleset):
                              "set_aside": "set aside (out of play until the deck is reshuffled)"}}
     # the round's end comes before 60 decisions; what follows it is mostly noise for this
     # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
-    search_hints = {"playout_bot": "arena_bots.flip7_threshold:Flip7ThresholdBot", "playout_depth": 60,
-                    "random_playout_depth": 60, "playout_stop": "round-end", "prior_weight": 0.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_flip_7"}
+    search_hints = {"playout_depth": 60, "random_playout_depth": 60, "playout_stop": "round-end", "prior_weight": 0.0}
 
     @classmethod
     def draw_probability(cls, players: int) -> float:
@@ -248,6 +247,21 @@ class Flip7(Ruleset):
         if start:
             state.start()
         return state
+
+    evaluate = staticmethod(evaluate_flip_7)   # the `evaluate` capability: flip_7/evaluation.py
+
+    @classmethod
+    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
+        """The table's action index and observation array (see flip_7/encoding.py)."""
+        from arena.rules.flip_7.encoding import encoding   # loaded when an environment asks
+
+        return encoding(players, options)
+
+    @classmethod
+    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
+        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
+        in a pile): the cards in play, and one."""
+        return 94 * (2 if players > 18 else 1) + 1
 
     @classmethod
     def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,

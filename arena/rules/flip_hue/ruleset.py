@@ -162,6 +162,7 @@ from typing import Any, Mapping, Sequence
 from arena.rules.base import Option, Ruleset, winner_takes_all_draws
 from arena.rules.flip_hue.deck import DEFAULT_DECK, check_deck
 from arena.rules.flip_hue.engine import MAX_SEATS, FlipHueState
+from arena.rules.flip_hue.evaluation import evaluate_flip_hue
 from arena.rules.flip_hue.text import FlipHueRenderer
 
 
@@ -184,12 +185,10 @@ class FlipHue(Ruleset):
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"], cls.min_players)
 
-    capabilities = frozenset({"sample_state", "lay_out"})
+    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = FlipHueRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
-    search_hints = {"playout_bot": "arena_bots.flip_hue_heuristic:FlipHueHeuristicBot", "playout_depth": 3,
-                    "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_flip_hue"}
+    search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0}
 
     @classmethod
     def draw_probability(cls, players: int) -> float:
@@ -239,6 +238,21 @@ class FlipHue(Ruleset):
         cls.check_players(players)
         check_deck(options["deck"], players)
         return FlipHueState(players, options, rng)
+
+    evaluate = staticmethod(evaluate_flip_hue)   # the `evaluate` capability: flip_hue/evaluation.py
+
+    @classmethod
+    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
+        """The table's action index and observation array (see flip_hue/encoding.py)."""
+        from arena.rules.flip_hue.encoding import encoding   # loaded when an environment asks
+
+        return encoding(players, options)
+
+    @classmethod
+    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
+        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
+        in a pile): the cards in play, and one."""
+        return len(options["deck"]) + 1
 
     @classmethod
     def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,

@@ -176,6 +176,7 @@ from typing import Any, Mapping
 from arena.rules.base import Option, Ruleset
 from arena.rules.uno_flip.deck import DECK_SIZE, DEFAULT_DECK, UnoFlipDeck, check_deck
 from arena.rules.uno_flip.engine import UnoFlipState
+from arena.rules.uno_flip.evaluation import evaluate_uno_flip
 from arena.rules.uno_flip.text import UnoFlipRenderer
 
 
@@ -207,11 +208,9 @@ class UnoFlip(Ruleset):
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"], cls.min_players)
 
-    capabilities = frozenset({"sample_state", "lay_out"})
+    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     renderer = UnoFlipRenderer
-    search_hints = {"playout_bot": "arena_bots.uno_flip_heuristic:UnoFlipHeuristicBot", "playout_depth": 20,
-                    "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0,
-                    "evaluation": "arena_bots.ismcts:evaluate_uno_flip"}
+    search_hints = {"playout_depth": 20, "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0}
 
     @classmethod
     def draw_probability(cls, players: int) -> float:
@@ -251,6 +250,21 @@ class UnoFlip(Ruleset):
         cls.check_players(players)
         check_deck(options["deck"], players)
         return UnoFlipState(players, options, rng)
+
+    evaluate = staticmethod(evaluate_uno_flip)   # the `evaluate` capability: uno_flip/evaluation.py
+
+    @classmethod
+    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
+        """The table's action index and observation array (see uno_flip/encoding.py)."""
+        from arena.rules.uno_flip.encoding import encoding   # loaded when an environment asks
+
+        return encoding(players, options)
+
+    @classmethod
+    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
+        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
+        in a pile): the cards in play, and one."""
+        return len(options["deck"]) + 1
 
     @classmethod
     def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,

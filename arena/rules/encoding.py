@@ -1,0 +1,144 @@
+"""The `encoding` capability's shape: a table's stable action index and fixed-size
+observation array (`Encoding`), and the pieces the built-in games build theirs from.
+
+A ruleset that declares ``"encoding"`` (`Ruleset.capabilities`) returns an `Encoding` from
+``encoding(players, options)`` (options resolved) with
+
+- ``actions``: every action string the table can ever offer, in a fixed documented order;
+  ``index[action]`` is its number. Seats in actions are absolute, as in the ruleset's
+  action grammar.
+- ``mask(legal_actions)``: an ``int8`` array, 1 at the index of each legal action that has
+  one (an action past a hand cap may have none: the raw observation still lists it).
+- ``encode(observation)``: a ``float32`` array of ``size`` built from ONE seat's
+  observation (its ``seat`` and ``view``) and nothing else, so it hides exactly what the
+  observation hides.
+- ``features``: the array's consecutive named blocks (`Feature`: name, offset, length),
+  covering it exactly; `feature_name(i)` names entry ``i``.
+
+Making arrays needs numpy (the ``test`` or ``examples`` extra); the layout and the action
+index (what `arena docs` shows) do not.
+
+The helpers below are the built-in card games' layout: a card slot is two one-hots over
+the deck's face vocabulary (`faces`: every face of ``options["deck"]``, sorted) plus one
+entry for "not seen": the side toward the holder (or a pile's up side) and the other side.
+An empty hand position is all zeros. Hands are laid out seat by seat (absolute), position by
+position, up to a cap per game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+try:
+    import numpy as np
+except ImportError:   # the rules and the layout work without it; making arrays does not
+    np = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One named block of an observation array: entries ``offset .. offset + length - 1``."""
+
+    name: str
+    offset: int
+    length: int
+
+
+class Layout:
+    """Named consecutive blocks of an observation array, in the order they are asked for."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.features: list[Feature] = []
+
+    def block(self, name: str, length: int) -> int:
+        """Add a block of `length` entries named `name`; its offset."""
+        start = self.size
+        self.size += length
+        self.features.append(Feature(name, start, length))
+        return start
+
+
+class Encoding:
+    """One ruleset's action index and observation array for one table (players, options)."""
+
+    def __init__(self, ruleset_id: str, players: int, options: Mapping[str, Any], actions: Sequence[str],
+                 layout: Layout, fill: Callable[[np.ndarray, int, Mapping[str, Any]], None],
+                 hand_cap: int | None = None):
+        self.ruleset_id = ruleset_id
+        self.players = players
+        self.options = dict(options)
+        self.actions: tuple[str, ...] = tuple(actions)
+        self.index: dict[str, int] = {action: i for i, action in enumerate(self.actions)}
+        self.size = layout.size
+        self.features: tuple[Feature, ...] = tuple(layout.features)
+        self.hand_cap = hand_cap
+        """Hand positions encoded (and in the action index), for a game with hands."""
+        self._fill = fill
+
+    def mask(self, legal_actions: Sequence[str]) -> np.ndarray:
+        """``int8`` array over the index: 1 for each legal action that has an index."""
+        mask = np.zeros(len(self.actions), dtype=np.int8)
+        index = self.index
+        mask[[index[a] for a in legal_actions if a in index]] = 1
+        return mask
+
+    def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:
+        """The ``float32`` array of `observation` (its ``seat`` and ``view`` only)."""
+        if out is None:
+            out = np.zeros(self.size, dtype=np.float32)
+        else:
+            out[:] = 0.0
+        self._fill(out, observation["seat"], observation["view"])
+        return out
+
+    def feature_name(self, i: int) -> str:
+        """The name of entry `i` of the array: its block's name and the place in it,
+        e.g. ``"turn[2]"``; IndexError past the end."""
+        for feature in self.features:
+            if feature.offset <= i < feature.offset + feature.length:
+                return feature.name if feature.length == 1 else f"{feature.name}[{i - feature.offset}]"
+        raise IndexError(f"entry {i} is past the observation array's {self.size} entries")
+
+
+def faces(options: Mapping[str, Any]) -> dict[Any, int]:
+    """Face -> one-hot position: the deck's faces sorted; None (not seen) is last."""
+    names = sorted({face for pair in options["deck"] for face in pair})
+    table: dict[Any, int] = {face: i for i, face in enumerate(names)}
+    table[None] = len(names)
+    return table
+
+
+def put_card(hot: list[int], at: int, card: Mapping[str, Any] | None, first: str, second: str,
+             faces: dict[Any, int]) -> None:
+    """A card slot at `at`: one-hot of its `first` side, then of its `second` side (the
+    positions to set are appended to `hot`, set at once by the caller)."""
+    if card is None:
+        return
+    width = len(faces)
+    hot.append(at + faces.get(card[first], width - 1))
+    hot.append(at + width + faces.get(card[second], width - 1))
+
+
+def put_hands(hot: list[int], at: int, hands: Sequence[Sequence[Mapping[str, Any]]], cap: int, slot: int,
+              faces: dict[Any, int]) -> None:
+    """Every seat's hand, `cap` positions of `slot` entries per seat (`put_card`'s layout
+    for ``face`` and ``back``): the hot loop of the card games' encodings."""
+    unknown = len(faces) - 1
+    width = len(faces)
+    get = faces.get
+    append = hot.append
+    for hand in hands:
+        base = at
+        for card in hand[:cap]:
+            append(base + get(card["face"], unknown))
+            append(base + width + get(card["back"], unknown))
+            base += slot
+        at += cap * slot
+
+
+def one_hot(out: np.ndarray, at: int, value: Any, choices: Sequence[Any]) -> None:
+    """Set ``out[at + k]`` where ``choices[k] == value`` (nothing if `value` is not one)."""
+    if value in choices:
+        out[at + choices.index(value)] = 1.0

@@ -1,0 +1,68 @@
+"""Flip 7's `encoding` (`arena.rules.encoding`): the action index and observation array.
+
+The action index (``P`` players): ``hit``, ``stay``, then ``freeze:s``, ``flip-three:s``,
+``second-chance:s`` for each seat s.
+
+The array: one-hots of the observing seat (``me``), the seat to move (``turn``) and the
+dealer; per seat a row (``rows``: numbers held, modifiers held, Second Chance, status
+one-hot, this round's score and the total, both over the target score, capped at 1); the
+unseen cards' counts (over 12); the deck's size (over the cards in play); the decision,
+the phase and the pending frames (one-hots). Counts and sizes are scaled into [0, 1].
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from arena.rules.encoding import Encoding, Layout, one_hot
+
+if TYPE_CHECKING:
+    import numpy as np
+
+CARDS = [str(n) for n in range(13)] + ["+2", "+4", "+6", "+8", "+10", "x2", "freeze", "flip-three",
+                                       "second-chance"]
+STATUS = ("active", "stayed", "busted", "frozen", "flip7")
+
+
+def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
+    """The `Encoding` of a Flip 7 table of `players` with resolved `options`."""
+    actions = ["hit", "stay"] + [f"{kind}:{s}" for kind in ("freeze", "flip-three", "second-chance")
+                                 for s in range(players)]
+    seats = list(range(players))
+    layout = Layout()
+    me, turn, dealer = layout.block("me", players), layout.block("turn", players), layout.block("dealer", players)
+    per_row = 13 + 6 + 1 + len(STATUS) + 2  # numbers, modifiers, second chance, status, score, total
+    rows = layout.block("rows", players * per_row)
+    unseen = layout.block("unseen", len(CARDS))
+    deck = layout.block("deck_size", 1)
+    decision = layout.block("decision", 4)
+    phase = layout.block("phase", 3)
+    pending = layout.block("pending", 3)
+    modifiers = ("+2", "+4", "+6", "+8", "+10", "x2")
+    target = float(options["target_score"])
+    deck_cards = 94.0 * (2 if players > 18 else 1)
+    card_at = {card: i for i, card in enumerate(CARDS)}
+
+    def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
+        out[me + seat] = 1.0
+        one_hot(out, turn, view["turn"], seats)
+        one_hot(out, dealer, view["dealer"], seats)
+        for s, row in enumerate(view["rows"]):
+            at = rows + s * per_row
+            for number in row["numbers"]:
+                out[at + number] = 1.0
+            for modifier in row["modifiers"]:
+                out[at + 13 + modifiers.index(modifier)] = 1.0
+            out[at + 19] = float(row["second_chance"])
+            one_hot(out, at + 20, row["status"], STATUS)
+            out[at + 20 + len(STATUS)] = min(row["score"] / target, 1.0)
+            out[at + 21 + len(STATUS)] = min(view["totals"][s] / target, 1.0)
+        for card, count in view["unseen"].items():
+            out[unseen + card_at[card]] = min(count / 12.0, 1.0)
+        out[deck] = view["deck_size"] / deck_cards
+        one_hot(out, decision, view["decision"], ("hit-or-stay", "freeze", "flip-three", "second-chance"))
+        one_hot(out, phase, view["phase"], ("deal", "play", "over"))
+        for frame in view["pending"]:
+            one_hot(out, pending, frame["kind"], ("deal", "flip-three", "hand-out"))
+
+    return Encoding("flip-7", players, options, actions, layout, fill)

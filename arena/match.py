@@ -30,6 +30,7 @@ from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
 from arena.records import RECORD_FORMAT, Fault, FaultKind, OnFault, check_outcome, on_fault_problem, record_problem
 from arena.rules.base import GameState, Ruleset, forfeit_standing, fresh_copy, plain_copy
+from arena.rules.observation import Observation, make_observation
 from arena.seats import BotFault, BotHost, InlineHost
 from arena.seeding import bot_seed, derive_seed
 
@@ -134,9 +135,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     # to copy a deck again. A host that only serialises observations shares one snapshot.
     snapshot = fresh_copy(resolved)
     options_for = [fresh_copy(resolved).copy if host.hands_over_objects else (lambda: snapshot) for host in hosts]
-    ruleset_id, version = ruleset.id, ruleset.version
-    current_seat, legal_actions, view, take_events, apply = (
-        state.current_seat, state.legal_actions, state.view, state.take_events, state.apply)
+    current_seat, legal_actions, apply = state.current_seat, state.legal_actions, state.apply
     decisions: list[list[Any]] = []
     while (seat := current_seat()) is not None:
         legal = legal_actions()
@@ -145,11 +144,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         elif silenced[seat]:
             action = replacement_action(deal_seed, len(decisions), legal)
         else:
-            observation = {
-                "ruleset": ruleset_id, "version": version, "options": options_for[seat](),
-                "seat": seat, "players": players, "view": view(seat),
-                "events": take_events(seat), "legal_actions": list(legal),
-            }
+            observation = make_observation(ruleset, state, seat, options=options_for[seat](), legal_actions=legal)
             action = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
             if isinstance(action, BotFault):
                 fault(seat, len(decisions), action)
@@ -189,7 +184,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     return GameResult(record, state, logs)
 
 
-def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: FaultPolicy,
+def _ask(host: BotHost, observation: Observation, legal: list[str], policy: FaultPolicy,
          bank: list[float], seat: int, decision: int) -> str | BotFault:
     """The bot's legal answer, or the fault it committed."""
     per_decision = policy.time_per_decision

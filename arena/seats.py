@@ -34,6 +34,7 @@ from arena.bot import Bot
 from arena.errors import BotError, ConfigError
 from arena.protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION, ProtocolError, decode_reply, encode
 from arena.records import FaultKind
+from arena.rules.observation import Observation
 
 PR_SET_PDEATHSIG = 1  # Linux prctl option
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -122,7 +123,7 @@ class BotHost(ABC):
         """Make a fresh bot with `params`, seed its rng, call its `start(info)`."""
 
     @abstractmethod
-    def act(self, observation: dict[str, Any], timeout: float | None) -> Any:
+    def act(self, observation: Observation, timeout: float | None) -> Any:
         """The bot's answer to `observation` (not yet checked for legality)."""
 
     @abstractmethod

@@ -28,6 +28,7 @@ from arena.errors import ConfigError
 from arena.match import Entrant, FaultPolicy, GameResult, play_game, record_problem
 from arena.render import Renderer, Style, fit, frame, renderer_for, seat_names
 from arena.rules.base import Ruleset
+from arena.rules.observation import Observation, make_observation
 from arena.seats import BotHost, InlineHost
 
 
@@ -314,8 +315,7 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
                          + f"{actor.safe_action(action, state.view(acting))}  {style.dim('(' + action + ')')}")
             yield from fit(lines + mark)
         elif acting == seat:
-            observation = {"ruleset": ruleset.id, "seat": seat, "view": state.view(seat),
-                           "events": state.take_events(seat), "legal_actions": state.legal_actions()}
+            observation = make_observation(ruleset, state, seat, options=options)
             yield ""
             yield from frame(renderer, observation, number, chosen=action)
             played = "played" if note else "chose"

@@ -54,6 +54,7 @@ from arena.bot import Bot
 from arena.errors import IllegalActionError, ReplayMismatchError
 from arena.match import Entrant, play_game, replay
 from arena.rules.base import GameState, Ruleset, plain_copy
+from arena.rules.observation import Observation, make_observation
 
 __all__ = ["ConformanceError", "ConformanceReport", "Case", "check_ruleset", "check_determinism",
            "check_playouts", "check_replay", "check_fresh_copies", "check_sampling", "cases",
@@ -228,12 +229,12 @@ def _chooser(case: Case, salt: int = 0) -> random.Random:
 
 
 def observation_for(cls: type[Ruleset], state: GameState, events: list[dict[str, Any]] | None = None
-                    ) -> dict[str, Any]:
-    """The observation the match loop would hand the seat to act (with `events`)."""
+                    ) -> Observation:
+    """The observation the match loop would hand the seat to act (with `events`; none by default)."""
     seat = state.current_seat()
-    return {"ruleset": cls.id, "version": cls.version, "options": plain_copy(state.options),
-            "seat": seat, "players": state.players, "view": state.view(seat),
-            "events": list(events or []), "legal_actions": state.legal_actions()}
+    if seat is None:
+        raise ValueError("observation_for: the game is over; no seat is to act")
+    return make_observation(cls, state, seat, events or [])
 
 
 def _play(cls: type[Ruleset], case: Case, **kwargs: Any):

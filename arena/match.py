@@ -20,15 +20,13 @@ import hashlib
 import json
 import random
 import time
-
-import msgspec
-
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
-from arena.records import RECORD_FORMAT, Fault, FaultKind, OnFault, check_outcome, on_fault_problem, record_problem
+from arena.records import (RECORD_FORMAT, Fault, FaultKind, GameRecord, OnFault, RulesetRef, SeatRecord, check_outcome,
+                           on_fault_problem, record_problem)
 from arena.rules.base import GameState, Ruleset, forfeit_standing, fresh_copy, plain_copy
 from arena.rules.observation import Observation, make_observation
 from arena.seats import BotFault, BotHost, InlineHost
@@ -52,9 +50,10 @@ class Entrant:
     def display_name(self) -> str:
         return self.display or self.cls.name
 
-    def record(self) -> dict[str, Any]:
-        return {"bot": self.cls.name, "display": self.display_name, "package": self.package,
-                "version": self.version, "params": plain_copy(dict(self.params))}
+    def record(self) -> SeatRecord:
+        """Who sits in the seat, as a game record keeps it."""
+        return SeatRecord(bot=self.cls.name, display=self.display_name, package=self.package,
+                          version=self.version, params=plain_copy(dict(self.params)))
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,7 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     snapshot = fresh_copy(resolved)
     options_for = [fresh_copy(resolved).copy if host.hands_over_objects else (lambda: snapshot) for host in hosts]
     current_seat, legal_actions, apply = state.current_seat, state.legal_actions, state.apply
-    decisions: list[list[Any]] = []
+    decisions: list[tuple[int, str]] = []
     while (seat := current_seat()) is not None:
         legal = legal_actions()
         if len(legal) == 1 and not ask_forced:
@@ -150,15 +149,16 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
                 fault(seat, len(decisions), action)
                 action = replacement_action(deal_seed, len(decisions), legal)
         apply(action)
-        decisions.append([seat, action])
+        decisions.append((seat, action))
 
     outcome = state.outcome()
     try:
-        check_outcome(outcome, players)
+        typed_outcome = check_outcome(outcome, players)
     except ValueError as exc:
         raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed outcome ({exc})") from None
     if forfeited:
         outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
+        typed_outcome.standing = outcome["standing"]
     logs = []
     for seat, host in enumerate(hosts):
         if not silenced[seat]:
@@ -168,18 +168,19 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
                 fault(seat, None, error, game_over=True)
         logs.append(host.take_log())
 
-    record = {
-        "format": RECORD_FORMAT,
-        "ruleset": {"id": ruleset.id, "version": ruleset.version, "options": plain_copy(resolved)},
-        "players": players,
-        "deal_seed": deal_seed,
-        "bot_seeds": seeds,
-        "seats": [e.record() for e in entrants],
-        "decisions": decisions,
-        "outcome": plain_copy(outcome),
-        "faults": msgspec.to_builtins(faults),
-        "forfeited": forfeited,
-    }
+    record = GameRecord(
+        format=RECORD_FORMAT,
+        ruleset=RulesetRef(id=ruleset.id, version=ruleset.version, options=resolved),
+        players=players,
+        deal_seed=deal_seed,
+        bot_seeds=seeds,
+        seats=[e.record() for e in entrants],
+        decisions=decisions,
+        outcome=typed_outcome,
+        faults=list(faults),
+        forfeited=forfeited,
+        transcript_hash="",  # set below, from the plain record
+    ).plain(outcome)
     record["transcript_hash"] = transcript_hash(record)
     return GameResult(record, state, logs)
 

@@ -26,9 +26,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import msgspec
+
 import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
+from arena.records import Plan, PlanEntry, PlanRuleset, PlanStop
 from arena.live_ratings import RatingFollowers
 from arena.ratings import rate_store
 from arena.seats import Limits, privilege_notice
@@ -85,26 +88,27 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
     total = sum(counts)
     memo: dict[Any, str | None] = {}
     stop = tournament.stop
-    return {
-        "name": tournament.name,
-        "format": tournament.format,
-        "seed_derivation": SEED_DERIVATION,
-        "challengers": list(tournament.challengers),
-        "stop": None if stop is None else {"kind": stop.kind, "confidence": stop.confidence, "margin": stop.margin,
-                                           "bot": stop.bot, "baseline": stop.baseline, "alpha": stop.alpha,
-                                           "beta": stop.beta},
-        "look_every": tournament.look_every if stop is not None else None,
-        "deals": tournament.deals,
-        "max_games": tournament.max_games,
-        "total_games": total,
-        "max_faults": tournament.max_faults,
-        "entries": [{"bot": b.display, "uses": b.uses, "package": b.package, "version": b.version,
-                     "params": b.params, "files_sha256": _files_sha256(b, memo)} for b in tournament.bots],
-        "rulesets": [{"label": r.label, "id": r.id, "version": r.version, "package": r.package,
-                      "package_version": r.package_version, "players": r.players, "options": r.options,
-                      "draw_probability": r.draw_probability, "entries": list(r.entries), "games": games}
-                     for r, games in zip(tournament.rulesets, counts)],
-    }
+    plan = Plan(
+        name=tournament.name,
+        format=tournament.format,
+        seed_derivation=SEED_DERIVATION,
+        challengers=list(tournament.challengers),
+        stop=None if stop is None else PlanStop(kind=stop.kind, confidence=stop.confidence, margin=stop.margin,
+                                                bot=stop.bot, baseline=stop.baseline, alpha=stop.alpha,
+                                                beta=stop.beta),
+        look_every=tournament.look_every if stop is not None else None,
+        deals=tournament.deals,
+        max_games=tournament.max_games,
+        total_games=total,
+        max_faults=tournament.max_faults,
+        entries=[PlanEntry(bot=b.display, uses=b.uses, package=b.package, version=b.version, params=b.params,
+                           files_sha256=_files_sha256(b, memo)) for b in tournament.bots],
+        rulesets=[PlanRuleset(label=r.label, id=r.id, version=r.version, package=r.package,
+                              package_version=r.package_version, players=r.players, options=r.options,
+                              draw_probability=r.draw_probability, entries=list(r.entries), games=games)
+                  for r, games in zip(tournament.rulesets, counts)],
+    )
+    return msgspec.to_builtins(plan)
 
 
 def _files_sha256(bot: Any, memo: dict[Any, str | None]) -> str | None:

@@ -31,6 +31,8 @@ class Option:
 
     The value's type is the default's type unless `kind` says otherwise. A
     ruleset checks what a type and range cannot express in `check_options`.
+    A number option without a `minimum` or a `maximum` declares a `test_range`
+    (low, high): the values the conformance kit tries in place of the missing bounds.
     """
 
     default: Any
@@ -39,6 +41,15 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     kind: type | tuple[type, ...] | None = None
+    test_range: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.test_range is not None:
+            low, high = self.test_range
+            if not low <= high or (self.minimum is not None and low < self.minimum) or (
+                    self.maximum is not None and high > self.maximum):
+                raise ValueError(f"test_range {self.test_range} is not within the option's bounds "
+                                 f"({self.minimum} to {self.maximum})")
 
     def check(self, name: str, value: Any) -> None:
         """Raise OptionError if `value` is not allowed for option `name`."""
@@ -186,6 +197,14 @@ class Ruleset(ABC):
     @abstractmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> GameState:
         """Deal a new game. `options` are already resolved; `rng` is the game's chance."""
+
+    @classmethod
+    def how_to_play(cls) -> str | None:
+        """The rules page's player-facing "How to play" section (a few lines for a person at
+        the table; the kit requires it), or None for a page without one."""
+        from arena.rules.page import how_to_play
+
+        return how_to_play(cls)
 
     @classmethod
     def describe_event(cls, event: Mapping[str, Any]) -> str:

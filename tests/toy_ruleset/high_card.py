@@ -1,11 +1,23 @@
 """toy-high-card: a two-faced high-card game (a ruleset that is one package plus its registration).
 
 Twelve cards, each with two faces ("red-5" / "blue-2"). Each player is dealt three and sees
-both faces of their own. In turn, each plays a card with the face of their choice up
-(action ``play:<position>:face`` or ``play:<position>:back``); once everyone has played, the
-highest rank up takes the trick (a tie: nobody). After three tricks, most tricks wins.
-View: ``hand`` (own cards, ``{"face", "back"}``), ``hand_sizes``, ``played`` (this trick's
-faces up, by seat), ``tricks``, ``turn``. Events: ``play`` (seat, card), ``trick`` (winner).
+both faces of their own.
+
+How to play
+    In turn, each player plays a card with the face of their choice up; once everyone has
+    played, the highest rank up takes the trick (a tie: nobody). After three tricks, most
+    tricks wins.
+
+Action grammar
+    ``play:<position>:face`` or ``play:<position>:back``: play the card at that position of
+    your hand (0-based) with that side up.
+
+View fields
+    ``hand`` (own cards, ``{"face", "back"}``), ``hand_sizes``, ``played`` (this trick's
+    faces up, by seat), ``tricks``, ``turn``.
+
+Event types
+    ``play`` (``seat``, ``card``), ``trick`` (``winner``, None for a tie).
 """
 
 from arena.rules.base import GameState, Ruleset, standing_from_scores

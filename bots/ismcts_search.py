@@ -96,7 +96,7 @@ def evaluate_flip_7(state: Any, me: int) -> list[float]:
     target = max(1, state.target_score)
     values = []
     for s, (total, status) in enumerate(zip(state.totals, state.status)):
-        score = state._round_score(s)
+        score = state.round_score(s)
         values.append(total + (0.75 * score if status == 0 else score))   # 0: ACTIVE
     if len(values) == 1:
         return [min(1.0, values[0] / target)]
@@ -131,7 +131,7 @@ def evaluate_flip_hue(state: Any, me: int) -> list[float]:
     hands = table.hands_view(me)
     values = []
     for seat in range(state.players):
-        colors = [color for color in state._factions_seen_by(seat)[seat] if color is not None]
+        colors = [color for color in state.factions_seen_by(seat)[seat] if color is not None]
         own_hand = hands[seat] if seat == me else table.hand_view(seat, seat)
         best = 0
         for color in colors:

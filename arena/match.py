@@ -119,13 +119,13 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         if policy.on_fault is OnFault.FORFEIT and seat not in forfeited:
             forfeited.append(seat)
 
-    for seat, host in enumerate(hosts):
+    for starting, host in enumerate(hosts):
         info = {"ruleset": ruleset.id, "version": ruleset.version, "options": fresh_copy(resolved),
-                "seat": seat, "players": players, "bots": list(names)}
+                "seat": starting, "players": players, "bots": list(names)}
         try:
-            host.start_game(seeds[seat], plain_copy(dict(entrants[seat].params)), info)
+            host.start_game(seeds[starting], plain_copy(dict(entrants[starting].params)), info)
         except BotFault as error:
-            fault(seat, None, error)
+            fault(starting, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
     # The options are public and fixed for the game. Each seat gets its own deep copy once
@@ -144,10 +144,12 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
             action = replacement_action(deal_seed, len(decisions), legal)
         else:
             observation = make_observation(ruleset, state, seat, options=options_for[seat](), legal_actions=legal)
-            action = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
-            if isinstance(action, BotFault):
-                fault(seat, len(decisions), action)
+            answer = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
+            if isinstance(answer, BotFault):
+                fault(seat, len(decisions), answer)
                 action = replacement_action(deal_seed, len(decisions), legal)
+            else:
+                action = answer
         apply(action)
         decisions.append((seat, action))
 

@@ -265,6 +265,7 @@ def open_store(tournament: Tournament, out: Path, restart: bool,
             raise ConfigError(f"installed bots or rulesets changed since {path} was created: {'; '.join(changes)}; "
                               "rerun with --restart to start again, or use --out for a new results folder")
         return store, "extended" if extended else None
+    secret: dict[str, Any]
     if tournament.seed is None:
         seed, salt = secrets.randbits(63), secrets.token_hex(16)
         secret = {"seed": seed, "seed_secret": True, "seed_salt": salt, "seed_commitment": seed_commitment(seed, salt)}

@@ -25,6 +25,7 @@ import arena
 from arena.bot import Bot
 from arena.decisions import decision_notes
 from arena.errors import ConfigError
+from arena.records import OnFault
 from arena.match import Entrant, FaultPolicy, GameResult, play_game, record_problem
 from arena.render import Renderer, Style, fit, frame, renderer_for, seat_names
 from arena.rules.base import Ruleset
@@ -99,7 +100,7 @@ class HumanBot(Bot):
     name = "human"
     rulesets = "*"
 
-    def act(self, observation: dict[str, Any]) -> str:  # pragma: no cover - never called
+    def act(self, observation: Observation) -> str:  # pragma: no cover - never called
         raise RuntimeError("a human seat is answered by HumanHost")
 
 
@@ -130,7 +131,7 @@ class HumanHost(BotHost):
         for line in fit(self.renderer.legend()):
             self.write(line)
 
-    def act(self, observation: dict[str, Any], timeout: float | None) -> str:
+    def act(self, observation: Observation, timeout: float | None) -> str:
         assert self.renderer is not None, "start_game first"
         self.decisions += 1
         self.show(observation)
@@ -218,10 +219,10 @@ def play_human(ruleset: type[Ruleset], bots: Sequence[Entrant], seat: int, seed:
     entrants.insert(seat, Entrant(HumanBot, {}, "human", "arena", arena.__version__))
     names = seat_names([e.display_name for e in entrants], seat)
     human = HumanHost(read_line, write, style, names)
-    bot_hosts = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in bots]
+    bot_hosts: list[BotHost] = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in bots]
     seated: list[BotHost] = bot_hosts[:seat] + [human] + bot_hosts[seat:]
     result = play_game(ruleset, entrants, deal_seed=seed, options=options, hosts=seated,
-                       policy=FaultPolicy("raise"))
+                       policy=FaultPolicy(OnFault.RAISE))
     renderer = renderer_for(ruleset.id, style, names, seat, players)
     state = result.state
     write("")
@@ -322,7 +323,7 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
             yield from fit([f"→ {names[seat]} {played}: {renderer.safe_action(action, observation['view'])}  ({action})"]
                            + mark)
         state.apply(action)
-    lines: list[str] = []
+    lines = []
     if seat is None:
         lines.extend(ruleset.describe_event(e) for e in state.god_log[logged:])
     else:

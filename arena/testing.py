@@ -56,7 +56,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence
 
 from arena.bot import Bot
 from arena.errors import IllegalActionError, ReplayMismatchError
@@ -108,7 +108,7 @@ class _RandomBot(Bot):
 
     name = "conformance-random"
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         return self.rng.choice(observation["legal_actions"])
 
 
@@ -177,7 +177,7 @@ def cases(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3, players: Iterab
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _fail(cls: type[Ruleset], check: str, case: Case | None, what: str, decision: int | None = None) -> None:
+def _fail(cls: type[Ruleset], check: str, case: Case | None, what: str, decision: int | None = None) -> NoReturn:
     where = f" ({case}" + (f", decision {decision})" if decision is not None else ")") if case else ""
     raise ConformanceError(f"{cls.id}: {check}{where}: {what}")
 
@@ -352,7 +352,7 @@ def check_determinism(cls: type[Ruleset], games: Sequence[Case], *, stride: int 
             if decision % stride == 0:
                 for seat in range(case.players):
                     got = (a.view(seat), a.take_events(seat)), (b.view(seat), b.take_events(seat))
-                    problem = got[0] != got[1] and _difference(got[0], got[1], f"seat {seat}'s (view, events)")
+                    problem = _difference(got[0], got[1], f"seat {seat}'s (view, events)") if got[0] != got[1] else None
                     if problem:
                         _fail(cls, name, case, f"two games from the same seed differ: {problem}", decision)
             if a.legal_actions() != b.legal_actions():
@@ -437,7 +437,7 @@ def check_fresh_copies(cls: type[Ruleset], games: Sequence[Case], *, stride: int
         while True:
             for seat in range(case.players) if decision % stride == 0 or state.is_terminal() else ():
                 events, clean = state.take_events(seat), twin.take_events(seat)
-                problem = events != clean and _difference(events, clean, f"seat {seat}'s events")
+                problem = _difference(events, clean, f"seat {seat}'s events") if events != clean else None
                 if problem:
                     _fail(cls, name, case, f"the game changed after a bot wrecked what it was handed: "
                                            f"{problem}", decision)
@@ -446,8 +446,8 @@ def check_fresh_copies(cls: type[Ruleset], games: Sequence[Case], *, stride: int
             if decision % stride == 0 or state.is_terminal():
                 for seat in range(case.players):
                     view = state.view(seat)
-                    clean = twin.view(seat)
-                    problem = view != clean and _difference(view, clean, f"seat {seat}'s view")
+                    clean_view = twin.view(seat)
+                    problem = _difference(view, clean_view, f"seat {seat}'s view") if view != clean_view else None
                     if problem:
                         _fail(cls, name, case, f"the game changed after a bot wrecked what it was handed: "
                                                f"{problem}", decision)
@@ -497,7 +497,7 @@ def _check_clone(cls: type[Ruleset], name: str, case: Case) -> None:
         _fail(cls, name, case, "a clone starts with events of the original (its god log or queues)", length)
     if [clone.view(s) for s in range(case.players)] != before[0] or clone.legal_actions() != before[1]:
         _fail(cls, name, case, "a clone does not show what the original shows", length)
-    moves = []
+    moves: list[str] = []
     while not clone.is_terminal() and len(moves) < 200:
         moves.append(rng.choice(clone.legal_actions()))
         clone.apply(moves[-1])
@@ -514,7 +514,7 @@ def _check_clone(cls: type[Ruleset], name: str, case: Case) -> None:
 
 
 def _decision_points(cls: type[Ruleset], case: Case, points: int
-                     ) -> Iterator[tuple[GameState, dict[str, Any], list[dict[str, Any]], int]]:
+                     ) -> Iterator[tuple[GameState, Observation, list[dict[str, Any]], int]]:
     """(real state, observation, every event the seat to act has received, decision) at
     up to `points` random decision points of a random game; the state may not be changed."""
     state = _new(cls, case)
@@ -528,11 +528,12 @@ def _decision_points(cls: type[Ruleset], case: Case, points: int
             events = state.take_events(seat)
             received[seat].extend(events)
             since[seat].extend(events)
-        seat = state.current_seat()
+        acting = state.current_seat()
+        assert acting is not None  # the loop stops at the end
         if rng.random() < max(points / length_guess, 0.02):
-            yield state, observation_for(cls, state, since[seat]), list(received[seat]), decision
+            yield state, observation_for(cls, state, since[acting]), list(received[acting]), decision
             found += 1
-        since[seat] = []
+        since[acting] = []
         state.apply(rng.choice(state.legal_actions()))
         decision += 1
         if decision > length_guess:
@@ -544,7 +545,7 @@ def _god_playout(state: GameState, seed: int, limit: int = 80) -> tuple[Any, ...
     every seat's final view, and the outcome (if it ended)."""
     rng = random.Random(seed)
     start = len(state.god_log)
-    moves = []
+    moves: list[str] = []
     while not state.is_terminal() and len(moves) < limit:
         moves.append(rng.choice(state.legal_actions()))
         state.apply(moves[-1])
@@ -585,7 +586,7 @@ def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6
                               decision)
                     view = sample.view(seat)
                     problem = _difference(view, observation["view"], "view") or (
-                        json.dumps(view) != json.dumps(observation["view"]) and "the order of its keys")
+                        "the order of its keys" if json.dumps(view) != json.dumps(observation["view"]) else None)
                     if problem:
                         _fail(cls, name, case, f"seat {seat}'s view changed when what it has not seen was "
                                                f"resampled ({label}): {problem}", decision)
@@ -740,6 +741,7 @@ def option_range_cases(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3, pl
             low = option.test_range[0] if low is None else low
             high = option.test_range[1] if high is None else high
         rng = random.Random(f"conformance-range:{cls.id}:{name}")
+        values: list[float]
         if kind is int:
             values = [int(low), int(high), rng.randint(int(low), int(high))]
         else:

@@ -41,7 +41,7 @@ class _Table(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """The message for a required key that is missing, where "missing" would not do."""
 
 
-class StopSprt(_Table):
+class StopSprt(_Table, frozen=True):
     """``stop = { test = "sprt", ... }``: stop a ruleset at the SPRT's decision between `bot`
     and `baseline` (display names); H1 is a mean paired score of 1/2 + `margin`."""
 
@@ -53,7 +53,7 @@ class StopSprt(_Table):
     beta: Number = 0.05
 
 
-class TournamentSection(_Table):
+class TournamentSection(_Table, frozen=True):
     """The ``[tournament]`` table. Limits default to `arena.seats.Limits`'."""
 
     problems: ClassVar[dict[str, str]] = {
@@ -87,7 +87,7 @@ class TournamentSection(_Table):
     wheelhouse: str | None = None
 
 
-class BotEntry(_Table):
+class BotEntry(_Table, frozen=True):
     """One ``[[bots]]`` entry: a registered bot (`use`), a `command` speaking the bot
     protocol, or a `submission` built in a sandbox; `as` its display name."""
 
@@ -105,7 +105,7 @@ class BotEntry(_Table):
     rulesets: NonEmptyStrings | UnsetType = UNSET  # labels of this tournament's rulesets it is limited to
 
 
-class RulesetEntry(_Table, kw_only=True):
+class RulesetEntry(_Table, kw_only=True, frozen=True):
     """One ``[[rulesets]]`` entry: a registered ruleset (`use`) under a label (`as`)."""
 
     use: str
@@ -115,7 +115,7 @@ class RulesetEntry(_Table, kw_only=True):
     draw_probability: Number | UnsetType = UNSET  # the ruleset's own default for its table size
 
 
-class TournamentFile(_Table):
+class TournamentFile(_Table, frozen=True):
     """A whole tournament file."""
 
     problems: ClassVar[dict[str, str]] = {

@@ -393,7 +393,7 @@ class OpenSpielBot(Bot):
     def make_bot(self, game: ArenaGame, rng: random.Random) -> Any:
         raise NotImplementedError(f"{type(self).__name__}.make_bot is not implemented")
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         self.events.extend(observation["events"])
         legal = observation["legal_actions"]
         index = self.game.encoding.index

@@ -8,9 +8,12 @@ the registry loads, so the harness starts as fast without it.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import arena
+
+if TYPE_CHECKING:
+    from arena.rules.observation import Observation
 
 
 class OpenSpielISMCTS(arena.Bot):
@@ -33,7 +36,7 @@ class OpenSpielISMCTS(arena.Bot):
         self.inner.rng = self.rng
         self.inner.start(info)
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         return self.inner.act(observation)
 
 

@@ -16,7 +16,7 @@ import copy
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence, cast
 
 from arena.errors import OptionError, PlayerCountError
 from arena.rules.game_state import GameState, OwnEventCopies, fresh_copy, plain_copy  # noqa: F401 (the rules API)
@@ -65,9 +65,9 @@ class Option:
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(repr(c) for c in self.choices)
             raise OptionError(f"option {name!r} must be one of {allowed}, not {value!r}")
-        if self.minimum is not None and value < self.minimum:
+        if self.minimum is not None and cast(float, value) < self.minimum:  # a number: its kind says so
             raise OptionError(f"option {name!r} must be at least {self.minimum}, not {value!r}")
-        if self.maximum is not None and value > self.maximum:
+        if self.maximum is not None and cast(float, value) > self.maximum:
             raise OptionError(f"option {name!r} must be at most {self.maximum}, not {value!r}")
 
 

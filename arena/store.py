@@ -388,7 +388,7 @@ class Store:
         for index, ruleset, result in self._read("SELECT game_index, ruleset, result FROM games ORDER BY game_index"):
             seats, _, _, counts = self._game_row(index, ruleset, result)[2:6]
             if any(counts):  # only then is the (larger) record worth reading
-                for fault in self.record(index).get("faults") or []:
+                for fault in (self.record(index) or {}).get("faults") or []:
                     if type(fault) is dict:  # (old records may hold bare per-seat counts instead)
                         yield dict(fault, game=index, ruleset=ruleset, entry=seats[fault["seat"]])
 

@@ -54,7 +54,7 @@ from arena.rules.base import Ruleset
 from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
-from arena.tournament_file import BotEntry, TournamentSection, decode_file
+from arena.tournament_file import BotEntry, StopSprt, TournamentSection, decode_file
 from arena.tournament_file import KeyProblem as _KeyProblem
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -385,7 +385,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         for ruleset in rulesets:
             if not any(_table_filter(fmt, challengers, stop)(t)
                        for t in itertools.combinations(ruleset.entries, ruleset.players)):
-                need = ("exactly one challenger" if fmt == "gauntlet" else
+                need = ("exactly one challenger" if fmt == "gauntlet" or stop is None else
                         f"both {entries[stop.bot].display} and {entries[stop.baseline].display}")
                 raise _KeyProblem(f"rulesets[{ruleset.index}].players",
                                   f"no table of {ruleset.players} of {ruleset.label}'s entries holds {need}")
@@ -438,6 +438,7 @@ def _stop(head: TournamentSection, entries: list[BotSpec]) -> Stop:
         if not 0 <= margin < 0.5:
             raise _KeyProblem("tournament.margin", f"must be at least 0 and below 0.5, not {margin!r}")
         return Stop("settled", float(confidence), float(margin))
+    assert isinstance(value, StopSprt)  # the file's schema allows "settled" or an sprt table; _stop is given a stop
     for key in ("confidence", "margin"):
         if getattr(head, key) is not UNSET:
             raise _KeyProblem(f"tournament.{key}", f'only used with stop = "settled" (the SPRT has its own '

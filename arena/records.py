@@ -155,7 +155,10 @@ class GameRecord(msgspec.Struct, kw_only=True):
         """This record as the plain JSON data that is hashed, stored and replayed, with the
         engine's whole `outcome` (its `Outcome` and the ruleset's own keys, in its order)
         in place of the typed one."""
-        record = _lists(msgspec.to_builtins(self))
+        record = msgspec.to_builtins(self)
+        for key in ("ruleset", "seats"):  # options and params: any plain data, tuples as lists
+            record[key] = _lists(record[key])
+        record["decisions"] = [[seat, action] for seat, action in record["decisions"]]
         record["outcome"] = _lists(outcome)
         return record
 

@@ -60,7 +60,8 @@ class Entrant:
 class FaultPolicy:
     """What the match does when a bot misbehaves, and its time limits."""
 
-    on_fault: OnFault = OnFault.RAISE
+    on_fault: OnFault | str = OnFault.RAISE
+    """An `OnFault` (its value, a string, is converted: an OnFault after construction)."""
     time_per_decision: float | None = None
     """Seconds per decision (None: no limit); enforced by process hosts."""
     time_bank: float = 0.0

@@ -255,6 +255,7 @@ class ProcessHost(BotHost):
     def close(self) -> None:
         proc = self._proc
         if proc is not None and proc.poll() is None:
+            assert proc.stdin is not None  # started with stdin=PIPE
             try:
                 proc.stdin.write(encode({"type": "shutdown"}))
                 proc.stdin.flush()
@@ -278,7 +279,8 @@ class ProcessHost(BotHost):
             pass
         for stream in (proc.stdin, proc.stdout):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
         self._proc = None
@@ -374,6 +376,7 @@ class ProcessHost(BotHost):
         cannot hold the harness; past the deadline it is a fatal "timeout" fault."""
         writer = self._writer
         if writer is None or writer[0] is not proc:
+            assert proc.stdin is not None  # started with stdin=PIPE
             fd = proc.stdin.fileno()
             os.set_blocking(fd, False)
             poller = select.poll()
@@ -415,6 +418,7 @@ class ProcessHost(BotHost):
         decision: the poll object lives as long as the process."""
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
+        assert proc.stdout is not None  # started with stdout=PIPE
         fd = proc.stdout.fileno()
         watch = self._watch_fd
         if self._poller is None or self._poller[0] != (fd, watch):

@@ -169,17 +169,18 @@ def _problem(message: str, doc: dict[str, Any]) -> KeyProblem:
         return KeyProblem(_path(parts + [key]), f"unknown key (known here: {known})")
     # A key with a message of its own answers for anything wrong in its value (a list's items too).
     for end in range(1, len(parts) + 1):
-        if (isinstance(parts[end - 1], str) and all(isinstance(p, int) for p in parts[end:])
-                and parts[end - 1] in _table_at(parts[:end - 1]).problems):
+        last = parts[end - 1]
+        if (isinstance(last, str) and all(isinstance(p, int) for p in parts[end:])
+                and last in _table_at(parts[:end - 1]).problems):
             value = _at(doc, parts[:end])
             return KeyProblem(_path(parts[:end]),
-                              f"{_table_at(parts[:end - 1]).problems[parts[end - 1]]}, not {value!r}")
+                              f"{_table_at(parts[:end - 1]).problems[last]}, not {value!r}")
     value = _at(doc, parts)
     if text.startswith("Expected `"):
         kind = text.split("`")[1]
         return KeyProblem(_path(parts), f"must be {_TYPE_NAMES.get(kind, kind)}, not {value!r}")
     if text.startswith("Invalid enum value"):
-        choices = get_args(_field_type(_table_at(parts[:-1]), parts[-1]))
+        choices = get_args(_field_type(_table_at(parts[:-1]), str(parts[-1])))
         choices = get_args(choices[0]) if choices and get_origin(choices[0]) is Literal else choices
         if len(choices) == 1:
             return KeyProblem(_path(parts), f'must be "{choices[0]}", not {value!r}')

@@ -73,7 +73,7 @@ def test_the_docs_renderer_phrases_its_actions_and_events(high_card):
     from arena.plugins import load_registry
 
     cls = load_registry().rulesets["high-card"].cls
-    renderer = renderer_for("high-card", Style(False), ["seat 0 (you)", "seat 1"], 0, 2)
+    renderer = renderer_for(cls, Style(False), ["seat 0 (you)", "seat 1"], 0, 2)
     state = cls.new_game(2, cls.resolve_options(), random.Random(1))
     view = state.view(0)
     assert renderer.safe_action("play:0:back", view).startswith("play [") and " up" in renderer.safe_action(

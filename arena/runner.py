@@ -142,12 +142,13 @@ def bot_files_sha256(cls: type, package: str) -> str | None:
     top = sys.modules.get(cls.__module__.split(".")[0])
     if top is not None and top.__name__ == "arena":  # a stand-in class of the harness: its version says it
         top = None
+    top_name, top_file = getattr(top, "__name__", ""), getattr(top, "__file__", None)
     for folder in getattr(top, "__path__", None) or ():  # a package: every file under it
         for path in sorted(Path(folder).rglob("*")):
             if path.is_file() and path.suffix != ".pyc" and "__pycache__" not in path.parts:
-                files.setdefault(f"{top.__name__}/{path.relative_to(folder).as_posix()}", path)
-    if top is not None and getattr(top, "__path__", None) is None and getattr(top, "__file__", None):
-        files.setdefault(Path(top.__file__).name, Path(top.__file__))
+                files.setdefault(f"{top_name}/{path.relative_to(folder).as_posix()}", path)
+    if top is not None and getattr(top, "__path__", None) is None and top_file:
+        files.setdefault(Path(top_file).name, Path(top_file))
     digest = hashlib.sha256()
     found = False
     for name in sorted(files):

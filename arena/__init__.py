@@ -32,13 +32,13 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["Bot", "hookimpl", "ArenaError", "IllegalActionError", "__version__", "play", "PlayResult"]
+__all__ = ["Bot", "hookimpl", "ArenaError", "IllegalActionError", "__version__", "play", "PlayResult", "Observation"]
 
-_LAZY = {"play": "arena.api", "PlayResult": "arena.api"}
+_LAZY = {"play": "arena.api", "PlayResult": "arena.api", "Observation": "arena.rules.observation"}
 
 
 def __getattr__(name: str):
-    """`arena.play` and the submodules `arena.rulesets`, `arena.bots`, `arena.envs` are
+    """`arena.play`, `arena.Observation` and the submodules `arena.rulesets`, `arena.bots`, `arena.envs` are
     imported on first use: a bot's `import arena` stays as light as the Bot class."""
     import importlib
 

@@ -198,6 +198,8 @@ def bot_from_file(spec: str) -> type[Bot]:
         raise ConfigError(f"{spec!r}: no file {path}")
     module_name = f"arena_local_bot_{bot_name(path.stem).replace('-', '_')}"
     loader_spec = importlib.util.spec_from_file_location(module_name, path)
+    if loader_spec is None or loader_spec.loader is None:  # (a .py path always has one)
+        raise ConfigError(f"{spec!r}: {path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module  # dataclasses and pickling look classes up there
     try:

@@ -8,7 +8,8 @@ and finally ``bot.end(outcome)``.
 - ``info`` = ``{"ruleset", "version", "options", "seat", "players", "bots"}``
   (``bots``: display names by seat).
 - ``observation`` = ``{"ruleset", "version", "options", "seat", "players",
-  "view", "events", "legal_actions"}``: plain JSON data, a fresh copy per decision.
+  "view", "events", "legal_actions"}``: plain JSON data, a fresh copy per decision
+  (typed as `arena.rules.observation.Observation`, a TypedDict: index it as a dict).
 - ``outcome`` = ``{"standing", "scores", "reason"}``; ``standing[seat]`` is the
   finishing position of that seat, 1 = first, ties sharing a position.
 
@@ -19,7 +20,10 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:  # (a bot's `import arena` stays light)
+    from arena.rules.observation import Observation
 
 BOT_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -39,7 +43,7 @@ class Bot:
     def start(self, info: dict[str, Any]) -> None:
         """Called once before the first decision of a game (optional)."""
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         """Return one string of ``observation["legal_actions"]``."""
         raise NotImplementedError(f"{type(self).__name__}.act is not implemented")
 

@@ -12,12 +12,13 @@ import os
 import random
 import sys
 import traceback
+from typing import BinaryIO
 
 MESSAGE_LIMIT = 2000
 """Characters of an error message sent to the harness (the rest is in the log)."""
 
 
-def _private_channel() -> tuple[object, object]:
+def _private_channel() -> tuple[BinaryIO, BinaryIO]:
     """Move the protocol to private fds; point fd 0 at /dev/null and fd 1 at stderr."""
     channel_in = os.fdopen(os.dup(0), "rb", buffering=0)
     channel_out = os.fdopen(os.dup(1), "wb", buffering=0)

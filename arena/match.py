@@ -20,16 +20,15 @@ import hashlib
 import json
 import random
 import time
-
-import msgspec
-
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from arena.bot import Bot
 from arena.errors import ConfigError, IllegalActionError, ReplayMismatchError
-from arena.records import RECORD_FORMAT, Fault, FaultKind, OnFault, check_outcome, on_fault_problem, record_problem
+from arena.records import (RECORD_FORMAT, Fault, FaultKind, GameRecord, OnFault, RulesetRef, SeatRecord, check_outcome,
+                           on_fault_problem, record_problem)
 from arena.rules.base import GameState, Ruleset, forfeit_standing, fresh_copy, plain_copy
+from arena.rules.observation import Observation, make_observation
 from arena.seats import BotFault, BotHost, InlineHost
 from arena.seeding import bot_seed, derive_seed
 
@@ -51,16 +50,18 @@ class Entrant:
     def display_name(self) -> str:
         return self.display or self.cls.name
 
-    def record(self) -> dict[str, Any]:
-        return {"bot": self.cls.name, "display": self.display_name, "package": self.package,
-                "version": self.version, "params": plain_copy(dict(self.params))}
+    def record(self) -> SeatRecord:
+        """Who sits in the seat, as a game record keeps it."""
+        return SeatRecord(bot=self.cls.name, display=self.display_name, package=self.package,
+                          version=self.version, params=plain_copy(dict(self.params)))
 
 
 @dataclass(frozen=True)
 class FaultPolicy:
     """What the match does when a bot misbehaves, and its time limits."""
 
-    on_fault: OnFault = OnFault.RAISE
+    on_fault: OnFault | str = OnFault.RAISE
+    """An `OnFault` (its value, a string, is converted: an OnFault after construction)."""
     time_per_decision: float | None = None
     """Seconds per decision (None: no limit); enforced by process hosts."""
     time_bank: float = 0.0
@@ -119,13 +120,13 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         if policy.on_fault is OnFault.FORFEIT and seat not in forfeited:
             forfeited.append(seat)
 
-    for seat, host in enumerate(hosts):
+    for starting, host in enumerate(hosts):
         info = {"ruleset": ruleset.id, "version": ruleset.version, "options": fresh_copy(resolved),
-                "seat": seat, "players": players, "bots": list(names)}
+                "seat": starting, "players": players, "bots": list(names)}
         try:
-            host.start_game(seeds[seat], plain_copy(dict(entrants[seat].params)), info)
+            host.start_game(seeds[starting], plain_copy(dict(entrants[starting].params)), info)
         except BotFault as error:
-            fault(seat, None, error)
+            fault(starting, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
     # The options are public and fixed for the game. Each seat gets its own deep copy once
@@ -134,10 +135,8 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     # to copy a deck again. A host that only serialises observations shares one snapshot.
     snapshot = fresh_copy(resolved)
     options_for = [fresh_copy(resolved).copy if host.hands_over_objects else (lambda: snapshot) for host in hosts]
-    ruleset_id, version = ruleset.id, ruleset.version
-    current_seat, legal_actions, view, take_events, apply = (
-        state.current_seat, state.legal_actions, state.view, state.take_events, state.apply)
-    decisions: list[list[Any]] = []
+    current_seat, legal_actions, apply = state.current_seat, state.legal_actions, state.apply
+    decisions: list[tuple[int, str]] = []
     while (seat := current_seat()) is not None:
         legal = legal_actions()
         if len(legal) == 1 and not ask_forced:
@@ -145,25 +144,24 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         elif silenced[seat]:
             action = replacement_action(deal_seed, len(decisions), legal)
         else:
-            observation = {
-                "ruleset": ruleset_id, "version": version, "options": options_for[seat](),
-                "seat": seat, "players": players, "view": view(seat),
-                "events": take_events(seat), "legal_actions": list(legal),
-            }
-            action = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
-            if isinstance(action, BotFault):
-                fault(seat, len(decisions), action)
+            observation = make_observation(ruleset, state, seat, options=options_for[seat](), legal_actions=legal)
+            answer = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
+            if isinstance(answer, BotFault):
+                fault(seat, len(decisions), answer)
                 action = replacement_action(deal_seed, len(decisions), legal)
+            else:
+                action = answer
         apply(action)
-        decisions.append([seat, action])
+        decisions.append((seat, action))
 
     outcome = state.outcome()
     try:
-        check_outcome(outcome, players)
+        typed_outcome = check_outcome(outcome, players)
     except ValueError as exc:
         raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed outcome ({exc})") from None
     if forfeited:
         outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
+        typed_outcome.standing = outcome["standing"]
     logs = []
     for seat, host in enumerate(hosts):
         if not silenced[seat]:
@@ -173,23 +171,24 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
                 fault(seat, None, error, game_over=True)
         logs.append(host.take_log())
 
-    record = {
-        "format": RECORD_FORMAT,
-        "ruleset": {"id": ruleset.id, "version": ruleset.version, "options": plain_copy(resolved)},
-        "players": players,
-        "deal_seed": deal_seed,
-        "bot_seeds": seeds,
-        "seats": [e.record() for e in entrants],
-        "decisions": decisions,
-        "outcome": plain_copy(outcome),
-        "faults": msgspec.to_builtins(faults),
-        "forfeited": forfeited,
-    }
+    record = GameRecord(
+        format=RECORD_FORMAT,
+        ruleset=RulesetRef(id=ruleset.id, version=ruleset.version, options=resolved),
+        players=players,
+        deal_seed=deal_seed,
+        bot_seeds=seeds,
+        seats=[e.record() for e in entrants],
+        decisions=decisions,
+        outcome=typed_outcome,
+        faults=list(faults),
+        forfeited=forfeited,
+        transcript_hash="",  # set below, from the plain record
+    ).plain(outcome)
     record["transcript_hash"] = transcript_hash(record)
     return GameResult(record, state, logs)
 
 
-def _ask(host: BotHost, observation: dict[str, Any], legal: list[str], policy: FaultPolicy,
+def _ask(host: BotHost, observation: Observation, legal: list[str], policy: FaultPolicy,
          bank: list[float], seat: int, decision: int) -> str | BotFault:
     """The bot's legal answer, or the fault it committed."""
     per_decision = policy.time_per_decision

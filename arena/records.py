@@ -3,9 +3,10 @@ the fault policy's choices, and the schema of a game record and of its outcome.
 
 A game record is plain JSON data in memory and on disk (its transcript hash and the
 stored bytes are computed from that data, and an outcome carries its ruleset's own keys
-beyond `Outcome`'s). The Structs here are its schema, checked where a record crosses a
-boundary: `check_record` for a record read from a store or a file, `check_outcome` for
-an engine's outcome entering the match. `RECORD_FORMAT` is the record's schema version
+beyond `Outcome`'s). The Structs here are its schema: the match builds a record as a
+`GameRecord` (`GameRecord.plain`) and the runner a plan as a `Plan`, and they are checked
+where they cross a boundary: `check_record` for a record read from a store or a file,
+`check_outcome` for an engine's outcome entering the match, `plan_problem` for a stored plan. `RECORD_FORMAT` is the record's schema version
 (its ``format`` key): a record without one is of format 1, a newer format is refused.
 """
 
@@ -134,8 +135,8 @@ class GameRecord(msgspec.Struct, kw_only=True):
 
     ``decisions`` are ``[seat, action]`` pairs; ``faults`` are `Fault`s (the oldest
     records held per-seat counts instead, still read); ``logs`` (seat -> stderr text)
-    is added by a tournament's worker when a bot wrote any. Defaults: what older
-    records (and records made by hand in tests) may leave out."""
+    is added by a tournament's worker when a bot wrote any (unset: not written). Defaults:
+    what older records (and records made by hand in tests) may leave out."""
 
     format: int = RECORD_FORMAT
     ruleset: RulesetRef
@@ -148,7 +149,27 @@ class GameRecord(msgspec.Struct, kw_only=True):
     faults: list[Fault | int] = []
     forfeited: list[int] = []
     transcript_hash: str
-    logs: dict[str, str] = {}
+    logs: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
+
+    def plain(self, outcome: Mapping[str, Any]) -> dict[str, Any]:
+        """This record as the plain JSON data that is hashed, stored and replayed, with the
+        engine's whole `outcome` (its `Outcome` and the ruleset's own keys, in its order)
+        in place of the typed one."""
+        record = msgspec.to_builtins(self)
+        for key in ("ruleset", "seats"):  # options and params: any plain data, tuples as lists
+            record[key] = _lists(record[key])
+        record["decisions"] = [[seat, action] for seat, action in record["decisions"]]
+        record["outcome"] = _lists(outcome)
+        return record
+
+
+def _lists(value: Any) -> Any:
+    """A deep copy of plain data with its tuples as lists (what a record read back holds)."""
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
 
 
 class _RecordShape(GameRecord, kw_only=True):
@@ -207,7 +228,7 @@ def record_problem(record: Any, decisions: bool = True) -> str | None:
     return None
 
 
-class PlanEntry(msgspec.Struct):
+class PlanEntry(msgspec.Struct, kw_only=True):
     """A bot entry of a tournament as its store keeps it (`bot` is its display name)."""
 
     bot: str
@@ -218,35 +239,53 @@ class PlanEntry(msgspec.Struct):
     files_sha256: str | None = None
 
 
-class PlanRuleset(msgspec.Struct):
+class PlanRuleset(msgspec.Struct, kw_only=True):
     """A ruleset entry of a tournament as its store keeps it: `entries` are the indices
     of the bot entries that play it, `games` its games in the schedule."""
 
     label: str
     id: str
     version: str
-    players: int
-    entries: list[int]
-    draw_probability: float
     package: str = "?"
     package_version: str = "?"
+    players: int
     options: dict[str, Any] = {}
+    draw_probability: float
+    entries: list[int]
     games: int | None = None
 
 
-class Plan(msgspec.Struct):
+class PlanStop(msgspec.Struct, kw_only=True):
+    """A tournament's `stop` as its store keeps it (`arena.tournament.Stop`)."""
+
+    kind: str
+    confidence: float
+    margin: float
+    bot: int | None
+    baseline: int | None
+    alpha: float
+    beta: float
+
+
+class Plan(msgspec.Struct, kw_only=True):
     """What a results store keeps about its tournament (``meta`` "plan", made by
-    `arena.runner.make_plan`): enough to rate, publish and verify without plugins.
-    It may hold more keys (a run's own, e.g. how deal seeds are derived)."""
+    `arena.runner.make_plan`, its keys in this order): enough to rate, publish and verify
+    without plugins. ``seed_derivation``: how deal seeds are derived (older stores: 1);
+    ``look_every``: deals between a `stop`'s looks (None without one). A stored plan may
+    hold more keys (an extended store's ``seed_history``)."""
 
     name: str
     format: str
+    seed_derivation: int = 1
+    challengers: list[int] = []
+    stop: PlanStop | None = None
+    look_every: int | None = None
     deals: int
+    max_games: int | None = None
     total_games: int
+    max_faults: int | None = None
     entries: list[PlanEntry]
     rulesets: list[PlanRuleset]
-    max_games: int | None = None
-    max_faults: int | None = None
 
 
 def plan_problem(plan: Any) -> str | None:

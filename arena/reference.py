@@ -1,8 +1,8 @@
 """The bot author's reference, generated from the rulesets themselves.
 
-Each ruleset's module docstring is its rules page (players, deck, ACTION GRAMMAR,
-VIEW FIELDS, EVENT TYPES, options, version). `docstring_sections` cuts such a page
-into titled sections; `rulesets_markdown` turns every built-in ruleset into
+Each ruleset's module docstring is its rules page (players, deck, how to play, ACTION
+GRAMMAR, VIEW FIELDS, EVENT TYPES, options, version). `docstring_sections`
+(`arena.rules.page`) cuts such a page into titled sections; `rulesets_markdown` turns every built-in ruleset into
 `docs/rulesets.md` (its identity and options from the `Ruleset` class, its
 actions, view and events from its docstring), so the reference cannot drift from
 the code: a test compares the committed file with what this module generates
@@ -12,14 +12,13 @@ for the comments of a new bot.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from arena.rules.base import CAPABILITIES, Option, Ruleset
+from arena.rules.page import Section, docstring_sections, ruleset_doc  # noqa: F401 (their home is the rules page)
 
 BUILTIN_PACKAGE = "flip-arena"
 
@@ -31,60 +30,6 @@ SECTION_KINDS = {
 }
 """What each kind of section is called in a heading (lowercase substrings)."""
 
-_UNDERLINE = re.compile(r"^\s*[-=~]{3,}\s*$")
-
-
-@dataclass(frozen=True)
-class Section:
-    heading: str
-    body: str
-
-
-def docstring_sections(doc: str) -> tuple[str, list[Section]]:
-    """(the opening paragraph, the titled sections) of a rules-page docstring.
-
-    A heading opens a paragraph (after a blank line) of at most three unindented
-    lines. Two styles are understood: the heading underlined with dashes (its body
-    is not indented), or the heading followed directly by an indented body.
-    """
-    lines = inspect.cleandoc(doc or "").splitlines()
-    underlined = any(_UNDERLINE.match(line) for line in lines)
-    heads: list[tuple[int, int]] = []  # (first heading line, first body line)
-    i = 0
-    while i < len(lines):
-        if lines[i].strip() and not lines[i][0].isspace() and (i == 0 or not lines[i - 1].strip()):
-            # A paragraph of up to three unindented lines, then an underline or an indented body.
-            j = i
-            while j < len(lines) and j - i < 3 and lines[j].strip() and not lines[j][0].isspace() \
-                    and not _UNDERLINE.match(lines[j]):
-                j += 1
-            if underlined and j < len(lines) and _UNDERLINE.match(lines[j]):
-                heads.append((i, j + 1))
-                i = j + 1
-                continue
-            if not underlined and i > 0 and j < len(lines) and lines[j].strip() and lines[j][0].isspace():
-                heads.append((i, j))
-                i = j
-                continue
-        i += 1
-    intro = "\n".join(lines[: heads[0][0] if heads else len(lines)]).strip()
-    sections = []
-    for n, (start, body_start) in enumerate(heads):
-        end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
-        heading = " ".join(line.strip() for line in lines[start:body_start] if not _UNDERLINE.match(line))
-        sections.append(Section(heading, _dedent("\n".join(lines[body_start:end]).rstrip())))
-    return intro, sections
-
-
-def _dedent(text: str) -> str:
-    lines = text.splitlines()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
-    cut = min(indents, default=0)
-    return "\n".join(line[cut:] for line in lines)
-
-
 def find_section(sections: Iterable[Section], kind: str) -> Section | None:
     """The first section whose heading names `kind` (a key of SECTION_KINDS)."""
     for section in sections:
@@ -95,12 +40,6 @@ def find_section(sections: Iterable[Section], kind: str) -> Section | None:
         elif any(word in heading for word in SECTION_KINDS[kind]):
             return section
     return None
-
-
-def ruleset_doc(ruleset: type[Ruleset]) -> str:
-    """The rules page of `ruleset`: its module's docstring (or the class's)."""
-    module = sys.modules.get(ruleset.__module__)
-    return (module.__doc__ if module is not None and module.__doc__ else None) or ruleset.__doc__ or ""
 
 
 @dataclass(frozen=True)

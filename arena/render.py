@@ -20,12 +20,14 @@ show no more than the seat could see. The god view is printed from the god log b
 
 from __future__ import annotations
 
+import functools
 import os
+import random
 import re
 from typing import Any, Mapping, Sequence, TextIO
 
 from arena.rules.base import Ruleset
-from arena.rules.text import COLOR_CODES, Renderer, Style  # noqa: F401 - the terminal's names for them
+from arena.rules.text import COLOR_CODES, Renderer, Style, is_card  # noqa: F401 - the terminal's names for them
 
 WIDTH = 100
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -138,7 +140,32 @@ def renderer_for(ruleset: str | type[Ruleset], style: Style, names: Sequence[str
             return Renderer(style, names, seat, players)
     faces = getattr(ruleset, "card_faces", None)
     styled = Style(style.color, faces) if faces else style
-    return getattr(ruleset, "renderer", Renderer)(styled, names, seat, players)
+    renderer = getattr(ruleset, "renderer", Renderer)(styled, names, seat, players)
+    renderer.two_faced = deals_two_faced_cards(ruleset)
+    return renderer
+
+
+@functools.cache
+def deals_two_faced_cards(ruleset: type[Ruleset]) -> bool:
+    """Whether a deal of `ruleset` (its fewest players, default options, seed 0) shows any
+    seat a two-faced card (a ``{"face", "back"}`` or ``{"up", "down"}`` value); True when
+    it cannot tell (a deal that fails)."""
+    try:
+        state = ruleset.new_game(ruleset.min_players, ruleset.resolve_options(), random.Random(0))
+        views = [state.view(seat) for seat in range(ruleset.min_players)]
+    except Exception:  # noqa: BLE001 - a legend is no reason to stop a game
+        return True
+    return any(_holds_a_card(view) for view in views)
+
+
+def _holds_a_card(value: Any) -> bool:
+    if is_card(value):
+        return True
+    if isinstance(value, Mapping):
+        return any(_holds_a_card(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_a_card(item) for item in value)
+    return False
 
 
 def seat_names(displays: Sequence[str], seat: int | None, you: str = "you") -> list[str]:

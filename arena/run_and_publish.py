@@ -78,6 +78,7 @@ class PublishingObserver(RunObserver):
             self.report.add_rows(store.iter_rows())
 
     def stored(self, games: list[Any]) -> None:
+        assert self.report is not None  # play_started made it
         self.bar.update(len(games))
         self.report.add(games)
 

@@ -26,9 +26,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import msgspec
+
 import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
+from arena.records import Plan, PlanEntry, PlanRuleset, PlanStop
 from arena.live_ratings import RatingFollowers
 from arena.ratings import rate_store
 from arena.seats import Limits, privilege_notice
@@ -85,26 +88,27 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
     total = sum(counts)
     memo: dict[Any, str | None] = {}
     stop = tournament.stop
-    return {
-        "name": tournament.name,
-        "format": tournament.format,
-        "seed_derivation": SEED_DERIVATION,
-        "challengers": list(tournament.challengers),
-        "stop": None if stop is None else {"kind": stop.kind, "confidence": stop.confidence, "margin": stop.margin,
-                                           "bot": stop.bot, "baseline": stop.baseline, "alpha": stop.alpha,
-                                           "beta": stop.beta},
-        "look_every": tournament.look_every if stop is not None else None,
-        "deals": tournament.deals,
-        "max_games": tournament.max_games,
-        "total_games": total,
-        "max_faults": tournament.max_faults,
-        "entries": [{"bot": b.display, "uses": b.uses, "package": b.package, "version": b.version,
-                     "params": b.params, "files_sha256": _files_sha256(b, memo)} for b in tournament.bots],
-        "rulesets": [{"label": r.label, "id": r.id, "version": r.version, "package": r.package,
-                      "package_version": r.package_version, "players": r.players, "options": r.options,
-                      "draw_probability": r.draw_probability, "entries": list(r.entries), "games": games}
-                     for r, games in zip(tournament.rulesets, counts)],
-    }
+    plan = Plan(
+        name=tournament.name,
+        format=tournament.format,
+        seed_derivation=SEED_DERIVATION,
+        challengers=list(tournament.challengers),
+        stop=None if stop is None else PlanStop(kind=stop.kind, confidence=stop.confidence, margin=stop.margin,
+                                                bot=stop.bot, baseline=stop.baseline, alpha=stop.alpha,
+                                                beta=stop.beta),
+        look_every=tournament.look_every if stop is not None else None,
+        deals=tournament.deals,
+        max_games=tournament.max_games,
+        total_games=total,
+        max_faults=tournament.max_faults,
+        entries=[PlanEntry(bot=b.display, uses=b.uses, package=b.package, version=b.version, params=b.params,
+                           files_sha256=_files_sha256(b, memo)) for b in tournament.bots],
+        rulesets=[PlanRuleset(label=r.label, id=r.id, version=r.version, package=r.package,
+                              package_version=r.package_version, players=r.players, options=r.options,
+                              draw_probability=r.draw_probability, entries=list(r.entries), games=games)
+                  for r, games in zip(tournament.rulesets, counts)],
+    )
+    return msgspec.to_builtins(plan)
 
 
 def _files_sha256(bot: Any, memo: dict[Any, str | None]) -> str | None:
@@ -138,12 +142,13 @@ def bot_files_sha256(cls: type, package: str) -> str | None:
     top = sys.modules.get(cls.__module__.split(".")[0])
     if top is not None and top.__name__ == "arena":  # a stand-in class of the harness: its version says it
         top = None
+    top_name, top_file = getattr(top, "__name__", ""), getattr(top, "__file__", None)
     for folder in getattr(top, "__path__", None) or ():  # a package: every file under it
         for path in sorted(Path(folder).rglob("*")):
             if path.is_file() and path.suffix != ".pyc" and "__pycache__" not in path.parts:
-                files.setdefault(f"{top.__name__}/{path.relative_to(folder).as_posix()}", path)
-    if top is not None and getattr(top, "__path__", None) is None and getattr(top, "__file__", None):
-        files.setdefault(Path(top.__file__).name, Path(top.__file__))
+                files.setdefault(f"{top_name}/{path.relative_to(folder).as_posix()}", path)
+    if top is not None and getattr(top, "__path__", None) is None and top_file:
+        files.setdefault(Path(top_file).name, Path(top_file))
     digest = hashlib.sha256()
     found = False
     for name in sorted(files):
@@ -261,6 +266,7 @@ def open_store(tournament: Tournament, out: Path, restart: bool,
             raise ConfigError(f"installed bots or rulesets changed since {path} was created: {'; '.join(changes)}; "
                               "rerun with --restart to start again, or use --out for a new results folder")
         return store, "extended" if extended else None
+    secret: dict[str, Any]
     if tournament.seed is None:
         seed, salt = secrets.randbits(63), secrets.token_hex(16)
         secret = {"seed": seed, "seed_secret": True, "seed_salt": salt, "seed_commitment": seed_commitment(seed, salt)}

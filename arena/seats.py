@@ -34,6 +34,7 @@ from arena.bot import Bot
 from arena.errors import BotError, ConfigError
 from arena.protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION, ProtocolError, decode_reply, encode
 from arena.records import FaultKind
+from arena.rules.observation import Observation
 
 PR_SET_PDEATHSIG = 1  # Linux prctl option
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -132,7 +133,7 @@ class BotHost(ABC):
         """Make a fresh bot with `params`, seed its rng, call its `start(info)`."""
 
     @abstractmethod
-    def act(self, observation: dict[str, Any], timeout: float | None) -> Any:
+    def act(self, observation: Observation, timeout: float | None) -> Any:
         """The bot's answer to `observation` (not yet checked for legality)."""
 
     @abstractmethod
@@ -264,6 +265,7 @@ class ProcessHost(BotHost):
     def close(self) -> None:
         proc = self._proc
         if proc is not None and proc.poll() is None:
+            assert proc.stdin is not None  # started with stdin=PIPE
             try:
                 proc.stdin.write(encode({"type": "shutdown"}))
                 proc.stdin.flush()
@@ -287,7 +289,8 @@ class ProcessHost(BotHost):
             pass
         for stream in (proc.stdin, proc.stdout):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
         self._proc = None
@@ -383,6 +386,7 @@ class ProcessHost(BotHost):
         cannot hold the harness; past the deadline it is a fatal "timeout" fault."""
         writer = self._writer
         if writer is None or writer[0] is not proc:
+            assert proc.stdin is not None  # started with stdin=PIPE
             fd = proc.stdin.fileno()
             os.set_blocking(fd, False)
             poller = select.poll()
@@ -424,6 +428,7 @@ class ProcessHost(BotHost):
         decision: the poll object lives as long as the process."""
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
+        assert proc.stdout is not None  # started with stdout=PIPE
         fd = proc.stdout.fileno()
         watch = self._watch_fd
         if self._poller is None or self._poller[0] != (fd, watch):

@@ -82,14 +82,15 @@ class Looks:
         its stop once stopped; else `ahead` batches past the last look."""
         if self.stop is None:
             return self.tournament.deals
-        if self.cut[ruleset] is not None:
-            return self.cut[ruleset]
+        cut = self.cut[ruleset]
+        if cut is not None:
+            return cut
         return min(self.tournament.deals, self.looked[ruleset] + ahead * self.every)
 
     def counted_total(self) -> int:
         """Games the standings count: every ruleset's, up to its stop."""
-        return sum(self._games_below(r, self.cut[r]) if self.cut[r] is not None else count
-                   for r, count in enumerate(self.schedule.counts))
+        return sum(self._games_below(r, cut) if cut is not None else count
+                   for r, (count, cut) in enumerate(zip(self.schedule.counts, self.cut)))
 
     def all_stopped(self) -> bool:
         return self.stop is not None and all(c is not None for c in self.cut)
@@ -99,7 +100,7 @@ class Looks:
     def look(self, echo: Any = None) -> list[int]:
         """Take every look whose games are all stored (in schedule order per ruleset);
         return the rulesets that stopped."""
-        stopped = []
+        stopped: list[int] = []
         if self.stop is None:
             return stopped
         for r, ruleset in enumerate(self.tournament.rulesets):
@@ -170,6 +171,7 @@ class Looks:
         scores = self.scores[r]
         names = [b.display for b in self.tournament.bots]
         if stop.kind == "sprt":
+            assert stop.bot is not None and stop.baseline is not None  # an sprt stop names both
             values = scores.get((names[stop.bot], names[stop.baseline]), [])
             result = pairwise.sprt(values, stop.margin, stop.alpha, stop.beta)
             return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
@@ -270,7 +272,7 @@ class Feed:
                 continue
             size = self.sizer.size_for(r)
             block = spec.deal // self.every if self.every else 0
-            batch = []
+            batch: list[GameSpec] = []
             while spec is not None and spec.deal < limit and len(batch) < size and \
                     (not self.every or spec.deal // self.every == block):
                 batch.append(spec)

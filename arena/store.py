@@ -68,7 +68,7 @@ _SCHEMA = _SCHEMA_V2.replace("    run INTEGER NOT NULL,",
                              "    result_hash TEXT,                -- `result_hash` of the game (NULL: not computed)\n"
                              "    run INTEGER NOT NULL,")
 
-_COLUMNS = {1: ("game_index", "ruleset", "table_index", "deal", "rotation", "result", "transcript_hash", "record",
+_COLUMNS: dict[int, tuple[str, ...]] = {1: ("game_index", "ruleset", "table_index", "deal", "rotation", "result", "transcript_hash", "record",
                  "run", "stored_at")}
 _COLUMNS[2] = _COLUMNS[1]
 _COLUMNS[3] = _COLUMNS[1] + ("result_hash",)
@@ -86,7 +86,7 @@ class GameRow(NamedTuple):
     (with its ruleset: all rotations of one deal share them); None where unknown, and
     then the game counts as a deal of its own."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a NamedTuple field may shadow tuple.index
     ruleset: int
     seats: list[int]
     standing: list[int]
@@ -99,7 +99,7 @@ class GameRow(NamedTuple):
 class StoredGame(NamedTuple):
     """A finished game as a worker hands it back: compact result plus the encoded record."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a NamedTuple field may shadow tuple.index
     ruleset: int
     table: int
     deal: int
@@ -114,7 +114,7 @@ class StoredRow(NamedTuple):
     """One stored game as it is in the store, for checking it (`arena.verify`):
     `result_hash` is None in stores before schema version 3."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a NamedTuple field may shadow tuple.index
     ruleset: int
     table: int
     deal: int
@@ -272,6 +272,7 @@ class Store:
         """Store finished games in one transaction; return how many. A game already
         stored is an error (sqlite3.IntegrityError): the runner never plays one twice."""
         now = time.time()
+        rows: list[tuple[Any, ...]]
         if self.version >= 3:
             zdict = self._zdict
             rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
@@ -387,7 +388,7 @@ class Store:
         for index, ruleset, result in self._read("SELECT game_index, ruleset, result FROM games ORDER BY game_index"):
             seats, _, _, counts = self._game_row(index, ruleset, result)[2:6]
             if any(counts):  # only then is the (larger) record worth reading
-                for fault in self.record(index).get("faults") or []:
+                for fault in (self.record(index) or {}).get("faults") or []:
                     if type(fault) is dict:  # (old records may hold bare per-seat counts instead)
                         yield dict(fault, game=index, ruleset=ruleset, entry=seats[fault["seat"]])
 

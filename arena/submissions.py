@@ -55,7 +55,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from arena.archives import archive_problem
 from arena.bot import BOT_NAME, Bot
@@ -313,7 +313,7 @@ class _Sandboxed:
 def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], env: dict[str, str],
                    network: bool, timeout: float, tmp_mb: int, stdin: bytes | None = None,
                    stdout_limit: int = PROBE_BYTES, file_limit: int = BUILD_FILE_LIMIT,
-                   chown: list[Path] = ()) -> tuple[_Sandboxed, bytes]:
+                   chown: Sequence[Path] = ()) -> tuple[_Sandboxed, bytes]:
     """Run `argv` in a new sandbox (its own uid when root, a cgroup with the build
     limits); return its stderr (the log, its tail) and at most `stdout_limit` bytes of
     its stdout. `chown` folders are the sandbox uid's while it runs, root's after."""

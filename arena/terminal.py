@@ -27,9 +27,11 @@ import arena
 from arena.bot import Bot
 from arena.decisions import decision_notes
 from arena.errors import ConfigError
+from arena.records import OnFault
 from arena.match import Entrant, FaultPolicy, GameResult, play_game, record_problem
 from arena.render import Renderer, Style, fit, frame, renderer_for, seat_names
 from arena.rules.base import Ruleset
+from arena.rules.observation import Observation, make_observation
 from arena.seats import BotHost, InlineHost
 
 
@@ -119,7 +121,7 @@ class HumanBot(Bot):
     name = "human"
     rulesets = "*"
 
-    def act(self, observation: dict[str, Any]) -> str:  # pragma: no cover - never called
+    def act(self, observation: Observation) -> str:  # pragma: no cover - never called
         raise RuntimeError("a human seat is answered by HumanHost")
 
 
@@ -150,7 +152,7 @@ class HumanHost(BotHost):
         for line in fit(self.renderer.legend()):
             self.write(line)
 
-    def act(self, observation: dict[str, Any], timeout: float | None) -> str:
+    def act(self, observation: Observation, timeout: float | None) -> str:
         assert self.renderer is not None, "start_game first"
         self.decisions += 1
         self.show(observation)
@@ -238,10 +240,10 @@ def play_human(ruleset: type[Ruleset], bots: Sequence[Entrant], seat: int, seed:
     entrants.insert(seat, Entrant(HumanBot, {}, "human", "arena", arena.__version__))
     names = seat_names([e.display_name for e in entrants], seat)
     human = HumanHost(read_line, write, style, names)
-    bot_hosts = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in bots]
+    bot_hosts: list[BotHost] = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in bots]
     seated: list[BotHost] = bot_hosts[:seat] + [human] + bot_hosts[seat:]
     result = play_game(ruleset, entrants, deal_seed=seed, options=options, hosts=seated,
-                       policy=FaultPolicy("raise"))
+                       policy=FaultPolicy(OnFault.RAISE))
     renderer = renderer_for(ruleset.id, style, names, seat, players)
     state = result.state
     write("")
@@ -335,15 +337,14 @@ def replay_lines(record: Mapping[str, Any], ruleset: type[Ruleset], seat: int | 
                          + f"{actor.safe_action(action, state.view(acting))}  {style.dim('(' + action + ')')}")
             yield from fit(lines + mark)
         elif acting == seat:
-            observation = {"ruleset": ruleset.id, "seat": seat, "view": state.view(seat),
-                           "events": state.take_events(seat), "legal_actions": state.legal_actions()}
+            observation = make_observation(ruleset, state, seat, options=options)
             yield ""
             yield from frame(renderer, observation, number, chosen=action)
             played = "played" if note else "chose"
             yield from fit([f"→ {names[seat]} {played}: {renderer.safe_action(action, observation['view'])}  ({action})"]
                            + mark)
         state.apply(action)
-    lines: list[str] = []
+    lines = []
     if seat is None:
         lines.extend(ruleset.describe_event(e) for e in state.god_log[logged:])
     else:

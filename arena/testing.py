@@ -26,6 +26,12 @@ What `check_ruleset` checks (each is also a function of its own, `check_*`):
   action list handed out changes neither the game nor later observations; no two
   seats, and not the god log, ever hold the same event object; a clone plays on
   like the original (same god log, same outcome) and leaves it untouched;
+- the rules page (`check_rules_page`): the ruleset module's docstring has the sections
+  `arena.rules.page.REQUIRED_SECTIONS` names (How to play, action grammar, view fields,
+  event types);
+- illegal actions (`check_illegal_actions`): a non-action and actions legal earlier but
+  not now are refused and change nothing observable (views, events, god log, seat,
+  legal actions, chance), nor how the game plays on;
 - hidden information and the sampler (`check_sampling`, when the ruleset declares the
   capability ``sample_state(observation, rng, events=None)``): at random decision
   points a sample (given the seat's events, and without them) is a state that
@@ -44,7 +50,9 @@ check, the players, seed and options, the decision, and what differed where.
   ``chance_outcomes``.
 
 Options: each case runs with `options`; with `variants` (default), every option
-that has `choices` or is a bool is also tried at each other value, one at a time.
+that has `choices` or is a bool is also tried at each other value, one at a time, and
+every number option at its bounds and a random value between (`option_range_cases`;
+a missing bound is the option's `test_range`).
 """
 
 from __future__ import annotations
@@ -52,16 +60,18 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence
 
 from arena.bot import Bot
 from arena.errors import IllegalActionError, ReplayMismatchError
 from arena.match import Entrant, play_game, replay
 from arena.rules.base import GameState, Ruleset, plain_copy
+from arena.rules.observation import Observation, make_observation
+from arena.rules.page import missing_sections
 
 __all__ = ["ConformanceError", "ConformanceReport", "Case", "check_ruleset", "check_determinism",
            "check_playouts", "check_replay", "check_fresh_copies", "check_sampling", "cases",
-           "observation_for"]
+           "observation_for", "check_rules_page", "check_illegal_actions", "option_range_cases"]
 __all__ += ["check_declared_capabilities"]
 
 NOT_AN_ACTION = "\x00not-an-action"
@@ -103,7 +113,7 @@ class _RandomBot(Bot):
 
     name = "conformance-random"
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         return self.rng.choice(observation["legal_actions"])
 
 
@@ -120,14 +130,19 @@ def check_ruleset(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3,
     `seeds`: how many deal seeds (0..n-1), or the seeds themselves, per player count;
     `players`: player counts (default: the fewest, one more, and the most);
     `options`: given to every game; `variants`: also try every other value of each
-    option with choices (or bool), one game each; `points`: decision points per game
+    option with choices (or bool), one game each, and each number option at its bounds
+    and at a random value between (`option_range_cases`); `points`: decision points per game
     where samples are drawn; `samples`: samples per point (each with and without
     events); `max_decisions`: a game longer than this fails; `stride`: every how many
     decisions the expensive per-step comparisons run (1: every decision).
     """
     report = ConformanceReport(cls.id)
+    check_rules_page(cls, report=report)
     games = list(cases(cls, seeds=seeds, players=players, options=options, variants=variants))
+    if variants:
+        games += option_range_cases(cls, seeds=seeds, players=players, options=options)
     check_playouts(cls, games, max_decisions=max_decisions, stride=stride, report=report)
+    check_illegal_actions(cls, games, stride=stride, report=report)
     check_determinism(cls, games, stride=stride, report=report)
     check_replay(cls, games, report=report)
     check_fresh_copies(cls, games, stride=stride, report=report)
@@ -168,7 +183,7 @@ def cases(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3, players: Iterab
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _fail(cls: type[Ruleset], check: str, case: Case | None, what: str, decision: int | None = None) -> None:
+def _fail(cls: type[Ruleset], check: str, case: Case | None, what: str, decision: int | None = None) -> NoReturn:
     where = f" ({case}" + (f", decision {decision})" if decision is not None else ")") if case else ""
     raise ConformanceError(f"{cls.id}: {check}{where}: {what}")
 
@@ -234,12 +249,12 @@ def _chooser(case: Case, salt: int = 0) -> random.Random:
 
 
 def observation_for(cls: type[Ruleset], state: GameState, events: list[dict[str, Any]] | None = None
-                    ) -> dict[str, Any]:
-    """The observation the match loop would hand the seat to act (with `events`)."""
+                    ) -> Observation:
+    """The observation the match loop would hand the seat to act (with `events`; none by default)."""
     seat = state.current_seat()
-    return {"ruleset": cls.id, "version": cls.version, "options": plain_copy(state.options),
-            "seat": seat, "players": state.players, "view": state.view(seat),
-            "events": list(events or []), "legal_actions": state.legal_actions()}
+    if seat is None:
+        raise ValueError("observation_for: the game is over; no seat is to act")
+    return make_observation(cls, state, seat, events or [])
 
 
 def _play(cls: type[Ruleset], case: Case, **kwargs: Any):
@@ -343,7 +358,7 @@ def check_determinism(cls: type[Ruleset], games: Sequence[Case], *, stride: int 
             if decision % stride == 0:
                 for seat in range(case.players):
                     got = (a.view(seat), a.take_events(seat)), (b.view(seat), b.take_events(seat))
-                    problem = got[0] != got[1] and _difference(got[0], got[1], f"seat {seat}'s (view, events)")
+                    problem = _difference(got[0], got[1], f"seat {seat}'s (view, events)") if got[0] != got[1] else None
                     if problem:
                         _fail(cls, name, case, f"two games from the same seed differ: {problem}", decision)
             if a.legal_actions() != b.legal_actions():
@@ -428,7 +443,7 @@ def check_fresh_copies(cls: type[Ruleset], games: Sequence[Case], *, stride: int
         while True:
             for seat in range(case.players) if decision % stride == 0 or state.is_terminal() else ():
                 events, clean = state.take_events(seat), twin.take_events(seat)
-                problem = events != clean and _difference(events, clean, f"seat {seat}'s events")
+                problem = _difference(events, clean, f"seat {seat}'s events") if events != clean else None
                 if problem:
                     _fail(cls, name, case, f"the game changed after a bot wrecked what it was handed: "
                                            f"{problem}", decision)
@@ -437,8 +452,8 @@ def check_fresh_copies(cls: type[Ruleset], games: Sequence[Case], *, stride: int
             if decision % stride == 0 or state.is_terminal():
                 for seat in range(case.players):
                     view = state.view(seat)
-                    clean = twin.view(seat)
-                    problem = view != clean and _difference(view, clean, f"seat {seat}'s view")
+                    clean_view = twin.view(seat)
+                    problem = _difference(view, clean_view, f"seat {seat}'s view") if view != clean_view else None
                     if problem:
                         _fail(cls, name, case, f"the game changed after a bot wrecked what it was handed: "
                                                f"{problem}", decision)
@@ -488,7 +503,7 @@ def _check_clone(cls: type[Ruleset], name: str, case: Case) -> None:
         _fail(cls, name, case, "a clone starts with events of the original (its god log or queues)", length)
     if [clone.view(s) for s in range(case.players)] != before[0] or clone.legal_actions() != before[1]:
         _fail(cls, name, case, "a clone does not show what the original shows", length)
-    moves = []
+    moves: list[str] = []
     while not clone.is_terminal() and len(moves) < 200:
         moves.append(rng.choice(clone.legal_actions()))
         clone.apply(moves[-1])
@@ -505,7 +520,7 @@ def _check_clone(cls: type[Ruleset], name: str, case: Case) -> None:
 
 
 def _decision_points(cls: type[Ruleset], case: Case, points: int
-                     ) -> Iterator[tuple[GameState, dict[str, Any], list[dict[str, Any]], int]]:
+                     ) -> Iterator[tuple[GameState, Observation, list[dict[str, Any]], int]]:
     """(real state, observation, every event the seat to act has received, decision) at
     up to `points` random decision points of a random game; the state may not be changed."""
     state = _new(cls, case)
@@ -519,11 +534,12 @@ def _decision_points(cls: type[Ruleset], case: Case, points: int
             events = state.take_events(seat)
             received[seat].extend(events)
             since[seat].extend(events)
-        seat = state.current_seat()
+        acting = state.current_seat()
+        assert acting is not None  # the loop stops at the end
         if rng.random() < max(points / length_guess, 0.02):
-            yield state, observation_for(cls, state, since[seat]), list(received[seat]), decision
+            yield state, observation_for(cls, state, since[acting]), list(received[acting]), decision
             found += 1
-        since[seat] = []
+        since[acting] = []
         state.apply(rng.choice(state.legal_actions()))
         decision += 1
         if decision > length_guess:
@@ -535,7 +551,7 @@ def _god_playout(state: GameState, seed: int, limit: int = 80) -> tuple[Any, ...
     every seat's final view, and the outcome (if it ended)."""
     rng = random.Random(seed)
     start = len(state.god_log)
-    moves = []
+    moves: list[str] = []
     while not state.is_terminal() and len(moves) < limit:
         moves.append(rng.choice(state.legal_actions()))
         state.apply(moves[-1])
@@ -576,7 +592,7 @@ def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6
                               decision)
                     view = sample.view(seat)
                     problem = _difference(view, observation["view"], "view") or (
-                        json.dumps(view) != json.dumps(observation["view"]) and "the order of its keys")
+                        "the order of its keys" if json.dumps(view) != json.dumps(observation["view"]) else None)
                     if problem:
                         _fail(cls, name, case, f"seat {seat}'s view changed when what it has not seen was "
                                                f"resampled ({label}): {problem}", decision)
@@ -741,3 +757,125 @@ def _check_evaluation(cls: type[Ruleset], name: str, case: Case, state: GameStat
     after = ([state.view(s) for s in range(case.players)], state.legal_actions(), state.rng.getstate())
     if after != before:
         _fail(cls, name, case, "evaluate changed the state", decision)
+
+
+# -- the rules page, illegal actions that leave traces, number options at their bounds ---
+
+
+def check_rules_page(cls: type[Ruleset], *, report: ConformanceReport | None = None) -> None:
+    """The ruleset's rules page (its module's docstring, `arena.rules.page`) has every
+    section `REQUIRED_SECTIONS` names, each with a body: a player-facing "How to play"
+    (`Ruleset.how_to_play`), the action grammar, the view fields and the event types."""
+    missing = missing_sections(cls)
+    if missing:
+        _fail(cls, "rules page", None, f"the rules page (the docstring of {cls.__module__}) lacks "
+                                       f"the sections {'; '.join(missing)}")
+    if report:
+        report.add("rules page", 1)
+
+
+def _observable(state: GameState) -> tuple[Any, ...]:
+    """Everything a seat or a later draw could tell apart: each seat's view and pending
+    events (taken, so the queues are empty after), the god log's length, the seat to act,
+    its legal actions and the chance's state."""
+    seats = range(state.players)
+    return ([state.view(s) for s in seats], [state.take_events(s) for s in seats], len(state.god_log),
+            state.current_seat(), state.legal_actions(), state.rng.getstate())
+
+
+def check_illegal_actions(cls: type[Ruleset], games: Sequence[Case], *, stride: int = 7,
+                          report: ConformanceReport | None = None) -> None:
+    """Every `stride` decisions of a random game, illegal actions are refused with
+    `IllegalActionError` and change nothing observable (`_observable`): no view, no
+    event, no god log entry, not the seat to act, its legal actions or the chance; and
+    the game plays on as a clone made before them does (same random moves, same god
+    log: a hidden pile reordered shows there). The
+    illegal actions tried: a string that is no action, and up to three actions that were
+    legal earlier in the game but are not now (well-formed, so an engine that applies
+    part of one before it finds it illegal is caught)."""
+    name = "illegal actions"
+    tried = 0
+    for case in games:
+        state = _new(cls, case)
+        rng = _chooser(case, 4)
+        seen: dict[str, None] = {}  # every action legal so far, in the order first offered
+        decision = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if decision % stride == 0:
+                for seat in range(case.players):
+                    state.take_events(seat)  # so that any event an illegal action emits shows
+                now = set(legal)
+                earlier = [a for a in seen if a not in now]
+                candidates = [NOT_AN_ACTION] + rng.sample(earlier, min(3, len(earlier)))
+                before, twin = _observable(state), state.clone()
+                for action in candidates:
+                    try:
+                        state.apply(action)
+                    except IllegalActionError:
+                        pass
+                    else:
+                        _fail(cls, name, case, f"the illegal action {action!r} was applied without "
+                                               f"IllegalActionError", decision)
+                    after = _observable(state)
+                    if after != before:
+                        labels = ("views", "events", "god log length", "seat to act", "legal actions", "chance")
+                        what = next(label for label, a, b in zip(labels, before, after) if a != b)
+                        detail = _difference(before[0], after[0], "views") if what == "views" else what
+                        _fail(cls, name, case, f"the refused illegal action {action!r} changed the game "
+                                               f"({detail})", decision)
+                    tried += 1
+                # what is not shown yet (a pile's order, say) shows in the next moves
+                ahead = _god_playout(state.clone(), decision, limit=8)
+                if _difference(list(ahead), list(_god_playout(twin, decision, limit=8))):
+                    _fail(cls, name, case, f"refused illegal actions {candidates!r} changed how the game "
+                                           f"plays on (the next moves differ from a clone's made before)", decision)
+            seen.update(dict.fromkeys(legal))
+            state.apply(rng.choice(legal))
+            decision += 1
+    if report:
+        report.add(name, tried)
+
+
+def option_range_cases(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3, players: Iterable[int] | None = None,
+                       options: Mapping[str, Any] | None = None) -> list[Case]:
+    """One game for each number option (an int or float without choices, not given in
+    `options`) at its minimum, its maximum and a random value between, the others at
+    their defaults: a bug reachable only near a bound is played. A missing bound is
+    the option's `test_range`; a number option with neither fails (ConformanceError).
+    A value equal to the default is left out (every other game plays it)."""
+    seed_list = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
+    counts = sorted(set(players)) if players is not None else \
+        sorted({cls.min_players, min(cls.min_players + 1, cls.max_players), cls.max_players})
+    base = dict(options or {})
+    result = []
+    index = 0
+    for name, option in cls.options.items():
+        kind = option.kind or type(option.default)
+        if name in base or option.choices is not None or kind not in (int, float) or isinstance(option.default, bool):
+            continue
+        low, high = option.minimum, option.maximum
+        if low is None or high is None:
+            if option.test_range is None:
+                _fail(cls, "option ranges", None, f"option {name!r} has no {'minimum' if low is None else 'maximum'}: "
+                                                  f"declare the values to test, Option(..., test_range=(low, high))")
+            low = option.test_range[0] if low is None else low
+            high = option.test_range[1] if high is None else high
+        rng = random.Random(f"conformance-range:{cls.id}:{name}")
+        values: list[float]
+        if kind is int:
+            values = [int(low), int(high), rng.randint(int(low), int(high))]
+        else:
+            values = [float(low), float(high), rng.uniform(float(low), float(high))]
+        for value in dict.fromkeys(v for v in values if v != option.default):
+            given = {**base, name: value}
+            try:
+                cls.resolve_options(given)
+            except Exception as error:
+                _fail(cls, "option ranges", None, f"option {name!r} = {value!r}, within its declared range, "
+                                                  f"is refused: {error}")
+            count = counts[index % min(2, len(counts))]  # the fewer players: the bound is what is tried
+            seed = seed_list[index % len(seed_list)] if seed_list else index
+            result.append(Case(count, 2000 + seed, given))
+            index += 1
+    return result

@@ -55,7 +55,7 @@ from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
 from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
-from arena.tournament_file import BotEntry, TournamentSection, decode_file
+from arena.tournament_file import BotEntry, StopSprt, TournamentSection, decode_file
 from arena.tournament_file import KeyProblem as _KeyProblem
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -138,6 +138,7 @@ class Stop:
     def describe(self, bots: tuple["BotSpec", ...]) -> str:
         if self.kind == "settled":
             return f"stop when settled (confidence {self.confidence}, margin {self.margin})"
+        assert self.bot is not None and self.baseline is not None  # an sprt stop names both
         return (f"stop at the SPRT's decision: {bots[self.bot].display} against {bots[self.baseline].display}, "
                 f"H1 = 0.5 + {self.margin}, alpha {self.alpha}, beta {self.beta}")
 
@@ -286,45 +287,45 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
 
     entries: list[BotSpec] = []
     displays: dict[str, tuple[int, str]] = {}
-    for i, table in enumerate(file.bots):
+    for i, bot_table in enumerate(file.bots):
         where = f"bots[{i}]"
-        command = _command({} if table.command is UNSET else {"command": table.command}, where, base)
+        command = _command({} if bot_table.command is UNSET else {"command": bot_table.command}, where, base)
         submission = None
-        if table.submission is not UNSET:
+        if bot_table.submission is not UNSET:
             if command is not None:
                 raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
-            submission = _submission(table, where, base, name, isolation, wheelhouse, registry, submissions, quota)
+            submission = _submission(bot_table, where, base, name, isolation, wheelhouse, registry, submissions, quota)
             use, cls = submission.chosen, submission.stand_in()
             package, version = submission.bot.package, submission.version
         elif command is not None:
-            if table.use is not UNSET:
+            if bot_table.use is not UNSET:
                 raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
-            if table.as_ is UNSET:
+            if bot_table.as_ is UNSET:
                 raise _KeyProblem(f"{where}.as", 'missing: a "command" entry needs a display name in "as"')
             if isolation == "inline":
                 raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "sandbox" or "process"')
             use, cls = "command", CommandBot
             package, version = "command", _command_version(command)
         else:
-            if table.use is UNSET:
+            if bot_table.use is UNSET:
                 raise _KeyProblem(f"{where}.use", "missing")
-            use = table.use
+            use = bot_table.use
             if use not in registry.bots:
                 raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
             cls = registry.bots[use].cls
             package, version = registry.bots[use].origin.package, registry.bots[use].origin.version
-        display = use if table.as_ is UNSET else table.as_
+        display = use if bot_table.as_ is UNSET else bot_table.as_
         if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
             raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
                               "no control or format characters)")
         if (same := display_key(display)) in displays:
             other, shown = displays[same]
             alike = "" if shown == display else f" (as {shown!r}, the same but for case or whitespace)"
-            raise _KeyProblem(f"{where}.as" if table.as_ is not UNSET else f"{where}.use",
+            raise _KeyProblem(f"{where}.as" if bot_table.as_ is not UNSET else f"{where}.use",
                               f"display name {display!r} is used twice (also bots[{other}]{alike}); "
                               'give each entry its own "as"')
         displays[same] = (i, display)
-        params = table.params
+        params = bot_table.params
         _plain_json(params, f"{where}.params")
         if command is None and submission is None:  # a submission's constructor ran in its probe's sandbox
             try:
@@ -333,15 +334,15 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                 raise _KeyProblem(f"{where}.params", f"bot {use!r} does not accept {params!r}: "
                                   f"{type(exc).__name__}: {exc}") from None
         only = None
-        if table.rulesets is not UNSET:
-            for j, label in enumerate(table.rulesets):
+        if bot_table.rulesets is not UNSET:
+            for j, label in enumerate(bot_table.rulesets):
                 if label not in labels:
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"{label!r} is not a ruleset of this tournament "
                                       f"(it has: {', '.join(labels) or 'none'})")
                 ruleset_id = file.rulesets[labels[label]].use
                 if not cls.plays(ruleset_id):
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
-            only = tuple(dict.fromkeys(table.rulesets))
+            only = tuple(dict.fromkeys(bot_table.rulesets))
         entries.append(BotSpec(i, display, use, cls, params, package, version, only, command, submission))
 
     rulesets: list[RulesetSpec] = []
@@ -393,7 +394,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         for ruleset in rulesets:
             if not any(_table_filter(fmt, challengers, stop)(t)
                        for t in itertools.combinations(ruleset.entries, ruleset.players)):
-                need = ("exactly one challenger" if fmt == "gauntlet" else
+                need = ("exactly one challenger" if fmt == "gauntlet" or stop is None else
                         f"both {entries[stop.bot].display} and {entries[stop.baseline].display}")
                 raise _KeyProblem(f"rulesets[{ruleset.index}].players",
                                   f"no table of {ruleset.players} of {ruleset.label}'s entries holds {need}")
@@ -446,6 +447,7 @@ def _stop(head: TournamentSection, entries: list[BotSpec]) -> Stop:
         if not 0 <= margin < 0.5:
             raise _KeyProblem("tournament.margin", f"must be at least 0 and below 0.5, not {margin!r}")
         return Stop("settled", float(confidence), float(margin))
+    assert isinstance(value, StopSprt)  # the file's schema allows "settled" or an sprt table; _stop is given a stop
     for key in ("confidence", "margin"):
         if getattr(head, key) is not UNSET:
             raise _KeyProblem(f"tournament.{key}", f'only used with stop = "settled" (the SPRT has its own '
@@ -549,6 +551,7 @@ def _submission(table: BotEntry, where: str, base: Path, name: str, isolation: s
     """Build (in a sandbox) and probe the entry's `submission`; its Submission. Every problem
     is a one-line _KeyProblem naming the entry's key."""
     path = table.submission
+    assert path is not UNSET  # called for an entry with a submission
     key = f"{where}.submission"
     if isolation != "sandbox":
         raise _KeyProblem(key, 'a submission runs only in a sandbox: isolation must be "sandbox"')
@@ -598,8 +601,8 @@ def _plain_json(value: Any, path: str) -> None:
             _plain_json(item, f"{path}[{i}]")
     elif isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         raise _KeyProblem(path, f"{value!r} is not a JSON value")
-    elif number_problem(value):
-        raise _KeyProblem(path, number_problem(value))
+    elif problem := number_problem(value):
+        raise _KeyProblem(path, problem)
     elif not (value is None or isinstance(value, (str, int, float, bool))):
         raise _KeyProblem(path, f"{value!r} is not a JSON value (a {type(value).__name__})")
 
@@ -627,7 +630,7 @@ def check_plain_values(values: dict[str, Any], where: str) -> None:
 class GameSpec(NamedTuple):
     """One scheduled game: where it sits in the schedule and everything needed to play it."""
 
-    index: int  # position in the schedule: ratings apply games in this order
+    index: int  # type: ignore[assignment]  # (shadows tuple.index) position in the schedule: ratings apply games in this order
     ruleset: int  # index into Tournament.rulesets
     table: int  # table number within the ruleset
     deal: int
@@ -808,6 +811,7 @@ def balanced_tables(entries: tuple[int, ...], size: int, count: int, rng: random
                 key = (sum(meets[e][x] for x in table), played[e])
                 if best_key is None or key < best_key:
                     best, best_key = e, key
+            assert best is not None  # size <= n: an entry is always left
             table.append(best)
         for a in table:
             played[a] += 1

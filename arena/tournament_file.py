@@ -42,7 +42,7 @@ class _Table(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """The message for a required key that is missing, where "missing" would not do."""
 
 
-class StopSprt(_Table):
+class StopSprt(_Table, frozen=True):
     """``stop = { test = "sprt", ... }``: stop a ruleset at the SPRT's decision between `bot`
     and `baseline` (display names); H1 is a mean paired score of 1/2 + `margin`."""
 
@@ -54,7 +54,7 @@ class StopSprt(_Table):
     beta: Number = 0.05
 
 
-class TournamentSection(_Table):
+class TournamentSection(_Table, frozen=True):
     """The ``[tournament]`` table. Limits default to `arena.seats.Limits`'."""
 
     problems: ClassVar[dict[str, str]] = {
@@ -90,7 +90,7 @@ class TournamentSection(_Table):
     build_quota_files: int = Quota.files
 
 
-class BotEntry(_Table):
+class BotEntry(_Table, frozen=True):
     """One ``[[bots]]`` entry: a registered bot (`use`), a `command` speaking the bot
     protocol, or a `submission` built in a sandbox; `as` its display name."""
 
@@ -108,7 +108,7 @@ class BotEntry(_Table):
     rulesets: NonEmptyStrings | UnsetType = UNSET  # labels of this tournament's rulesets it is limited to
 
 
-class RulesetEntry(_Table, kw_only=True):
+class RulesetEntry(_Table, kw_only=True, frozen=True):
     """One ``[[rulesets]]`` entry: a registered ruleset (`use`) under a label (`as`)."""
 
     use: str
@@ -118,7 +118,7 @@ class RulesetEntry(_Table, kw_only=True):
     draw_probability: Number | UnsetType = UNSET  # the ruleset's own default for its table size
 
 
-class TournamentFile(_Table):
+class TournamentFile(_Table, frozen=True):
     """A whole tournament file."""
 
     problems: ClassVar[dict[str, str]] = {
@@ -172,17 +172,18 @@ def _problem(message: str, doc: dict[str, Any]) -> KeyProblem:
         return KeyProblem(_path(parts + [key]), f"unknown key (known here: {known})")
     # A key with a message of its own answers for anything wrong in its value (a list's items too).
     for end in range(1, len(parts) + 1):
-        if (isinstance(parts[end - 1], str) and all(isinstance(p, int) for p in parts[end:])
-                and parts[end - 1] in _table_at(parts[:end - 1]).problems):
+        last = parts[end - 1]
+        if (isinstance(last, str) and all(isinstance(p, int) for p in parts[end:])
+                and last in _table_at(parts[:end - 1]).problems):
             value = _at(doc, parts[:end])
             return KeyProblem(_path(parts[:end]),
-                              f"{_table_at(parts[:end - 1]).problems[parts[end - 1]]}, not {value!r}")
+                              f"{_table_at(parts[:end - 1]).problems[last]}, not {value!r}")
     value = _at(doc, parts)
     if text.startswith("Expected `"):
         kind = text.split("`")[1]
         return KeyProblem(_path(parts), f"must be {_TYPE_NAMES.get(kind, kind)}, not {value!r}")
     if text.startswith("Invalid enum value"):
-        choices = get_args(_field_type(_table_at(parts[:-1]), parts[-1]))
+        choices = get_args(_field_type(_table_at(parts[:-1]), str(parts[-1])))
         choices = get_args(choices[0]) if choices and get_origin(choices[0]) is Literal else choices
         if len(choices) == 1:
             return KeyProblem(_path(parts), f'must be "{choices[0]}", not {value!r}')

@@ -416,12 +416,13 @@ def _determinism_check(runs: list[RulesetRun], time_dependent: bool) -> Check:
 
 
 def _timing_check(timing: dict[str, float | None], decisions: int, settings: Settings) -> Check:
-    if timing["p50"] is None:
+    p99 = timing["p99"]
+    if timing["p50"] is None or p99 is None:  # (all three are set together)
         return Check("time per decision", None, "skip", "the bot was never asked to decide")
     text = (f"p50 {timing['p50']:.3g} ms, p99 {timing['p99']:.3g} ms, max {timing['max']:.3g} ms "
             f"over {decisions} decisions (limit {settings.time_per_decision:g} s per decision "
             f"+ {settings.time_bank:g} s bank per game)")
-    if timing["p99"] > settings.time_per_decision * 1000:
+    if p99 > settings.time_per_decision * 1000:
         return Check("time per decision", None, "warn", text + "; p99 is over the per-decision limit")
     return Check("time per decision", None, "pass", text)
 

@@ -41,7 +41,7 @@ import random
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NoReturn
 
 from arena.store import Store, StoreError, StoredRow, faults_per_seat, record_result_hash
 
@@ -235,7 +235,7 @@ class _Checker:
         self.derivation = plan.get("seed_derivation", 1)  # 2: deal-major order, content-keyed deal seeds
         self.tables: dict[int, tuple[Iterator[tuple[int, ...]], list[tuple[int, ...]]]] = {}
 
-    def fail(self, index: int, problem: str) -> None:
+    def fail(self, index: int, problem: str) -> NoReturn:
         raise StoreError(f"{self.path}: game {index}: {problem}; the store disagrees with its records, "
                          "so it is refused")
 

@@ -160,7 +160,7 @@ class BatchResult:
 def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
     """Play `batch` (in order); stop at the first game that fails."""
     started = time.perf_counter()
-    games = []
+    games: list[StoredGame] = []
     for spec in batch:
         ruleset, options = job.rulesets[spec.ruleset]
         try:
@@ -181,8 +181,8 @@ def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
         outcome = record["outcome"]
         seats = list(spec.seats)
         faults = faults_per_seat(record, len(seats))
-        result = encode([seats, outcome["standing"], outcome["scores"], faults])
-        games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, result,
+        packed = encode([seats, outcome["standing"], outcome["scores"], faults])
+        games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, packed,
                                 record["transcript_hash"], encode(record),
                                 record_result_hash(spec.index, seats, record, faults)))
     return BatchResult(games, None, time.perf_counter() - started)

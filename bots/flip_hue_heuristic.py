@@ -22,9 +22,8 @@ card whose loss hurts least, face up.
 
 from __future__ import annotations
 
-from typing import Any
-
 import arena
+from arena.rules.observation import Observation
 # how it judges boards (bots/flip_hue_play.py); these names importable from here too
 from arena_bots.flip_hue_play import FLIP, HAND, HueJudge, hand_of, simulate  # noqa: F401
 
@@ -43,7 +42,7 @@ class FlipHueHeuristicBot(arena.Bot):
     push_breadth = 4
     """How many of the best pushes are looked at together with their best pull."""
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]

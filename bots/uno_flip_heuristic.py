@@ -30,7 +30,7 @@ CHALLENGE_THRESHOLD = 0.4
 def _pairings(deck):
     """For each side: inactive face -> the active faces it is printed with (with repeats),
     from `deck` (option ``deck``: [light_face, dark_face] pairs)."""
-    table = ({}, {})
+    table: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
     for light, dark in deck:
         table[0].setdefault(dark, []).append(light)
         table[1].setdefault(light, []).append(dark)

@@ -11,14 +11,13 @@ from arena.rules.color_flush import ColorFlush
 from arena.seeding import bot_seed
 from arena_bots.color_flush_heuristic import ColorFlushHeuristicBot, distance, settle
 from arena_bots.random_bot import RandomBot
+from arena.rules.observation import make_observation
 
 HERO, RANDOM = Entrant(ColorFlushHeuristicBot), Entrant(RandomBot)
 
 
 def observe(state, seat):
-    return {"ruleset": ColorFlush.id, "version": ColorFlush.version, "options": state.options,
-            "seat": seat, "players": state.players, "view": state.view(seat),
-            "events": state.take_events(seat), "legal_actions": state.legal_actions()}
+    return make_observation(ColorFlush, state, seat)
 
 
 def bot():

@@ -17,14 +17,13 @@ import pytest
 from arena.match import Entrant, play_game
 from arena.rules.color_flush import BLACK, HAND_MAX, HAND_MIN, PILE, ColorFlush, _recall
 from arena_bots.random_bot import RandomBot
+from arena.rules.observation import make_observation
 
 
 def observe(state, seat=None):
     """The observation the harness would hand the seat to act (events aside)."""
     seat = state.current_seat() if seat is None else seat
-    return {"ruleset": ColorFlush.id, "version": ColorFlush.version, "options": state.options,
-            "seat": seat, "players": state.players, "view": state.view(seat), "events": [],
-            "legal_actions": state.legal_actions()}
+    return make_observation(ColorFlush, state, seat, [], legal_actions=state.legal_actions())
 
 
 def positions(games, seed, every=5, max_turns=200):

@@ -13,9 +13,11 @@ import random
 import pytest
 
 from arena.plugins import load_registry
+from arena.rules.base import Option, Ruleset
 from arena.rules.flip_7 import Flip7
-from arena.testing import ConformanceError, check_determinism, check_fresh_copies, check_playouts, \
-    check_ruleset, check_sampling, cases
+from arena.rules.uno_flip import UnoFlip
+from arena.testing import ConformanceError, ConformanceReport, check_determinism, check_fresh_copies, \
+    check_illegal_actions, check_playouts, check_rules_page, check_ruleset, check_sampling, cases, option_range_cases
 
 RULESETS = load_registry().rulesets
 
@@ -118,3 +120,106 @@ def test_bad_arguments_are_refused_before_anything_is_played():
         check_ruleset(Flip7, players=[0])
     with pytest.raises(Exception, match="unknown option"):
         check_ruleset(Flip7, options={"nonsense": 1})
+
+
+# -- the kit's later teeth: illegal actions that leave traces, options at their bounds, the rules page --
+
+
+def _refusing_with(trace):
+    """Flip 7 whose engine, given an illegal action, does `trace(state)` before it refuses it."""
+
+    def patch(state):
+        apply = state.apply
+
+        def apply_checked_late(action):
+            if action not in state.legal_actions():
+                trace(state)
+            apply(action)
+
+        state.apply = apply_checked_late
+
+    return _broken(patch)
+
+
+def test_a_refused_illegal_action_that_emits_an_event_fails_the_illegal_action_check():
+    broken = _refusing_with(lambda state: state.emit({"type": "refused"}))
+    check_playouts(broken, _small(Flip7))  # the playout check sees only the seat and its legal actions
+    with pytest.raises(ConformanceError, match=r"flip-7: illegal actions \(3 players, seed \d+, decision \d+\): "
+                                               r"the refused illegal action .* changed the game \(events\)"):
+        check_illegal_actions(broken, _small(Flip7))
+
+
+def test_a_refused_illegal_action_that_reorders_the_hidden_deck_fails_the_illegal_action_check():
+    def cut(state):
+        if len(state.deck) > 1:
+            state.deck.insert(0, state.deck.pop())
+
+    with pytest.raises(ConformanceError, match=r"flip-7: illegal actions .* changed how the game plays on"):
+        check_illegal_actions(_refusing_with(cut), _small(Flip7))
+
+
+def test_the_illegal_action_check_passes_flip_7():
+    report = ConformanceReport("flip-7")
+    check_illegal_actions(Flip7, _small(Flip7), report=report)
+    assert report.counts["illegal actions"] > 20
+
+
+class _SamplerWrongAtOneRound(Flip7):
+    """A sampler bug reachable only with `max_rounds` at its minimum."""
+
+    @classmethod
+    def sample_state(cls, observation, rng, events=None):
+        sample = super().sample_state(observation, rng, events)
+        if observation["options"]["max_rounds"] == 1:
+            view = sample.view
+            sample.view = lambda seat: {**view(seat), "round": -1}
+        return sample
+
+
+def test_a_sampler_bug_at_an_options_bound_is_played_by_the_range_cases():
+    ordinary = cases(_SamplerWrongAtOneRound, seeds=1, players=[2])
+    assert all(case.options.get("max_rounds", 1000) != 1 for case in ordinary)
+    check_sampling(_SamplerWrongAtOneRound, ordinary, points=4)  # the old cases miss it
+    bounds = option_range_cases(_SamplerWrongAtOneRound, seeds=1, players=[2])
+    assert {case.options["max_rounds"] for case in bounds if "max_rounds" in case.options} >= {1}
+    with pytest.raises(ConformanceError, match=r"options {max_rounds=1}.*view changed .*view.round"):
+        check_sampling(_SamplerWrongAtOneRound, bounds, points=40)
+
+
+def test_range_cases_try_both_bounds_and_a_value_between_and_skip_the_default():
+    found = [case.options for case in option_range_cases(UnoFlip, seeds=1, players=[2])]
+    penalties = [options["uno_penalty"] for options in found if "uno_penalty" in options]
+    assert penalties[:2] == [0, UnoFlip.options["uno_penalty"].maximum] and 0 < penalties[2] < penalties[1]
+    assert 500 not in [options.get("target_score") for options in found]  # the default: played anyway
+    assert all(len(options) == 1 for options in found), "one option at a time"
+
+
+def test_a_number_option_without_a_maximum_or_a_test_range_fails():
+    class Unbounded(Flip7):
+        options = {**Flip7.options, "bonus": Option(15, "the Flip 7 bonus", minimum=0)}
+
+    with pytest.raises(ConformanceError, match=r"option 'bonus' has no maximum: .*test_range=\(low, high\)"):
+        option_range_cases(Unbounded)
+    with pytest.raises(ValueError, match="test_range"):
+        Option(15, "the Flip 7 bonus", minimum=0, test_range=(-5, 20))
+
+
+def test_a_plugin_whose_rules_page_lacks_a_required_section_fails_the_rules_page_check():
+    class Plugin(Ruleset):  # a ruleset of its own: its page is this test module's docstring
+        id, version, title, min_players, max_players = "no-page", "1", "No page", 2, 2
+
+        @classmethod
+        def new_game(cls, players, options, rng):
+            raise NotImplementedError
+
+    with pytest.raises(ConformanceError, match=r"no-page: rules page: the rules page \(the docstring of "
+                                               r"(tests\.)?test_conformance\) lacks the sections How to play .*"
+                                               r"Action grammar .*View fields .*Event types"):
+        check_rules_page(Plugin)
+    assert Plugin.how_to_play() is None
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(RULESETS))
+def test_every_registered_rules_page_has_a_how_to_play_for_people(ruleset_id):
+    text = RULESETS[ruleset_id].cls.how_to_play()
+    assert text and 100 < len(text) < 700 and "legal_actions" not in text

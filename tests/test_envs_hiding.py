@@ -20,6 +20,7 @@ pyspiel = pytest.importorskip("pyspiel")
 import arena.rulesets  # noqa: E402
 from arena.envs.encoding import encoding_for  # noqa: E402
 from arena.envs.openspiel import load_game  # noqa: E402
+from arena.rules.observation import make_observation
 
 RULESETS = ["color-flush", "flip-7", "flip-hue", "uno-flip"]
 
@@ -41,9 +42,7 @@ def test_a_seat_gets_the_same_arrays_and_strings_from_states_differing_only_in_w
                 events[seat].extend(state.take_events(seat))
             if decision % 15 == 7:
                 for seat in range(players):
-                    observation = {"ruleset": ruleset, "version": cls.version, "options": options, "seat": seat,
-                                   "players": players, "view": state.view(seat), "events": list(events[seat]),
-                                   "legal_actions": state.legal_actions() if seat == acting else []}
+                    observation = make_observation(cls, state, seat, events[seat])
                     twin = cls.sample_state(observation, random.Random(decision), list(events[seat]))
                     mine = encoding.encode({"seat": seat, "view": state.view(seat)})
                     assert np.array_equal(mine, encoding.encode({"seat": seat, "view": twin.view(seat)}))

@@ -13,6 +13,7 @@ import pytest
 
 from arena.rules.base import copy_rng
 from arena.rules.flip_7 import Flip7, deck_for
+from arena.rules.observation import make_observation
 
 OPTIONS = Flip7.resolve_options({"target_score": 100})
 
@@ -20,9 +21,7 @@ OPTIONS = Flip7.resolve_options({"target_score": 100})
 def observation(state, events=None):
     """What the match loop hands the seat whose decision it is."""
     seat = state.current_seat()
-    return {"ruleset": Flip7.id, "version": Flip7.version, "options": dict(state.options),
-            "seat": seat, "players": state.players, "view": state.view(seat),
-            "events": events or [], "legal_actions": state.legal_actions()}
+    return make_observation(Flip7, state, seat, events or [])
 
 
 def random_points(games=120, seed=0, chance=0.2, players=range(1, 9)):

@@ -14,6 +14,7 @@ from arena_bots.flip7_expectimax import (FRESH_DECK_ROUNDS_TO_200, Flip7Expectim
                                          fresh_deck_rounds_to_go, rounds_to_go)
 from arena_bots.flip7_threshold import Flip7ThresholdBot
 from arena_bots.random_bot import RandomBot
+from arena.rules.observation import make_observation
 
 SEEDS = range(1, 241)
 
@@ -29,8 +30,7 @@ def solo(top):
 def decide(state, **params):
     bot = Flip7ExpectimaxBot(**params)
     bot.rng = random.Random(0)
-    observation = {"ruleset": "flip-7", "version": "1", "options": dict(state.options), "seat": 0,
-                   "players": 1, "view": state.view(0), "events": [], "legal_actions": state.legal_actions()}
+    observation = make_observation(Flip7, state, 0, [])
     return bot.act(observation)
 
 

@@ -10,6 +10,7 @@ from arena.match import Entrant, play_game
 from arena.rules.flip_7 import Flip7
 from arena_bots.flip7_threshold import Flip7ThresholdBot
 from arena_bots.random_bot import RandomBot
+from arena.rules.observation import make_observation
 
 
 def table(players, top):
@@ -20,9 +21,7 @@ def decide(state, bot=None, **params):
     bot = bot or Flip7ThresholdBot(**params)
     bot.rng = random.Random(0)
     seat = state.current_seat()
-    observation = {"ruleset": "flip-7", "version": "1", "options": dict(state.options), "seat": seat,
-                   "players": state.players, "view": state.view(seat), "events": [],
-                   "legal_actions": state.legal_actions()}
+    observation = make_observation(Flip7, state, seat, [])
     return bot.act(observation)
 
 

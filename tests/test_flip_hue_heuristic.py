@@ -10,6 +10,7 @@ from arena.seeding import bot_seed
 from arena_bots.flip_hue_heuristic import FlipHueHeuristicBot
 from arena_bots.flip_hue_play import Hand, HueJudge, hand_of, simulate
 from arena_bots.random_bot import RandomBot
+from arena.rules.observation import make_observation
 
 FACTIONS = [("red", "blue"), ("green", "yellow"), ("orange", "purple")]
 MIXED = [("orange", "green"), ("purple", "orange"), ("yellow", "purple"), ("green", "orange"),
@@ -25,9 +26,7 @@ def _decide(state: FlipHueState) -> str:
     bot = FlipHueHeuristicBot()
     bot.rng = random.Random(1)
     seat = state.current_seat()
-    observation = {"ruleset": FlipHue.id, "version": FlipHue.version, "options": state.options,
-                   "seat": seat, "players": state.players, "view": state.view(seat),
-                   "events": state.take_events(seat), "legal_actions": state.legal_actions()}
+    observation = make_observation(FlipHue, state, seat)
     action = bot.act(observation)
     assert action in observation["legal_actions"]
     return action

@@ -19,14 +19,13 @@ from arena.match import Entrant, play_game
 from arena.rules.matching import CardMatching
 from arena.rules.flip_hue import DISCARD, DRAW, FLIP, FlipHue, _recall, fit_for_faction
 from arena_bots.random_bot import RandomBot
+from arena.rules.observation import make_observation
 
 
 def observe(state, seat=None):
     """The observation the harness would hand the seat to act (events aside)."""
     seat = state.current_seat() if seat is None else seat
-    return {"ruleset": FlipHue.id, "version": FlipHue.version, "options": state.options,
-            "seat": seat, "players": state.players, "view": state.view(seat), "events": [],
-            "legal_actions": state.legal_actions()}
+    return make_observation(FlipHue, state, seat, [], legal_actions=state.legal_actions())
 
 
 def positions(games, seed, every=5, max_turns=300):

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from arena.cli_play import play, replay
 from arena.match import replay as replay_record
 from arena.plugins import load_registry
+from arena.rules.observation import make_observation
 from arena.terminal import MAX_LISTED, choice_groups, decision_frame
 from arena.render import (WIDTH, Renderer, Style, color_enabled, fit, frame, renderer_for, seat_names,
                           strip_ansi, visible_len, wrap)
@@ -214,8 +215,7 @@ def test_every_frame_is_exactly_the_rendering_of_the_seats_observation(ruleset_i
     for number, state, events in asked_points(ruleset, record, seat):
         if number == "end":
             continue
-        observation = {"ruleset": ruleset_id, "seat": seat, "view": state.view(seat), "events": events,
-                       "legal_actions": state.legal_actions()}
+        observation = make_observation(ruleset, state, seat, events)
         expected = "\n".join(decision_frame(renderer, observation, number))
         assert shown[number].split("\nChoose ")[0] == expected
         checked += 1

@@ -255,3 +255,23 @@ def test_the_plan_a_run_writes_follows_the_plan_schema():
     root = Path(__file__).parent.parent
     tournament = load_tournament(root / "tournaments" / "quickstart.toml", load_registry())
     assert plan_problem(make_plan(tournament, 20261129)) is None
+
+
+def test_the_plan_is_built_as_the_plan_struct_key_for_key():
+    """make_plan builds a `Plan`: the stored plan's keys (and its entries' and rulesets')
+    are the Struct's fields in their order, and it reads back as the same Struct."""
+    import msgspec
+
+    from arena.plugins import load_registry
+    from arena.records import Plan, PlanEntry, PlanRuleset, PlanStop
+    from arena.runner import make_plan
+    from arena.tournament import load_tournament
+
+    root = Path(__file__).parent.parent
+    tournament = load_tournament(root / "tournaments" / "reference.toml", load_registry())
+    plan = make_plan(tournament, 20261129)
+    assert list(plan) == list(Plan.__struct_fields__)
+    assert list(plan["stop"]) == list(PlanStop.__struct_fields__)
+    assert all(list(entry) == list(PlanEntry.__struct_fields__) for entry in plan["entries"])
+    assert all(list(ruleset) == list(PlanRuleset.__struct_fields__) for ruleset in plan["rulesets"])
+    assert msgspec.to_builtins(msgspec.convert(plan, Plan)) == plan

@@ -14,6 +14,7 @@ from collections import Counter
 
 import pytest
 
+from arena.rules.observation import make_observation
 from arena.rules.uno_flip import (CHALLENGE, COLOR, WILD_DRAW, UnoFlip, load_deck,
                                   sample_uno_flip_state)
 
@@ -24,9 +25,7 @@ DECK = load_deck()
 
 def observation(state):
     seat = state.current_seat()
-    return {"ruleset": UnoFlip.id, "version": UnoFlip.version, "options": dict(state.options),
-            "seat": seat, "players": state.players, "view": state.view(seat),
-            "events": [], "legal_actions": state.legal_actions()}
+    return make_observation(UnoFlip, state, seat, [])
 
 
 def positions(games, seed, chance=0.1, options=OPTIONS, players=(2, 10)):

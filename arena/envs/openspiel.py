@@ -56,6 +56,7 @@ from arena.envs.encoding import Encoding, encoding_for
 from arena.envs.plugin import GAME_CAPABILITIES, SEARCH_CAPABILITIES
 from arena.returns import returns
 from arena.rules.base import GameState, Ruleset
+from arena.rules.observation import Observation, make_observation
 
 MAX_GAME_LENGTH = 100_000
 """Actions (chance outcomes included) after which a game ends with every return 0."""
@@ -321,16 +322,13 @@ class ArenaState(pyspiel.State):
 
     # -- what a player knows ---------------------------------------------------------
 
-    def observation_for(self, player: int) -> dict[str, Any] | None:
+    def observation_for(self, player: int) -> Observation | None:
         """`player`'s observation as a bot gets it (events: all it has received), or None
         before the deal is complete."""
         if self.engine is None:
             return None
-        game = self._game
-        return {"ruleset": game.ruleset.id, "version": game.ruleset.version, "options": game.options,
-                "seat": player, "players": game.players, "view": self.engine.view(player),
-                "events": list(self.events[player]),
-                "legal_actions": self.engine.legal_actions() if self.engine.current_seat() == player else []}
+        return make_observation(self._game.ruleset, self.engine, player, self.events[player],
+                                options=self._game.options)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ArenaState:
         """A state the same to `player_id` (same information-state string), everything it
@@ -429,7 +427,7 @@ class OpenSpielBot(Bot):
     def make_bot(self, game: ArenaGame, rng: random.Random) -> Any:
         raise NotImplementedError(f"{type(self).__name__}.make_bot is not implemented")
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         self.events.extend(observation["events"])
         legal = observation["legal_actions"]
         index = self.game.encoding.index

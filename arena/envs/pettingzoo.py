@@ -42,6 +42,7 @@ from arena.api import ruleset_class
 from arena.envs.encoding import Encoding, encoding_for
 from arena.returns import returns
 from arena.rules.base import GameState, Ruleset, fresh_copy
+from arena.rules.observation import Observation, make_observation
 
 DEAL_SEEDS = 1 << 63
 
@@ -83,7 +84,7 @@ class ArenaEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(len(self.encoding.actions)) for agent in self.possible_agents}
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.state: GameState | None = None
-        self._raw: dict[str, Any] | None = None
+        self._raw: Observation | None = None
         self.deal_seed: int | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -127,9 +128,7 @@ class ArenaEnv(AECEnv):
         legal = state.legal_actions()
         if self._raw is not None:  # the previous decision's info goes; no other agent's info is set
             self.infos[self.possible_agents[self._raw["seat"]]] = {}
-        self._raw = {"ruleset": self.ruleset.id, "version": self.ruleset.version,
-                     "options": self._options, "seat": seat, "players": self.players,
-                     "view": state.view(seat), "events": state.take_events(seat), "legal_actions": list(legal)}
+        self._raw = make_observation(self.ruleset, state, seat, options=self._options, legal_actions=legal)
         self.agent_selection = self.possible_agents[seat]
         self.infos[self.agent_selection] = {"observation": self._raw, "legal_actions": list(legal)}
 

@@ -8,15 +8,19 @@ the registry loads, so the harness starts as fast without it.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import arena
+
+if TYPE_CHECKING:
+    from arena.rules.observation import Observation
 
 GAME_CAPABILITIES = ("encoding", "chance_outcomes")
 """What a ruleset declares to be an OpenSpiel game (`arena.envs.openspiel`)."""
 SEARCH_CAPABILITIES = GAME_CAPABILITIES + ("sample_state",)
 """What it declares besides for OpenSpiel's ISMCTS (``resample_from_infostate``); here so
 that listing the bot imports no pyspiel."""
+
 
 class OpenSpielISMCTS(arena.Bot):
     """OpenSpiel's ISMCTS (random rollouts) through `arena.envs.openspiel.ISMCTSBot`: it is
@@ -51,7 +55,7 @@ class OpenSpielISMCTS(arena.Bot):
         self.inner.rng = self.rng
         self.inner.start(info)
 
-    def act(self, observation: dict[str, Any]) -> str:
+    def act(self, observation: Observation) -> str:
         return self.inner.act(observation)
 
 

@@ -1,4 +1,4 @@
-"""The rules engines: one module per game on a shared ruleset interface and card model.
+"""The rules engines: one package per game on a shared ruleset interface and card model.
 
 Nothing here imports the rest of arena (but `arena.errors`), does I/O, or uses the
 global RNG.

@@ -16,7 +16,7 @@ import copy
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence, cast
 
 from arena.errors import OptionError, PlayerCountError
 from arena.rules.game_state import GameState, OwnEventCopies, fresh_copy, plain_copy  # noqa: F401 (the rules API)
@@ -31,6 +31,8 @@ class Option:
 
     The value's type is the default's type unless `kind` says otherwise. A
     ruleset checks what a type and range cannot express in `check_options`.
+    A number option without a `minimum` or a `maximum` declares a `test_range`
+    (low, high): the values the conformance kit tries in place of the missing bounds.
     """
 
     default: Any
@@ -39,6 +41,15 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     kind: type | tuple[type, ...] | None = None
+    test_range: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.test_range is not None:
+            low, high = self.test_range
+            if not low <= high or (self.minimum is not None and low < self.minimum) or (
+                    self.maximum is not None and high > self.maximum):
+                raise ValueError(f"test_range {self.test_range} is not within the option's bounds "
+                                 f"({self.minimum} to {self.maximum})")
 
     def check(self, name: str, value: Any) -> None:
         """Raise OptionError if `value` is not allowed for option `name`."""
@@ -54,9 +65,9 @@ class Option:
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(repr(c) for c in self.choices)
             raise OptionError(f"option {name!r} must be one of {allowed}, not {value!r}")
-        if self.minimum is not None and value < self.minimum:
+        if self.minimum is not None and cast(float, value) < self.minimum:  # a number: its kind says so
             raise OptionError(f"option {name!r} must be at least {self.minimum}, not {value!r}")
-        if self.maximum is not None and value > self.maximum:
+        if self.maximum is not None and cast(float, value) > self.maximum:
             raise OptionError(f"option {name!r} must be at most {self.maximum}, not {value!r}")
 
 
@@ -207,6 +218,14 @@ class Ruleset(ABC):
     @abstractmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> GameState:
         """Deal a new game. `options` are already resolved; `rng` is the game's chance."""
+
+    @classmethod
+    def how_to_play(cls) -> str | None:
+        """The rules page's player-facing "How to play" section (a few lines for a person at
+        the table; the kit requires it), or None for a page without one."""
+        from arena.rules.page import how_to_play
+
+        return how_to_play(cls)
 
     @classmethod
     def describe_event(cls, event: Mapping[str, Any]) -> str:

@@ -10,11 +10,11 @@ subclass of its Python original, so `isinstance(state, GameState)` holds for eve
 from arena.rules.game_state import GameState, OwnEventCopies
 
 try:
-    from arena.rules._compiled_game_state import GameState as EngineState  # type: ignore[import-not-found, unused-ignore]
-    from arena.rules._compiled_game_state import OwnEventCopies as EngineOwnEventCopies  # type: ignore[import-not-found, unused-ignore]
+    from arena.rules._compiled_game_state import GameState as EngineState  # type: ignore[import-not-found, unused-ignore]  # built by a compiled install only
+    from arena.rules._compiled_game_state import OwnEventCopies as EngineOwnEventCopies  # type: ignore[import-not-found, unused-ignore]  # compiled only
 except ImportError:
-    EngineState = GameState  # type: ignore[misc, unused-ignore]
-    EngineOwnEventCopies = OwnEventCopies  # type: ignore[misc, unused-ignore]
+    EngineState = GameState  # type: ignore[misc, unused-ignore]  # the same class, uncompiled
+    EngineOwnEventCopies = OwnEventCopies  # type: ignore[misc, unused-ignore]  # the same class, uncompiled
 else:
     GameState.register(EngineState)
     OwnEventCopies.register(EngineOwnEventCopies)

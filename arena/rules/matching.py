@@ -137,7 +137,7 @@ class CardMatching:
                         break
                 result[i] = pair
             if ok:
-                return result  # type: ignore[return-value]
+                return result  # type: ignore[return-value]  # every None slot is filled once ok
         raise ValueError("could not find an assignment of the deck's cards that fits the observation")
 
 

@@ -97,6 +97,9 @@ class Renderer:
         self.players = players
         self.you = True
         """The seat is the person reading (play), not a seat being watched (replay)."""
+        self.two_faced = True
+        """The game's cards have two faces (`arena.render.renderer_for` sets it from a deal):
+        the generic legend explains faces and backs only then."""
 
     def who(self, seat: Any) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.names):
@@ -129,7 +132,10 @@ class Renderer:
             return action
 
     def legend(self) -> list[str]:
-        """How to read the cards (printed once, before the first frame)."""
+        """How to read the cards (printed once, before the first frame); for a game whose
+        cards are one-sided (`two_faced` False), nothing about faces and backs."""
+        if not self.two_faced:
+            return ["Cards: [card]; [?] = a card not seen. Cards in a list are numbered from 0."]
         return ["Cards: [face]/[back] = the side toward its holder / the side the others see; [?] = a side "
                 "not seen. A pile shows its top card's up side (and the side under it, if known). Cards in a "
                 "hand are numbered from 0."]

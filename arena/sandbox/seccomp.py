@@ -19,6 +19,7 @@ import os
 import platform
 import struct
 import tempfile
+from typing import Any
 
 LOAD_WORD = 0x20  # BPF_LD | BPF_W | BPF_ABS
 JUMP_IF_EQUAL = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
@@ -47,7 +48,7 @@ def program(machine: str | None = None) -> bytes | None:
         return None
     blocks = []
     for arch, numbers in abis:
-        block = [_instruction(LOAD_WORD, 0, 0, NR_OFFSET)]
+        block: list[Any] = [_instruction(LOAD_WORD, 0, 0, NR_OFFSET)]  # instructions, and jumps resolved below
         if arch == 0xC000003E:  # x32 calls carry this bit: refuse them all (no bot needs x32)
             block.append(("refuse-if-at-least", X32_SYSCALL_BIT))
         block += [("refuse-if", number) for number in numbers]

@@ -113,8 +113,8 @@ def make_server(results_dir: str | Path, host: str = "127.0.0.1", port: int = 80
     handler = type("BoundSiteHandler", (SiteHandler,), {"results_dir": results_dir, "rulesets": rulesets,
                                                          "missing": missing, "lock": threading.Lock()})
     server = ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(site)))
-    server.verbose = verbose  # type: ignore[attr-defined]
-    server.missing = missing  # type: ignore[attr-defined]
+    server.verbose = verbose  # type: ignore[attr-defined]  # read by the handler off its server
+    server.missing = missing  # type: ignore[attr-defined]  # read by the handler off its server
     server.daemon_threads = True
     return server
 

@@ -1,15 +1,27 @@
 """toy-high-card: a two-faced high-card game (a ruleset that is one package plus its registration).
 
 Twelve cards, each with two faces ("red-5" / "blue-2"). Each player is dealt three and sees
-both faces of their own. In turn, each plays a card with the face of their choice up
-(action ``play:<position>:face`` or ``play:<position>:back``); once everyone has played, the
-highest rank up takes the trick (a tie: nobody). After three tricks, most tricks wins.
-View: ``hand`` (own cards, ``{"face", "back"}``), ``hand_sizes``, ``played`` (this trick's
-faces up, by seat), ``tricks``, ``turn``. Events: ``play`` (seat, card), ``trick`` (winner).
+both faces of their own.
 
 It declares what the environments and search bots need (`Ruleset.capabilities`): an
 ``encoding`` (numpy, imported when asked), an ``evaluate`` (tricks so far), its
 ``chance_outcomes`` (the deal's shuffle of twelve cards) and a ``sample_state``.
+
+How to play
+    In turn, each player plays a card with the face of their choice up; once everyone has
+    played, the highest rank up takes the trick (a tie: nobody). After three tricks, most
+    tricks wins.
+
+Action grammar
+    ``play:<position>:face`` or ``play:<position>:back``: play the card at that position of
+    your hand (0-based) with that side up.
+
+View fields
+    ``hand`` (own cards, ``{"face", "back"}``), ``hand_sizes``, ``played`` (this trick's
+    faces up, by seat), ``tricks``, ``turn``.
+
+Event types
+    ``play`` (``seat``, ``card``), ``trick`` (``winner``, None for a tie).
 """
 
 import random

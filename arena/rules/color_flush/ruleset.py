@@ -3,6 +3,14 @@
 Sources: the seed rulebook ``004_50eddf11bc4c1fec.txt`` and the rulings
 ``../shared/rules/color-flush.md``. Version "1".
 
+How to play
+-----------
+Be the first whose hand shows one color on every face toward you (white counts as any
+color). Every card has two faces. On your turn you give a card to a player (or place it
+on the pile), take a card from a player (seeing only its back) or from the pile, and flip
+one of your cards, in the order you choose. Placing a white face on the pile swaps hands
+with a player; a black face toward you flips your whole hand. Hands keep 4 to 10 cards.
+
 Players
 -------
 3 to 6 officially; 2 are allowed (ruling: "2 allowed as an option"). The

@@ -382,6 +382,11 @@ class Flip7State(EngineState):
 
     # -- scoring and the end of a round -------------------------------------------------
 
+    def round_score(self, seat: int) -> int:
+        """`seat`'s score this round so far (0 if busted): what every view shows (public,
+        for searches reading the state)."""
+        return self._round_score(seat)
+
     def _round_score(self, seat: int) -> int:
         """`seat`'s score this round so far (0 if busted), cached until its row
         changes: every view shows every row's score."""

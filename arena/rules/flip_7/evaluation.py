@@ -46,7 +46,7 @@ def evaluate_flip_7(state: Any, me: int) -> list[float]:
     target = max(1, state.target_score)
     values = []
     for s, (total, status) in enumerate(zip(state.totals, state.status)):
-        score = state._round_score(s)
+        score = state.round_score(s)
         values.append(total + (0.75 * score if status == 0 else score))   # 0: ACTIVE
     if len(values) == 1:
         return [min(1.0, values[0] / target)]

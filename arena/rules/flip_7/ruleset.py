@@ -4,6 +4,13 @@ Rules page of this ruleset, after the seed rulebook (`002_767dfbb72fcf16e3.txt`)
 rulings (`shared/rules/flip-7.md`). "Flip 7" is a trademark of its owner (The Op); this
 is an unofficial implementation for AI research.
 
+How to play
+    Each round, build a row of number cards in front of you. On your turn, hit (take the
+    next card) or stay (bank the row's points). A number you already have busts you: 0 for
+    the round. Seven different numbers end the round with +15. Modifier cards add to your
+    row's points; Freeze, Flip Three and Second Chance are handed to a player of your
+    choice. The first to reach the target score after a round wins (a tie plays on).
+
 Players
     1 to 36. 3+ is the real game, 2 is allowed for head-to-head tables, 1 is the solo
     challenge (how many rounds to reach `target_score`; fewer is better). Seats are
@@ -174,9 +181,9 @@ class Flip7(Ruleset):
     max_players = 36
     options = {
         "target_score": Option(200, "total that ends the game (after the round it is reached)",
-                               minimum=1),
+                               minimum=1, test_range=(1, 400)),
         "max_rounds": Option(1000, "safety valve: stop after this many rounds (all tied)",
-                             minimum=1),
+                             minimum=1, test_range=(1, 1000)),
     }
 
     @classmethod

@@ -393,6 +393,11 @@ class FlipHueState(EngineOwnEventCopies):
             "winner": self.winner,
         }
 
+    def factions_seen_by(self, viewer: int) -> tuple[tuple[str | None, str | None], ...]:
+        """(top, bottom) of every seat's faction card as `viewer` knows them (None: a side it
+        has not seen), as its view shows them (public, for searches reading the state)."""
+        return self._factions_seen_by(viewer)
+
     def _factions_seen_by(self, viewer: int) -> tuple[tuple[str | None, str | None], ...]:
         """(top, bottom) of every seat's faction card as `viewer` knows them (cached)."""
         cache = self._faction_sides

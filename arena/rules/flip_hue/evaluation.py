@@ -17,7 +17,7 @@ def evaluate_flip_hue(state: Any, me: int) -> list[float]:
     hands = table.hands_view(me)
     values = []
     for seat in range(state.players):
-        colors = [color for color in state._factions_seen_by(seat)[seat] if color is not None]
+        colors = [color for color in state.factions_seen_by(seat)[seat] if color is not None]
         own_hand = hands[seat] if seat == me else table.hand_view(seat, seat)
         best = 0
         for color in colors:

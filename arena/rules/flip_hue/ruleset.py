@@ -4,6 +4,14 @@ Rules page. Sources: the publisher's instructions (`shared/seeds/000_cfa0d6ee2b1
 and the project's rulings (`shared/rules/flip-hue.md`); where both are silent, the
 decisions listed at the end of this page.
 
+How to play
+    You hold a faction card showing two colors. Collect five cards of one of them. On your
+    turn you push a card to another player (or play a Flip card to flip someone's hand),
+    pull a card from another player by looking at its back (they may block with a Flip
+    card), then everyone draws or discards back to five cards. You win when your hand
+    shows five faces of one faction color, or another player's hand shows you five backs
+    of it.
+
 Players
     2 to 6. Seats 0..n-1 play clockwise; seat 0 is the first active player.
 
@@ -178,7 +186,7 @@ class FlipHue(Ruleset):
         "deck": Option(DEFAULT_DECK, "the cards, as a list of [face, face] pairs (faces: colors or "
                        "'flip'); default: the provisional 63-card deck", kind=list),
         "max_turns": Option(300, "turns (one player's each) before the game stops with everyone tied",
-                            minimum=1),
+                            minimum=1, test_range=(1, 600)),
     }
 
     @classmethod

@@ -4,6 +4,14 @@ Rules page of this ruleset, after the seed rulebook (`001_d790c0973ee2739e.txt`)
 rulings (`shared/rules/uno-flip.md`). "UNO" and "UNO Flip" are trademarks of Mattel; this
 is an unofficial implementation for AI research.
 
+How to play
+    Get rid of your cards. On your turn, play a card matching the discard pile's color or
+    value (or a Wild), or draw one. Every card has a light side and a dark side; a Flip
+    card turns the whole game over, so the dark sides (and their harsher actions) are
+    played until the next Flip. Call UNO as you play your second-to-last card, or draw a
+    penalty. The winner of a round scores the cards left in the others' hands; the first
+    to the target score wins.
+
 Players
     2 to 10. Seats are 0 .. players-1 clockwise; "left of" seat s is seat s+1.
 
@@ -189,7 +197,8 @@ class UnoFlip(Ruleset):
     min_players = 2
     max_players = 10
     options = {
-        "target_score": Option(500, "total that ends the game; 0 plays a single round", minimum=0),
+        "target_score": Option(500, "total that ends the game; 0 plays a single round", minimum=0,
+                               test_range=(0, 500)),
         "scoring": Option("highest", "highest: the winner scores the others' cards; lowest: "
                           "everyone else scores their own cards, fewest wins",
                           choices=("highest", "lowest")),
@@ -199,7 +208,7 @@ class UnoFlip(Ruleset):
         "uno_penalty": Option(2, "cards drawn by a player who does not call UNO",
                               minimum=0, maximum=DECK_SIZE),
         "max_turns": Option(1000, "turns per round before the game is stopped, all tied",
-                            minimum=1),
+                            minimum=1, test_range=(1, 1000)),
         "deck": Option(DEFAULT_DECK, "the cards as [light_face, dark_face] pairs; default: the "
                        "real 112-card deck", kind=list),
     }

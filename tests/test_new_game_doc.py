@@ -1,0 +1,116 @@
+"""docs/new-game.md builds a game in a package of its own: this test writes the doc's own
+code blocks into a folder, installs the package as pip would (an `arena` entry point), and
+runs the doc's steps: the kit, the rules page, the renderer, a tournament and its web page."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "new-game.md"
+BLOCK = re.compile(r"^```(?:python|toml)\n# file: (?P<path>\S+)\n(?P<body>.*?)^```", re.S | re.M)
+
+
+def doc_files(text: str) -> dict[str, str]:
+    """The doc's files: each block headed ``# file: <path>`` (a later one replaces an earlier)."""
+    files = {}
+    for match in BLOCK.finditer(text):
+        body = match["body"]
+        files[match["path"]] = body if match["path"].endswith(".py") else f"# file: {match['path']}\n{body}"
+    return files
+
+
+@pytest.fixture
+def high_card(plugin_dir, tmp_path, monkeypatch):
+    """The package of docs/new-game.md, written from its code blocks and installed."""
+    project = tmp_path / "arena-high-card"
+    for path, body in doc_files(DOC.read_text()).items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(body)
+    meta = tomllib.loads((project / "pyproject.toml").read_text())["project"]
+    info = plugin_dir / f"{meta['name'].replace('-', '_')}-{meta['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {meta['name']}\nVersion: {meta['version']}\n")
+    points = "".join(f"{name} = {target}\n" for name, target in meta["entry-points"]["arena"].items())
+    (info / "entry_points.txt").write_text("[arena]\n" + points)
+    monkeypatch.syspath_prepend(str(project))
+    yield project
+    for name in [name for name in sys.modules if name.startswith("arena_high_card")]:
+        del sys.modules[name]
+
+
+def test_the_doc_lists_every_file_of_its_folder_and_each_has_a_block():
+    files = doc_files(DOC.read_text())
+    assert set(files) == {"pyproject.toml", "arena_high_card/__init__.py", "arena_high_card/ruleset.py",
+                          "arena_high_card/text.py", "tests/test_conformance.py", "tournament.toml"}
+
+
+def test_the_docs_game_registers_passes_the_kit_and_has_its_rules_page(high_card):
+    from arena.plugins import load_registry
+    from arena.rules.page import missing_sections
+
+    entry = load_registry().rulesets["high-card"]
+    assert entry.origin.package == "arena-high-card"
+    assert missing_sections(entry.cls) == [] and "most tricks wins" in entry.cls.how_to_play()
+    spec = importlib.util.spec_from_file_location("doc_test_conformance", high_card / "tests" / "test_conformance.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.test_high_card_conforms()  # the doc's own test: check_ruleset, every check
+
+
+def test_the_docs_renderer_phrases_its_actions_and_events(high_card):
+    import random
+
+    from arena.render import Style, renderer_for
+    from arena.plugins import load_registry
+
+    cls = load_registry().rulesets["high-card"].cls
+    renderer = renderer_for(cls, Style(False), ["seat 0 (you)", "seat 1"], 0, 2)
+    state = cls.new_game(2, cls.resolve_options(), random.Random(1))
+    view = state.view(0)
+    assert renderer.safe_action("play:0:back", view).startswith("play [") and " up" in renderer.safe_action(
+        "play:0:back", view)
+    state.apply("play:0:face")
+    assert renderer.safe_event(state.take_events(1)[0]).startswith("seat 0 (you) plays [")
+    assert "back" in " ".join(renderer.legend())  # its cards are two-faced
+
+
+def test_the_docs_tournament_runs_and_publishes_its_web_page(high_card, tmp_path):
+    from arena.plugins import load_registry
+    from arena.run_and_publish import run_and_publish
+    from arena.tournament import parse_tournament
+
+    text = (high_card / "tournament.toml").read_text()
+    # the sandbox has tests of its own; here, the game (the doc's file runs bots in the sandbox)
+    text = text.replace("[tournament]\n", '[tournament]\nisolation = "inline"\n', 1)
+    out = tmp_path / "out"
+    run_and_publish(parse_tournament(text, load_registry()), out, workers=1, progress=False,
+                    echo=lambda line: None, replays=2)
+    standings = json.loads((out / "standings.json").read_text())
+    assert {row["bot"] for row in standings["rulesets"]["high-card"]} == {"random-1", "random-2"}
+    assert (out / "index.html").exists() or any(out.rglob("index.html"))
+
+
+def test_the_generic_legend_says_nothing_of_two_faces_for_a_game_of_one_sided_cards():
+    from arena.render import Style, renderer_for
+    from arena.rules.base import Ruleset
+
+    class OneSided(Ruleset):
+        id, version, title, min_players, max_players = "one-sided", "1", "One sided", 2, 2
+
+        @classmethod
+        def new_game(cls, players, options, rng):  # a deal is all the legend looks at
+            return SimpleNamespace(view=lambda seat: {"hand": ["red-1", "blue-2"], "pile": "green-3"})
+
+    legend = " ".join(renderer_for(OneSided, Style(False), ["a", "b"], 0, 2).legend())
+    assert "back" not in legend and "face" not in legend and "[?]" in legend
+    from arena.rules.flip_hue import FlipHue
+    assert "[face]/[back]" in " ".join(renderer_for(FlipHue, Style(False), ["a", "b"], 0, 2).legend())

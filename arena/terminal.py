@@ -76,7 +76,7 @@ SENTENCES_PER_SECTION = 2
 
 def rules_summary(ruleset_id: str, full: bool = False) -> list[str]:
     """The rules of `ruleset_id` for a person at the table (``?``): the ruleset's
-    player-facing "How to play" (``how_to_play()``, where it has one), else its rules
+    player-facing "How to play" (``Ruleset.how_to_play()``, where its page has one), else its rules
     page's opening and the first sentences of each section about play (those for bot
     authors, the action grammar, the view and event fields, options, rulings and
     versions left out). `full` (``??``): the whole rules page."""
@@ -89,11 +89,10 @@ def rules_summary(ruleset_id: str, full: bool = False) -> list[str]:
     if full:
         return ["", f"== the whole rules page of {ruleset_id} ==",
                 *inspect.cleandoc(ruleset_doc(entry.cls)).splitlines(), "== end of the rules =="]
-    how_to_play = getattr(entry.cls, "how_to_play", None)
-    if callable(how_to_play):
-        text = how_to_play()
-        body = text.strip("\n").splitlines() if isinstance(text, str) else [str(line) for line in text]
-        return ["", f"== how to play {ruleset_id} (?? for the whole rules page) ==", *body, "== end of the rules =="]
+    text = entry.cls.how_to_play()
+    if text:
+        return ["", f"== how to play {ruleset_id} (?? for the whole rules page) ==", *text.strip("\n").splitlines(),
+                "== end of the rules =="]
     intro, sections = docstring_sections(ruleset_doc(entry.cls))
     lines = ["", f"== rules of {ruleset_id}, in short (?? for the whole page) ==",
              " ".join(intro.split("\n\n")[0].split())]

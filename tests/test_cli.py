@@ -199,12 +199,25 @@ def test_a_question_mark_at_the_table_is_short_and_leaves_out_the_rulings_and_tw
     from arena.reference import ruleset_doc
     from arena.terminal import rules_summary
 
+    cls = load_registry().ruleset("flip-7").cls
     short, full = rules_summary("flip-7"), rules_summary("flip-7", full=True)
     assert "the ruling, amended" not in "\n".join(short) and "the ruling, amended" in " ".join(full)
+    assert short[2:-1] == cls.how_to_play().strip("\n").splitlines() and len(short) < len(full) / 2
+    assert "?? for the whole rules page" in short[1]
+    doc = ruleset_doc(cls)
+    assert full[2:-1] == __import__("inspect").cleandoc(doc).splitlines()
+
+
+def test_a_question_mark_without_a_how_to_play_shows_the_pages_opening_and_play_sections_in_short(monkeypatch):
+    from arena.plugins import load_registry
+    from arena.terminal import rules_summary
+
+    cls = load_registry().ruleset("flip-7").cls
+    monkeypatch.setattr(cls, "how_to_play", classmethod(lambda c: None))
+    short, full = rules_summary("flip-7"), rules_summary("flip-7", full=True)
+    assert "the ruling, amended" not in "\n".join(short)
     assert "Action cards" in short and len(short) < len(full) / 2
     assert "?? for the whole page" in short[1]
-    doc = ruleset_doc(load_registry().ruleset("flip-7").cls)
-    assert full[2:-1] == __import__("inspect").cleandoc(doc).splitlines()
 
 
 def test_a_question_mark_shows_the_rulesets_how_to_play_where_it_has_one(monkeypatch):

@@ -30,6 +30,7 @@ import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
 from arena.live_ratings import RatingFollowers
+from arena.pairwise import BETTING
 from arena.ratings import rate_store
 from arena.seats import Limits, privilege_notice
 from arena.stopping import Feed, Looks
@@ -94,6 +95,9 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
                                            "bot": stop.bot, "baseline": stop.baseline, "alpha": stop.alpha,
                                            "beta": stop.beta},
         "look_every": tournament.look_every if stop is not None else None,
+        # The family of intervals and stopping tests (arena.pairwise.INTERVALS); a plan
+        # without it keeps the classic ones, so older stores rank as they did.
+        "intervals": BETTING,
         "deals": tournament.deals,
         "max_games": tournament.max_games,
         "total_games": total,

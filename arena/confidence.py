@@ -9,13 +9,15 @@ the same floats on every machine):
 
 - `betting_cs`: the hedged-capital betting CS of Waudby-Smith & Ramdas, "Estimating means
   of bounded random variables by betting", JRSS-B 86(1), 2024 (arXiv:2010.09686),
-  Theorem 3 with their predictable plug-in bets (eq. 26-27), for observations in any
-  known range [lo, hi] with a constant conditional mean. `BettingCS` is the same CS
-  kept open: its interval, and the exact test of whether one value m is excluded.
+  Theorem 3, its capital split between their predictable plug-in bets (eq. 26-27) and
+  growth-rate plug-in bets (below), for observations in any known range [lo, hi] with a
+  constant conditional mean. `BettingCS` is the same CS kept open: its interval, and the
+  exact test of whether one value m is excluded; `BettingMonitor` keeps that test at a
+  few fixed values up to date one observation at a time.
 - `betting_interval`: the fixed-n version (bets tuned to n; still valid at every t <= n).
 - `betting_e_value` / `BettingCS.log_capital`: the betting e-process itself (the
-  evidence against "the mean is m", log scale); the verdicts and the betting SPRT of
-  `arena.pairwise` read it at 1/2 and 1/2 +- margin.
+  evidence against "the mean is m", log scale); `arena.pairwise`'s verdicts read it at
+  1/2 and 1/2 +- margin.
 - `asymptotic_cs`: the asymptotic CS of Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas,
   "Time-uniform central limit theory and asymptotic confidence sequences" (2021,
   arXiv:2103.06476), Theorem 2.2 with Robbins' normal-mixture boundary, for scores
@@ -51,12 +53,13 @@ from the focus f (1/2 for paired scores), the same bet for every m:
 
     lambda_t = |mu_{t-1} - f| / (s2_{t-1} + (mu_{t-1} - f)^2),   capped at 3/4 / m (3/4 / (1 - m))
 
-Measured on Flip 7 deal scores (benchmarks/bench_stopping.py simulate), the mixture
-separates 23 vs 31 (0.55) in 530 deals on average where the PrPl bets alone need 690,
-and it separates 8 of the reference tournament's 9 bot-vs-random pairs at 20 deals
-where PrPl alone separates 6. Every part's K+_t(m) is non-increasing in m and K-_t(m)
-non-decreasing, so the CS is an interval and its ends are found by bisection; the
-question "is m excluded" is answered exactly, without bisection, by the capital at m.
+Measured on Flip 7 deal scores (benchmarks/bench_stopping.py simulate; docs/statistics.md),
+the mixture settles 23 vs 31 (0.55) in 495 deals on average (200 runs) where the PrPl
+bets alone need 690 (60 runs), and it separates 8 of the reference tournament's 9
+bot-vs-random pairs at 20 deals where PrPl alone separates 6. Every part's K+_t(m) is
+non-increasing in m and K-_t(m) non-decreasing, so the CS is an interval and its ends
+are found by bisection; the question "is m excluded" is answered exactly, without
+bisection, by the capital at m.
 """
 
 from __future__ import annotations
@@ -242,6 +245,61 @@ class BettingCS:
             else:
                 inside = mid
         return edge
+
+
+class BettingMonitor:
+    """`BettingCS`'s exact exclusion tests at a few fixed values `points`, kept up to date
+    one observation at a time (`add`) in O(1) each, with the same floats as `BettingCS`
+    over the same observations: for a run that looks often (a benchmark's simulated
+    stops). Anytime bets only (no `fixed_n`)."""
+
+    def __init__(self, points: Sequence[float], alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0,
+                 focus: float | None = None):
+        _check(alpha, lo, hi)
+        self.lo, self.hi = lo, hi
+        self.threshold = math.log(2 / alpha)
+        self._log_term = math.log(2 / alpha)
+        self._centre = 0.5 if focus is None else (focus - lo) / (hi - lo)
+        self.points = [(p, (p - lo) / (hi - lo)) for p in points]
+        # per point and side: [total of part a, total of part b, peak]
+        self._state = {(p, up): [0.0, 0.0, 0.0] for p, _ in self.points for up in (True, False)}
+        self.n = 0
+        self._mu_prev, self._s2_prev, self._total, self._sq_dev = 0.5, 0.25, 0.0, 0.0
+
+    def add(self, value: float) -> None:
+        """One more observation (in [lo, hi])."""
+        (y,) = _unit([value], self.lo, self.hi)
+        t = self.n + 1
+        lam_a = math.sqrt(2 * self._log_term / (self._s2_prev * (t * math.log1p(t))))
+        gap = self._mu_prev - self._centre
+        lam_b = abs(gap) / (self._s2_prev + gap * gap)
+        half = math.log(0.5)
+        for p, m in self.points:
+            for up in (True, False):
+                room = m if up else 1 - m
+                cap_a = TRUNCATION / room if room > 0 else math.inf
+                cap_b = FOCUS_TRUNCATION / room if room > 0 else math.inf
+                gain = (1.0 if up else -1.0) * (y - m)
+                state = self._state[(p, up)]
+                state[0] += math.log1p((lam_a if lam_a < cap_a else cap_a) * gain)
+                state[1] += math.log1p((lam_b if lam_b < cap_b else cap_b) * gain)
+                high, low = (state[0], state[1]) if state[0] > state[1] else (state[1], state[0])
+                mixed = high + math.log1p(math.exp(low - high)) + half
+                if mixed > state[2]:
+                    state[2] = mixed
+        self.n = t
+        self._total += y
+        self._mu_prev = min(1.0, (0.5 + self._total) / (t + 1))
+        self._sq_dev += (y - self._mu_prev) ** 2
+        self._s2_prev = (0.25 + self._sq_dev) / (t + 1)
+
+    def excludes_below(self, point: float) -> bool:
+        """`BettingCS.excludes_below` at one of the `points`."""
+        return self._state[(point, True)][2] >= self.threshold
+
+    def excludes_above(self, point: float) -> bool:
+        """`BettingCS.excludes_above` at one of the `points`."""
+        return self._state[(point, False)][2] >= self.threshold
 
 
 def betting_cs(values: Iterable[float], alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0,

@@ -462,7 +462,8 @@ def assemble(plan: Mapping[str, Any], parts: Mapping[str, Any]) -> dict[str, Any
         "overall": rows,
         "rulesets": {label: parts[label]["rows"] for label in labels},
         "head_to_head": {OVERALL: head_to_head, **{label: parts[label]["head_to_head"] for label in labels}},
-        "pairwise": {**settings,
+        # A classic plan's standings stay as they were published before issue 43: no "intervals".
+        "pairwise": {**{k: v for k, v in settings.items() if k != "intervals" or v != CLASSIC},
                      "overall": _overall_pairwise(rows, rulesets, members, names,
                                                   lambda a, b: is_compared(plan, names.index(a), names.index(b)),
                                                   strata, settings["margin"]),

@@ -16,7 +16,13 @@ from the last look recorded in its store; nothing here is simulated. Modes:
   test (the 95% t interval excludes 1/2, looked at once) the same power at the true mean
   and sd (``--true-mean``, ``--sd`` from ``measure``), and Wald's bound for any test.
 
-What README.md reports, measured 2026-12-01 on 2 cores shared with five other engineers'
+- ``simulate A [B] --test settled|null|sprt --runs R``: R runs of a stop simulated on deals
+  drawn (a seeded bootstrap) from one recorded fixed run of ``--pool-deals`` deals (kept in
+  ``--pool FILE``), for the classic and the betting intervals on the same deals at each seed
+  (issue 43: fast enough for 200 runs of up to 3,000 deals per case; docs/statistics.md has
+  the figures, the commands and how the simulation matches the real runs).
+
+What README.md reported before issue 43 (classic intervals), measured 2026-12-01 on 2 cores shared with five other engineers'
 work (seeds 1..R; deals are what matters, times are noisy)::
 
     $ bench_stopping.py measure 23 15 --deals 4000
@@ -48,6 +54,8 @@ Usage::
     .venv/bin/python benchmarks/bench_stopping.py sprt 23 17 --runs 200 --margin 0.1 --look-every 1 \
         --true-mean 0.596 --sd 0.334
     .venv/bin/python benchmarks/bench_stopping.py sprt 0 0 --runs 200 --margin 0.1   # the SPRT's false H1
+    .venv/bin/python benchmarks/bench_stopping.py simulate 23 31 --runs 200 --max-deals 3000 --pool pools.json
+    .venv/bin/python benchmarks/bench_stopping.py simulate 0 --test null --runs 200 --max-deals 1000 --pool pools.json
 """
 
 from __future__ import annotations
@@ -67,6 +75,7 @@ from statistics import NormalDist
 from typing import Any, Sequence
 
 from arena import pairwise
+from arena.confidence import BettingMonitor
 from arena.plugins import load_registry
 from arena.runner import RunObserver, run_tournament
 from arena.store import Store, read_looks, store_path
@@ -206,34 +215,55 @@ def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, l
     """One run of a two-entry `stop` on deals drawn independently from `pool` (a seeded
     bootstrap: the same deals for every `intervals` at one seed), looked at every
     `look_every` deals as `arena.stopping` looks: `test` "settled" (the pair ranked by its
-    mean so far, as TrueSkill ranks two entries) or "sprt" (first against second; with
-    `intervals` "betting", `pairwise.iter_betting_sprt`)."""
+    mean so far, as TrueSkill ranks two entries; the statistics kept up to date a deal at
+    a time: `pairwise.iter_confidence_sequence` for the classic intervals,
+    `confidence.BettingMonitor` for betting, the same verdicts as `pairwise.judge`'s up to
+    float rounding: both are symmetric in the two entries) or "sprt" (first against
+    second; `pairwise.iter_sprt`, or `iter_betting_sprt` with `intervals` "betting")."""
     rng = random.Random(seed)
     values: list[float] = []
-    alpha_pair = 1 - confidence  # K = 1 pair
-    for boundary in itertools.chain(range(look_every, max_deals, look_every), [max_deals]):
-        values.extend(rng.choice(pool) for _ in range(boundary - len(values)))
-        mean = statistics.fmean(values)
-        if test == "sprt":
-            if intervals == pairwise.BETTING:
-                decision = pairwise.betting_sprt(values, margin, alpha, beta).decision
-            else:
-                decision = pairwise.sprt(values, margin, alpha, beta).decision
-            if decision != pairwise.CONTINUE or boundary == max_deals:
+    boundaries = set(itertools.chain(range(look_every, max_deals, look_every), [max_deals]))
+    stream = (rng.choice(pool) for _ in range(max_deals))
+
+    def tee():
+        for x in stream:
+            values.append(x)
+            yield x
+
+    if test == "sprt":
+        steps = (pairwise.iter_betting_sprt if intervals == pairwise.BETTING else pairwise.iter_sprt)(
+            tee(), margin, alpha, beta)
+        for result in steps:
+            if result.deals in boundaries and (result.decision != pairwise.CONTINUE or result.deals == max_deals):
                 status = {pairwise.ACCEPT_H1: pairwise.SEPARATED, pairwise.ACCEPT_H0: pairwise.EQUAL}.get(
-                    decision, pairwise.UNSETTLED)
-                return Outcome(status, boundary, decision, mean)
+                    result.decision, pairwise.UNSETTLED)
+                return Outcome(status, result.deals, result.decision, result.mean)
+        raise AssertionError("unreachable: the last deal is a boundary")
+    alpha_pair = 1 - confidence  # K = 1 pair
+    if intervals == pairwise.BETTING:
+        monitor = BettingMonitor((0.5 - margin, 0.5, 0.5 + margin), alpha_pair)
+        steps = ((monitor.add(x), monitor)[1] for x in tee())
+    else:
+        steps = pairwise.iter_confidence_sequence(tee(), alpha_pair)
+    for step in steps:
+        deals = len(values)
+        if deals not in boundaries:
             continue
-        first_upper = mean >= 0.5
-        oriented = values if first_upper else [1 - x for x in values]
-        status = pairwise.pair_status(oriented, alpha_pair, margin, "sequence", intervals)
-        settled = status in (pairwise.SEPARATED, pairwise.EQUAL)
-        if settled or boundary == max_deals:
-            if not first_upper:
-                status = {pairwise.SEPARATED: pairwise.REVERSED, pairwise.REVERSED: pairwise.SEPARATED}.get(
-                    status, status)
-            return Outcome(status, boundary, "settled" if settled else "max_deals", mean)
-    raise AssertionError("unreachable: the last boundary is max_deals")
+        if intervals == pairwise.BETTING:
+            first_better, second_better = step.excludes_below(0.5), step.excludes_above(0.5)
+            equal = margin > 0 and step.excludes_below(0.5 - margin) and step.excludes_above(0.5 + margin)
+        else:
+            low, high = step.interval.low, step.interval.high
+            first_better, second_better = low > 0.5, high < 0.5
+            equal = 0.5 - margin <= low and high <= 0.5 + margin
+        mean = statistics.fmean(values)
+        first_upper = mean >= 0.5  # the ranking's order
+        status = (pairwise.SEPARATED if first_better else pairwise.REVERSED if second_better else
+                  pairwise.EQUAL if equal else pairwise.UNSETTLED)
+        settled = status == pairwise.EQUAL or (first_better if first_upper else second_better)
+        if settled or deals == max_deals:
+            return Outcome(status, deals, "settled" if settled else "max_deals", mean)
+    raise AssertionError("unreachable: the last deal is a boundary")
 
 
 def simulated_runs(pool: Sequence[float], runs: int, first_seed: int = 1, **kwargs: Any) -> list[Outcome]:
@@ -266,9 +296,11 @@ def simulate(args: argparse.Namespace) -> None:
                   f"mean deals {statistics.fmean(deals):.1f}, median {statistics.median(deals)} "
                   f"({time.perf_counter() - started:.0f} s)")
         else:
+            to_right = statistics.fmean(o.deals if o.status == pairwise.SEPARATED else args.max_deals for o in out)
             print(f"  {label}: separated right {right}/{args.runs}, wrong {wrong}, equal {equal}, unsettled "
                   f"{args.runs - right - wrong - equal}; mean deals {statistics.fmean(deals):.1f}, median "
-                  f"{statistics.median(deals)} ({time.perf_counter() - started:.0f} s)")
+                  f"{statistics.median(deals)}; mean deals to the right separation (any other end counted as "
+                  f"max_deals) {to_right:.1f} ({time.perf_counter() - started:.0f} s)")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -229,3 +229,22 @@ def test_the_asymptotic_cs_narrows_like_one_over_root_n_and_refuses_non_finite_v
     assert asymptotic_cs([3.0]).low == -math.inf
     with pytest.raises(ValueError, match="finite"):
         asymptotic_cs([1.0, math.nan])
+
+
+def test_the_monitor_gives_the_same_exclusions_as_the_whole_sequence_at_every_look():
+    from arena.confidence import BettingMonitor
+
+    rng = random.Random(6)
+    draw, _ = _three_point(0.42, 0.3)
+    points = (0.45, 0.5, 0.55)
+    monitor = BettingMonitor(points, 0.05)
+    xs = []
+    for n in range(1, 301):
+        xs.append(draw(rng))
+        monitor.add(xs[-1])
+        if n % 25 == 0:
+            cs = BettingCS(xs, 0.05)
+            for p in points:
+                assert monitor.excludes_below(p) == cs.excludes_below(p)
+                assert monitor.excludes_above(p) == cs.excludes_above(p)
+            assert monitor._state[(0.5, True)][2] == pytest.approx(cs.log_capital(0.5, True), abs=1e-12)

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 TRUNCATION = 0.5     # c: the cap on the bets (Waudby-Smith & Ramdas suggest 1/2 or 3/4)
+FOCUS_WEIGHT = 0.5  # the share of each gambler's capital on the focused bets
 FOCUS_TRUNCATION = 0.75  # c of the focused bets (they are small unless the data are far from the focus)
 _TOLERANCE = 2.0 ** -32  # bisection stops when the bracket (on the [0, 1] scale) is this narrow
 
@@ -159,16 +160,17 @@ def _peak(ys: Sequence[float], parts: Sequence[tuple[Sequence[float], float]], m
                 if peak >= stop_at:
                     break
         return peak
-    (bets_a, _), (bets_b, _) = parts  # two parts: log((K_a + K_b) / 2)
+    (bets_a, _), (bets_b, _) = parts  # two parts: log((1 - w) K_a + w K_b)
     cap_a, cap_b = caps
     total_a = total_b = peak = 0.0
-    half = log(0.5)
+    log_a, log_b = log(1 - FOCUS_WEIGHT), log(FOCUS_WEIGHT)
     for y, lam_a, lam_b in zip(ys, bets_a, bets_b):
         gain = sign * (y - m)
         total_a += log1p((lam_a if lam_a < cap_a else cap_a) * gain)
         total_b += log1p((lam_b if lam_b < cap_b else cap_b) * gain)
-        high, low = (total_a, total_b) if total_a > total_b else (total_b, total_a)
-        mixed = high + log1p(exp(low - high)) + half
+        wa, wb = total_a + log_a, total_b + log_b
+        high, low = (wa, wb) if wa > wb else (wb, wa)
+        mixed = high + log1p(exp(low - high))
         if mixed > peak:
             peak = mixed
             if peak >= stop_at:
@@ -273,7 +275,7 @@ class BettingMonitor:
         lam_a = math.sqrt(2 * self._log_term / (self._s2_prev * (t * math.log1p(t))))
         gap = self._mu_prev - self._centre
         lam_b = abs(gap) / (self._s2_prev + gap * gap)
-        half = math.log(0.5)
+        log_a, log_b = math.log(1 - FOCUS_WEIGHT), math.log(FOCUS_WEIGHT)
         for p, m in self.points:
             for up in (True, False):
                 room = m if up else 1 - m
@@ -283,8 +285,9 @@ class BettingMonitor:
                 state = self._state[(p, up)]
                 state[0] += math.log1p((lam_a if lam_a < cap_a else cap_a) * gain)
                 state[1] += math.log1p((lam_b if lam_b < cap_b else cap_b) * gain)
-                high, low = (state[0], state[1]) if state[0] > state[1] else (state[1], state[0])
-                mixed = high + math.log1p(math.exp(low - high)) + half
+                wa, wb = state[0] + log_a, state[1] + log_b
+                high, low = (wa, wb) if wa > wb else (wb, wa)
+                mixed = high + math.log1p(math.exp(low - high))
                 if mixed > state[2]:
                     state[2] = mixed
         self.n = t

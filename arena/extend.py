@@ -138,6 +138,9 @@ def apply_extension(store: Store, extension: Extension, tournament: Tournament) 
 
     old = store.plan()
     plan = dict(extension.plan, seed_history=list(old.get("seed_history") or ()))
+    plan.pop("intervals", None)  # an extended store keeps the intervals it was made with
+    if "intervals" in old:
+        plan["intervals"] = old["intervals"]
     meta: dict[str, Any] = {"plan": plan, "tournament_file": tournament.path, "tournament_text": tournament.text,
                             "tournament_sha256": tournament.sha256, "finished_at": None}
     fresh = None

@@ -21,6 +21,12 @@ What is here, all pure functions of their arguments and small frozen values:
 - `settle`: for entries in a ranked order, whether each adjacent pair is separated,
   shown equal within a margin, or not settled, and whether the whole ranking is;
   `compare`: the same verdict for every pair of the order, with the same error control.
+- Two families of intervals (`INTERVALS`), chosen per run and recorded in its plan:
+  "betting" (issue 43; `arena.confidence`: the hedged-capital betting confidence
+  sequence with `stop`, the fixed-n betting interval without), and "classic" (the
+  empirical-Bernstein sequence and the Student-t interval above), which a plan without
+  a recorded method keeps, so that stores made before issue 43 rank as they did.
+- `iter_betting_sprt`: the SPRT's question answered by two betting e-processes.
 
 Order matters for the sequential methods (the CS's bets and the SPRT's looks depend on
 which deals came first), so deal keys must sort in schedule order (a deal index, or a
@@ -36,11 +42,17 @@ from functools import lru_cache
 from statistics import NormalDist
 from typing import Any, Hashable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
+from arena.confidence import BettingCS
+
 SEPARATED = "separated"   # the interval excludes 1/2 on the side the ranking says
 REVERSED = "reversed"     # the interval excludes 1/2 on the other side: the order is wrong
 EQUAL = "equal"           # the interval lies within 1/2 +- margin
 UNSETTLED = "unsettled"   # none of these (or the two never shared a table)
 SETTLED_STATES = (SEPARATED, REVERSED, EQUAL)
+
+BETTING = "betting"   # intervals: arena.confidence's betting CS / fixed-n interval (issue 43)
+CLASSIC = "classic"   # intervals: empirical-Bernstein CS / Student t (a plan with no recorded method)
+INTERVALS = (BETTING, CLASSIC)
 
 ACCEPT_H0 = "accept H0"
 ACCEPT_H1 = "accept H1"
@@ -144,6 +156,7 @@ class Comparison:
     method: str
     confidence: float
     margin: float
+    intervals: str = CLASSIC
 
 
 @dataclass(frozen=True)
@@ -155,6 +168,7 @@ class Settlement:
     pairs: int           # K, the number of pairs the error rate was split over
     alpha_per_pair: float
     method: str          # "sequence" (anytime-valid) or "fixed"
+    intervals: str = CLASSIC  # "betting" or "classic" (INTERVALS)
 
 
 Scores = Sequence[Union[float, DealScore]]
@@ -440,12 +454,72 @@ def sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05, beta: float 
     return result
 
 
+@dataclass(frozen=True)
+class BettingSprtResult:
+    """The betting SPRT's state after `deals` deals: `decision` is ACCEPT_H0, ACCEPT_H1 or
+    CONTINUE; `against_h0` and `against_h1` the log e-values (the gamblers' largest log
+    capital so far) against H0 and against H1, stopping when the first reaches
+    `h0_bound` = log(1/alpha) (accept H1) or the second `h1_bound` = log(1/beta)."""
+
+    decision: str
+    against_h0: float
+    against_h1: float
+    h0_bound: float
+    h1_bound: float
+    deals: int
+    mean: float
+
+
+def iter_betting_sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05,
+                      beta: float = 0.05) -> Iterator[BettingSprtResult]:
+    """After each deal, in order, the SPRT's question (H0: mean paired score 1/2, H1: 1/2 +
+    margin) answered by two betting e-processes (Waudby-Smith & Ramdas 2024, sec. 3):
+
+        E0_t = prod (1 + l_i (x_i - 1/2)),       l_i = margin / v0_{i-1}, at most 1
+        E1_t = prod (1 - g_i (x_i - mu_1)),      g_i = margin / v1_{i-1}, at most 1/2 / (1 - mu_1)
+        v_k,t = (1/4 + sum_{i<=t} (x_i - mu_k)^2) / (t + 1),  mu_0 = 1/2, mu_1 = 1/2 + margin
+
+    (each bet the growth-optimal one at the other hypothesis, to second order, with the
+    second moment estimated from the past deals). Accept H1 when E0 reaches 1/alpha,
+    H0 when E1 reaches 1/beta. Under H0 (any mean <= 1/2, any distribution on [0, 1]),
+    E0 is a nonnegative supermartingale, so P(accept H1) <= alpha exactly, whenever one
+    looks (Ville's inequality), and likewise P(accept H0 | mean >= 1/2 + margin) <= beta:
+    no normal approximation, unlike `iter_sprt` whose rates are Wald's approximate ones."""
+    if not 0 < margin < 0.5:
+        raise ValueError(f"margin must lie in (0, 1/2), got {margin!r}")
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise ValueError(f"need 0 < alpha, beta < 1, got {alpha!r}, {beta!r}")
+    mu0, mu1 = 0.5, 0.5 + margin
+    h0_bound, h1_bound = math.log(1 / alpha), math.log(1 / beta)
+    cap0, cap1 = _CS_TRUNCATION / mu0, _CS_TRUNCATION / (1 - mu1)
+    log0 = log1 = peak0 = peak1 = 0.0
+    sq0 = sq1 = total = 0.0
+    for n, x in enumerate(_iter_values(scores), start=1):
+        log0 += math.log1p(min(margin * n / (0.25 + sq0), cap0) * (x - mu0))
+        log1 += math.log1p(min(margin * n / (0.25 + sq1), cap1) * (mu1 - x))
+        peak0, peak1 = max(peak0, log0), max(peak1, log1)
+        sq0 += (x - mu0) ** 2
+        sq1 += (x - mu1) ** 2
+        total += x
+        decision = ACCEPT_H1 if peak0 >= h0_bound else ACCEPT_H0 if peak1 >= h1_bound else CONTINUE
+        yield BettingSprtResult(decision, peak0, peak1, h0_bound, h1_bound, n, total / n)
+
+
+def betting_sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05,
+                 beta: float = 0.05) -> BettingSprtResult:
+    """`iter_betting_sprt` after the last deal (CONTINUE with no deals)."""
+    result = BettingSprtResult(CONTINUE, 0.0, 0.0, math.log(1 / alpha), math.log(1 / beta), 0, 0.5)
+    for result in iter_betting_sprt(scores, margin, alpha, beta):
+        pass
+    return result
+
+
 # ---------------------------------------------------------------- settled ranking
 
 
 def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
            confidence: float = 0.95, margin: float = 0.05, method: str = "sequence",
-           pair_count: int | None = None) -> Settlement:
+           pair_count: int | None = None, intervals: str = CLASSIC) -> Settlement:
     """For a ruleset's entries ranked best first (`order`) and per-pair deal scores
     (`pairs`, e.g. from `paired_scores`; (a, b) or (b, a) will do), a verdict for each
     adjacent pair, and whether the whole ranking is settled.
@@ -454,35 +528,38 @@ def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
     default every unordered pair of entries in `order` with at least one deal: adjacency
     is chosen from the data, so every pair must be covered. Each adjacent pair's interval
     for upper against lower is the anytime-valid CS (method "sequence", valid at every
-    look) or the fixed-sample Student-t interval ("fixed", one look only) at 1 - alpha/K.
-    Status: SEPARATED if it lies above 1/2; REVERSED if below (the data contradict the
+    look) or the fixed-sample interval ("fixed", one look only) at 1 - alpha/K, of the
+    family `intervals`: "betting" (`arena.confidence.betting_cs` / `betting_interval`; its
+    status is decided exactly by the betting capital at 1/2 and 1/2 +- margin) or
+    "classic" (`confidence_sequence` / `summarize`'s Student t). Status: SEPARATED if it lies above 1/2; REVERSED if below (the data contradict the
     order); else EQUAL if it lies within [1/2 - margin, 1/2 + margin]; else UNSETTLED
     (also when the two never shared a table). The ranking is settled when no adjacent
     pair is UNSETTLED. A run that stops on this must keep K and the deal order fixed over
     its looks: pass `pair_count` = the pairs its schedule will ever have, as the default
     grows while pairs first meet, and a Bonferroni split must not change between looks."""
-    alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count)
-    verdicts = tuple(_verdict(upper, lower, _oriented(pairs, upper, lower), alpha, margin, method)
+    alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count, intervals)
+    verdicts = tuple(judge(upper, lower, _oriented(pairs, upper, lower), alpha, margin, method, intervals)
                      for upper, lower in zip(order, order[1:]))
     settled = all(v.status in SETTLED_STATES for v in verdicts)
-    return Settlement(verdicts, settled, _pair_count(order, pairs, pair_count), alpha, method)
+    return Settlement(verdicts, settled, _pair_count(order, pairs, pair_count), alpha, method, intervals)
 
 
 def compare(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
             confidence: float = 0.95, margin: float = 0.05, method: str = "sequence",
-            pair_count: int | None = None) -> Comparison:
+            pair_count: int | None = None, intervals: str = CLASSIC) -> Comparison:
     """`settle`'s verdict for EVERY pair (order[i], order[j]), i < j, not only adjacent
     ones, at the same per-pair error rate: the intervals hold all together with
     probability at least `confidence` (Bonferroni over the K pairs), so every verdict
     may be read at once. Pairs that never shared a table are left out."""
-    alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count)
+    alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count, intervals)
     verdicts = []
     for i, upper in enumerate(order):
         for lower in order[i + 1:]:
             values = _oriented(pairs, upper, lower)
             if values:
-                verdicts.append(_verdict(upper, lower, values, alpha, margin, method))
-    return Comparison(tuple(verdicts), _pair_count(order, pairs, pair_count), alpha, method, confidence, margin)
+                verdicts.append(judge(upper, lower, values, alpha, margin, method, intervals))
+    return Comparison(tuple(verdicts), _pair_count(order, pairs, pair_count), alpha, method, confidence, margin,
+                      intervals)
 
 
 def _oriented(pairs: Mapping[tuple[str, str], Scores], a: str, b: str) -> list[float] | None:
@@ -501,10 +578,12 @@ def _pair_count(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], p
 
 
 def _check_ranking(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], confidence: float,
-                   margin: float, method: str, pair_count: int | None) -> float:
+                   margin: float, method: str, pair_count: int | None, intervals: str = CLASSIC) -> float:
     """The per-pair error rate, once the arguments are checked."""
     if method not in ("sequence", "fixed"):
         raise ValueError(f"method must be 'sequence' or 'fixed', got {method!r}")
+    if intervals not in INTERVALS:
+        raise ValueError(f"intervals must be one of {', '.join(INTERVALS)}, got {intervals!r}")
     if not 0 <= margin < 0.5:
         raise ValueError(f"margin must lie in [0, 1/2), got {margin!r}")
     if len(set(order)) != len(order):
@@ -512,22 +591,55 @@ def _check_ranking(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores]
     return split_alpha(1 - confidence, max(1, _pair_count(order, pairs, pair_count)))
 
 
-def _verdict(upper: str, lower: str, values: Sequence[float] | None, alpha: float, margin: float,
-             method: str) -> PairVerdict:
+def judge(upper: str, lower: str, values: Sequence[float] | None, alpha: float, margin: float,
+          method: str = "sequence", intervals: str = CLASSIC) -> PairVerdict:
+    """The verdict on `upper` against `lower` from upper's deal scores `values` (None or
+    empty: never met, UNSETTLED), at error rate `alpha` for this pair: `settle`'s rules."""
     if not values:
         return PairVerdict(upper, lower, UNSETTLED, 0, 0.5, Interval(0.0, 1.0))
     summary = summarize(values, 1 - alpha)
+    if intervals == BETTING:
+        cs = BettingCS(values, alpha, fixed_n=len(values) if method == "fixed" else None)
+        bound = cs.bound()
+        return PairVerdict(upper, lower, _betting_status(cs, margin), len(values), bound.mean,
+                           Interval(bound.low, bound.high), summary.los)
     if method == "sequence":
         bound = confidence_sequence(values, alpha)
         mean, interval = bound.mean, bound.interval
     else:
         mean, interval = summary.mean, summary.interval
+    return PairVerdict(upper, lower, _classic_status(interval, margin), len(values), mean, interval, summary.los)
+
+
+def pair_status(values: Sequence[float], alpha: float, margin: float, method: str = "sequence",
+                intervals: str = CLASSIC) -> str:
+    """The status `judge` gives a pair with deal scores `values` (not empty), without
+    the rest of its verdict: for a betting interval, no bisection for the interval's ends."""
+    if intervals == BETTING:
+        return _betting_status(BettingCS(values, alpha, fixed_n=len(values) if method == "fixed" else None), margin)
+    if method == "sequence":  # `judge`'s rule, without its LOS
+        return _classic_status(confidence_sequence(values, alpha).interval, margin)
+    return judge("a", "b", values, alpha, margin, method, intervals).status
+
+
+def _classic_status(interval: Interval, margin: float) -> str:
+    """A pair's status from a classic interval (`settle`'s rules)."""
     if interval.low > 0.5:
-        status = SEPARATED
-    elif interval.high < 0.5:
-        status = REVERSED
-    elif 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
-        status = EQUAL
-    else:
-        status = UNSETTLED
-    return PairVerdict(upper, lower, status, len(values), mean, interval, summary.los)
+        return SEPARATED
+    if interval.high < 0.5:
+        return REVERSED
+    if 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
+        return EQUAL
+    return UNSETTLED
+
+
+def _betting_status(cs: BettingCS, margin: float) -> str:
+    """A pair's status from its betting CS, decided exactly by the capital at 1/2 and
+    1/2 +- margin (the interval's ends are bisected, and only for showing)."""
+    if cs.excludes_below(0.5):
+        return SEPARATED
+    if cs.excludes_above(0.5):
+        return REVERSED
+    if margin > 0 and cs.excludes_below(0.5 - margin) and cs.excludes_above(0.5 + margin):
+        return EQUAL
+    return UNSETTLED

@@ -422,8 +422,11 @@ def pairwise_note(doc: dict[str, Any]) -> str:
             f"that A is the better of the two. Intervals: {pairwise['interval']}. \"vs next\": the verdict "
             "on a bot against the one ranked below it; separated: the pair's interval lies above 1/2; "
             f"reversed: below 1/2 (the data contradict the rating order){margin}; not separated otherwise"
-            f"{gauntlet}. "
-            "Overall, a pair is separated when it is separated, in the same order, on every ruleset.")
+            f"{gauntlet}. " + (
+                "Overall, a pair's score is the mean of its rulesets' scores and its interval the mean of "
+                "their intervals (each at its share of the error rate), read as a ruleset's is."
+                if pairwise.get("intervals") == "betting" else
+                "Overall, a pair is separated when it is separated, in the same order, on every ruleset."))
 
 
 def markdown(doc: dict[str, Any]) -> str:

@@ -44,7 +44,8 @@ from typing import Any, Callable, Mapping
 
 import trueskill
 
-from arena.pairwise import EQUAL, REVERSED, SEPARATED, UNSETTLED, PairTally, compare
+from arena.confidence import BettingCS
+from arena.pairwise import BETTING, CLASSIC, EQUAL, REVERSED, SEPARATED, UNSETTLED, PairTally, compare, split_alpha
 from arena.rules.base import forfeit_standing
 from arena.store import GameRow, Store
 
@@ -203,10 +204,11 @@ SETTLED_VERDICTS = (VERDICTS[SEPARATED], VERDICTS[EQUAL], NOT_COMPARED)
 
 
 def comparison_settings(plan: Mapping[str, Any]) -> dict[str, Any]:
-    """How a run's pairs are compared: ``{"method", "confidence", "margin", "interval"}``,
-    method "fixed" (fixed-sample Student t) without a `stop` in the plan, "sequence"
+    """How a run's pairs are compared: ``{"method", "confidence", "margin", "interval",
+    "intervals"}``, method "fixed" (one look) without a `stop` in the plan, "sequence"
     (anytime-valid) with one; confidence and margin the stop's ("settled"; margin 0
-    otherwise); interval a label for the tables."""
+    otherwise); interval a label for the tables; intervals the plan's family
+    (`arena.pairwise.INTERVALS`: "betting", or "classic" for a plan that records none)."""
     stop = plan.get("stop")
     if not stop:
         method, confidence, margin = "fixed", 0.95, 0.0
@@ -214,10 +216,15 @@ def comparison_settings(plan: Mapping[str, Any]) -> dict[str, Any]:
         method = "sequence"
         confidence = float(stop.get("confidence") or 0.95)
         margin = float(stop.get("margin") or 0.0) if stop.get("kind", "settled") == "settled" else 0.0
+    intervals = plan.get("intervals") or CLASSIC
     percent = f"{100 * confidence:g}%"
-    interval = (f"fixed-sample {percent} (Student t over deals)" if method == "fixed" else
-                f"anytime-valid {percent} confidence sequence (empirical Bernstein, Waudby-Smith & Ramdas)")
-    return {"method": method, "confidence": confidence, "margin": margin,
+    if intervals == BETTING:
+        interval = (f"fixed-sample {percent} betting interval" if method == "fixed" else
+                    f"anytime-valid {percent} betting confidence sequence") + " (Waudby-Smith & Ramdas)"
+    else:
+        interval = (f"fixed-sample {percent} (Student t over deals)" if method == "fixed" else
+                    f"anytime-valid {percent} confidence sequence (empirical Bernstein, Waudby-Smith & Ramdas)")
+    return {"method": method, "confidence": confidence, "margin": margin, "intervals": intervals,
             "interval": interval + ", simultaneous over each ruleset's pairs (Bonferroni)"}
 
 
@@ -229,6 +236,16 @@ def is_compared(plan: Mapping[str, Any], a: int, b: int) -> bool:
         return True
     challengers = plan.get("challengers") or ()
     return (a in challengers) != (b in challengers)
+
+
+def overall_alpha(plan: Mapping[str, Any]) -> float:
+    """The error rate of each ruleset's interval for a pair of the overall table (betting
+    plans): 1 - confidence split over the overall table's compared pairs times the
+    rulesets, so that every ruleset's interval of every such pair holds at once, and with
+    them the averages the overall table reads (`_overall_pairwise`)."""
+    members = overall_entries(plan)
+    pairs = sum(1 for i, a in enumerate(members) for b in members[i + 1:] if is_compared(plan, a, b))
+    return split_alpha(1 - comparison_settings(plan)["confidence"], max(1, pairs) * len(plan["rulesets"]))
 
 
 def overall_entries(plan: Mapping[str, Any]) -> list[int]:
@@ -325,6 +342,27 @@ class Rater:
             rows = self._rows(scope)
             out[labels[i]] = {"rows": rows, "head_to_head": self._head_to_head(scope),
                               "pairwise": self._pairwise(scope, rows)}
+            if comparison_settings(self.plan)["intervals"] == BETTING:
+                out[labels[i]]["strata"] = self._strata(scope)
+        return out
+
+    def _strata(self, scope: _Scope) -> dict[tuple[str, str], tuple[float, float, float]]:
+        """This ruleset's part of the overall table's intervals (betting plans): for each
+        compared pair (a, b) of overall entries, a before b in file order, that shared a
+        table, a's (mean, low, high) against b at the overall error rate per stratum
+        (`overall_alpha`)."""
+        assert scope.tally is not None
+        settings = comparison_settings(self.plan)
+        names = [e["bot"] for e in self.entries]
+        members = set(overall_entries(self.plan))
+        alpha = overall_alpha(self.plan)
+        out = {}
+        for (a, b), deals in scope.tally.scores().items():
+            if a < b and a in members and b in members and is_compared(self.plan, a, b):
+                values = [d.score for d in deals]
+                cs = BettingCS(values, alpha, fixed_n=len(values) if settings["method"] == "fixed" else None)
+                bound = cs.bound()
+                out[(names[a], names[b])] = (bound.mean, bound.low, bound.high)
         return out
 
     def _pairwise(self, scope: _Scope, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -340,7 +378,7 @@ class Rater:
         # K = the pairs with a deal: in a stopping run, from its first look on, every pair its
         # schedule seats together, which is the K arena.stopping fixed in advance.
         comparison = compare(order, paired, confidence=settings["confidence"], margin=settings["margin"],
-                             method=settings["method"])
+                             method=settings["method"], intervals=settings["intervals"])
         verdicts = {(v.upper, v.lower): v for v in comparison.verdicts}
         number = {name: e for e, name in enumerate(names)}
         for upper, lower in zip(rows, rows[1:]):
@@ -418,23 +456,36 @@ def assemble(plan: Mapping[str, Any], parts: Mapping[str, Any]) -> dict[str, Any
     head_to_head = {a: {b: value for b, value in against.items() if b in members}
                     for a, against in overall["head_to_head"].items() if a in members}
     rulesets = {label: parts[label]["pairwise"] for label in labels}
+    settings = comparison_settings(plan)
+    strata = {label: parts[label]["strata"] for label in labels} if settings["intervals"] == BETTING else None
     return {
         "overall": rows,
         "rulesets": {label: parts[label]["rows"] for label in labels},
         "head_to_head": {OVERALL: head_to_head, **{label: parts[label]["head_to_head"] for label in labels}},
-        "pairwise": {**comparison_settings(plan),
+        # A classic plan's standings stay as they were published before issue 43: no "intervals".
+        "pairwise": {**{k: v for k, v in settings.items() if k != "intervals" or v != CLASSIC},
                      "overall": _overall_pairwise(rows, rulesets, members, names,
-                                                  lambda a, b: is_compared(plan, names.index(a), names.index(b))),
+                                                  lambda a, b: is_compared(plan, names.index(a), names.index(b)),
+                                                  strata, settings["margin"]),
                      "rulesets": rulesets},
     }
 
 
 def _overall_pairwise(rows: list[dict[str, Any]], rulesets: Mapping[str, Any], members: list[str],
-                      names: list[str], compared: Callable[[str, str], bool]) -> dict[str, Any]:
-    """The overall table's pairs, from the rulesets' verdicts (sets each row's
-    ``vs_next``): a verdict holds overall when it holds, in the same order, on every
-    ruleset (so its error rate is at most a ruleset's); `mean` is the mean over the
-    rulesets of the pair's mean paired score, `rulesets` those means."""
+                      names: list[str], compared: Callable[[str, str], bool],
+                      strata: Mapping[str, Any] | None = None, margin: float = 0.0) -> dict[str, Any]:
+    """The overall table's pairs (sets each row's ``vs_next``); `mean` is the mean over the
+    rulesets of the pair's mean paired score, `rulesets` those means.
+
+    Classic plans (`strata` None): a verdict holds overall when it holds, in the same
+    order, on every ruleset (so its error rate is at most a ruleset's). Betting plans:
+    the overall estimand is that mean over rulesets (a stratified mean, each ruleset
+    weighing the same), and its interval [low, high] the mean of the rulesets' intervals
+    (`strata`, each at `overall_alpha`: all hold at once with probability at least the
+    confidence, by the union bound, and then so do the means). The verdict is read from
+    it as a ruleset's is (equal: within 1/2 +- `margin`), so a bot that wins clearly in
+    every ruleset is separated overall even where one ruleset alone would not separate
+    it. A pair that did not meet in every ruleset is not separated."""
     flipped = {"separated": "reversed", "reversed": "separated"}
     found: dict[tuple[str, str], dict[str, tuple[float, int, str]]] = {}
     for label, comparison in rulesets.items():
@@ -450,15 +501,36 @@ def _overall_pairwise(rows: list[dict[str, Any]], rulesets: Mapping[str, Any], m
             verdicts = {per[label][2] if label in per else NOT_SEPARATED for label in rulesets}
             verdict = verdicts.pop() if len(verdicts) == 1 else NOT_SEPARATED
             means = {label: _round(per[label][0]) for label in rulesets if label in per}
-            results.append({"a": a, "b": b, "deals": sum(per[label][1] for label in per),
-                            "mean": _round(sum(means.values()) / len(means)) if means else None,
-                            "rulesets": means, "verdict": verdict})
+            result = {"a": a, "b": b, "deals": sum(per[label][1] for label in per),
+                      "mean": _round(sum(means.values()) / len(means)) if means else None,
+                      "rulesets": means, "verdict": verdict}
+            if strata is not None:
+                result.update(_stratified(a, b, strata, margin))
+            results.append(result)
     by_pair = {(r["a"], r["b"]): r["verdict"] for r in results}
     for upper, lower in zip(rows, rows[1:]):
         upper["vs_next"] = by_pair[(upper["bot"], lower["bot"])] if compared(upper["bot"], lower["bot"]) \
             else NOT_COMPARED
     return {"bots": order, "rulesets": list(rulesets), "left_out": [n for n in names if n not in members],
             "results": results}
+
+
+def _stratified(a: str, b: str, strata: Mapping[str, Any], margin: float) -> dict[str, Any]:
+    """a's overall interval against b (the mean of the rulesets' intervals) and its verdict."""
+    bounds = []
+    for per in strata.values():
+        if (a, b) in per:
+            bounds.append(per[(a, b)][1:])
+        elif (b, a) in per:
+            low, high = per[(b, a)][1:]
+            bounds.append((1 - high, 1 - low))
+        else:
+            return {"low": None, "high": None, "verdict": NOT_SEPARATED}
+    low = math.fsum(lo for lo, _ in bounds) / len(bounds)
+    high = math.fsum(hi for _, hi in bounds) / len(bounds)
+    status = (SEPARATED if low > 0.5 else REVERSED if high < 0.5 else
+              EQUAL if margin > 0 and 0.5 - margin <= low and high <= 0.5 + margin else UNSETTLED)
+    return {"low": _round(low), "high": _round(high), "verdict": VERDICTS[status]}
 
 
 def rate_chain(path: str, chain: Any) -> dict[str, Any]:

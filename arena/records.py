@@ -271,7 +271,9 @@ class Plan(msgspec.Struct, kw_only=True):
     """What a results store keeps about its tournament (``meta`` "plan", made by
     `arena.runner.make_plan`, its keys in this order): enough to rate, publish and verify
     without plugins. ``seed_derivation``: how deal seeds are derived (older stores: 1);
-    ``look_every``: deals between a `stop`'s looks (None without one). A stored plan may
+    ``look_every``: deals between a `stop`'s looks (None without one); ``intervals``: the
+    family of intervals and stopping tests (`arena.pairwise.INTERVALS`; absent, older stores:
+    the classic ones, so they rank as they did). A stored plan may
     hold more keys (an extended store's ``seed_history``)."""
 
     name: str
@@ -280,6 +282,7 @@ class Plan(msgspec.Struct, kw_only=True):
     challengers: list[int] = []
     stop: PlanStop | None = None
     look_every: int | None = None
+    intervals: str | None = None
     deals: int
     max_games: int | None = None
     total_games: int

@@ -33,6 +33,7 @@ from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
 from arena.records import Plan, PlanEntry, PlanRuleset, PlanStop
 from arena.live_ratings import RatingFollowers
+from arena.pairwise import BETTING
 from arena.ratings import rate_store
 from arena.seats import Limits, privilege_notice
 from arena.stopping import Feed, Looks
@@ -97,6 +98,7 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
                                                 bot=stop.bot, baseline=stop.baseline, alpha=stop.alpha,
                                                 beta=stop.beta),
         look_every=tournament.look_every if stop is not None else None,
+        intervals=BETTING,
         deals=tournament.deals,
         max_games=tournament.max_games,
         total_games=total,

@@ -58,9 +58,11 @@ class Looks:
         # Per ruleset, its games so far rated as its published table rates them (the order
         # "adjacent" refers to).
         self.raters: list[Rater] = []
+        self.intervals = pairwise.CLASSIC
         if self.stop is None:
             return
         plan = store.plan()
+        self.intervals = plan.get("intervals") or pairwise.CLASSIC  # as the plan was made
         self.raters = [Rater(plan, [r]) for r in range(n)]
         self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
         prepare_looks(store)
@@ -173,6 +175,8 @@ class Looks:
         if stop.kind == "sprt":
             assert stop.bot is not None and stop.baseline is not None  # an sprt stop names both
             values = scores.get((names[stop.bot], names[stop.baseline]), [])
+            if self.intervals == pairwise.BETTING:
+                return self._decide_betting_sprt(values)
             result = pairwise.sprt(values, stop.margin, stop.alpha, stop.beta)
             return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
                      "decision": result.decision, "llr": round(result.llr, 6), "lower": round(result.lower, 6),
@@ -183,10 +187,25 @@ class Looks:
             return self._decide_gauntlet(r, entries)
         order = self.raters[r].order(r)
         settlement = pairwise.settle(order, scores, confidence=stop.confidence, margin=stop.margin,
-                                     method="sequence", pair_count=self.pair_count[r])
+                                     method="sequence", pair_count=self.pair_count[r], intervals=self.intervals)
         settled = all(v.status in (pairwise.SEPARATED, pairwise.EQUAL) for v in settlement.verdicts)
         return ({"test": "settled", "pairs": settlement.pairs, "order": order,
-                 "verdicts": [_verdict(v) for v in settlement.verdicts]}, settled)
+                 "verdicts": [_verdict(v) for v in settlement.verdicts], **self._family()}, settled)
+
+    def _family(self) -> dict[str, str]:
+        """A look's record of its intervals: none for the classic ones (as before issue 43)."""
+        return {} if self.intervals == pairwise.CLASSIC else {"intervals": self.intervals}
+
+    def _decide_betting_sprt(self, values: list[float]) -> tuple[dict[str, Any], bool]:
+        stop = self.stop
+        assert stop is not None
+        names = [b.display for b in self.tournament.bots]
+        result = pairwise.betting_sprt(values, stop.margin, stop.alpha, stop.beta)
+        return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
+                 "decision": result.decision, "against_h0": round(result.against_h0, 6),
+                 "against_h1": round(result.against_h1, 6), "h0_bound": round(result.h0_bound, 6),
+                 "h1_bound": round(result.h1_bound, 6), "deals": result.deals, "mean": round(result.mean, 6),
+                 **self._family()}, result.decision != pairwise.CONTINUE)
 
     def _decide_gauntlet(self, r: int, entries: list[str]) -> tuple[dict[str, Any], bool]:
         stop = self.stop
@@ -199,22 +218,10 @@ class Looks:
         for challenger in challengers:
             for other in field:
                 values = self.scores[r].get((challenger, other), [])
-                bound = pairwise.confidence_sequence(values, alpha)
-                verdicts.append(_verdict(pairwise.AdjacentVerdict(
-                    challenger, other, _status(bound.interval, stop.margin) if values else pairwise.UNSETTLED,
-                    len(values), bound.mean, bound.interval)))
+                verdicts.append(_verdict(pairwise.judge(challenger, other, values, alpha, stop.margin, "sequence",
+                                                        self.intervals)))
         settled = all(v[2] in pairwise.SETTLED_STATES for v in verdicts)
-        return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts}, settled
-
-
-def _status(interval: pairwise.Interval, margin: float) -> str:
-    if interval.low > 0.5:
-        return pairwise.SEPARATED
-    if interval.high < 0.5:
-        return pairwise.REVERSED
-    if 0.5 - margin <= interval.low and interval.high <= 0.5 + margin:
-        return pairwise.EQUAL
-    return pairwise.UNSETTLED
+        return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts, **self._family()}, settled
 
 
 def _verdict(v: pairwise.AdjacentVerdict) -> list[Any]:
@@ -226,6 +233,9 @@ def _verdict(v: pairwise.AdjacentVerdict) -> list[Any]:
 def describe(detail: dict[str, Any]) -> str:
     """A look's outcome in a few words, for a progress line."""
     if detail.get("test") == "sprt":
+        if "llr" not in detail:  # the betting SPRT
+            return (f"SPRT {detail['decision']}, log e-values {detail['against_h0']:.2f} against H0 (bound "
+                    f"{detail['h0_bound']:.2f}), {detail['against_h1']:.2f} against H1 (bound {detail['h1_bound']:.2f})")
         return f"SPRT {detail['decision']}, LLR {detail['llr']:.2f} in ({detail['lower']:.2f}, {detail['upper']:.2f})"
     verdicts = detail.get("verdicts", [])
     open_pairs = [v for v in verdicts if v[2] == pairwise.UNSETTLED]

@@ -16,7 +16,13 @@ from the last look recorded in its store; nothing here is simulated. Modes:
   test (the 95% t interval excludes 1/2, looked at once) the same power at the true mean
   and sd (``--true-mean``, ``--sd`` from ``measure``), and Wald's bound for any test.
 
-What README.md reports, measured 2026-12-01 on 2 cores shared with five other engineers'
+- ``simulate A [B] --test settled|null|sprt --runs R``: R runs of a stop simulated on deals
+  drawn (a seeded bootstrap) from one recorded fixed run of ``--pool-deals`` deals (kept in
+  ``--pool FILE``), for the classic and the betting intervals on the same deals at each seed
+  (issue 43: fast enough for 200 runs of up to 3,000 deals per case; docs/statistics.md has
+  the figures, the commands and how the simulation matches the real runs).
+
+What README.md reported before issue 43 (classic intervals), measured 2026-12-01 on 2 cores shared with five other engineers'
 work (seeds 1..R; deals are what matters, times are noisy)::
 
     $ bench_stopping.py measure 23 15 --deals 4000
@@ -48,12 +54,17 @@ Usage::
     .venv/bin/python benchmarks/bench_stopping.py sprt 23 17 --runs 200 --margin 0.1 --look-every 1 \
         --true-mean 0.596 --sd 0.334
     .venv/bin/python benchmarks/bench_stopping.py sprt 0 0 --runs 200 --margin 0.1   # the SPRT's false H1
+    .venv/bin/python benchmarks/bench_stopping.py simulate 23 31 --runs 200 --max-deals 3000 --pool pools.json
+    .venv/bin/python benchmarks/bench_stopping.py simulate 0 --test null --runs 200 --max-deals 1000 --pool pools.json
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import math
+import random
 import statistics
 import sys
 import tempfile
@@ -61,8 +72,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
+from typing import Any, Sequence
 
 from arena import pairwise
+from arena.confidence import BettingMonitor
 from arena.plugins import load_registry
 from arena.runner import RunObserver, run_tournament
 from arena.store import Store, read_looks, store_path
@@ -166,9 +179,133 @@ def wald_bound(true_mean: float, sd: float, alpha: float = 0.05, beta: float = 0
     return ((1 - beta) * math.log((1 - beta) / alpha) + beta * math.log(beta / (1 - alpha))) / kl
 
 
+def deal_pool(a: int, b: int, deals: int, seed: int = 1000, same: bool = False) -> list[float]:
+    """The deal scores, in deal order, of first (threshold `a`) against second (`b`, or a
+    second copy of `a` with `same`) over one fixed run of `deals` deals (workers 0)."""
+    registry = load_registry()
+    text = (f'[tournament]\nname = "pool"\nseed = {seed}\nisolation = "inline"\ndeals = {deals}\n\n'
+            + entry("first", a) + entry("second", a if same else b) + '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+    with tempfile.TemporaryDirectory(prefix="arena-pool-") as scratch:
+        tournament = parse_tournament(text, registry, str(Path(scratch) / "t.toml"))
+        per_deal = tournament.schedule(seed).table_counts[0] * 2
+        run_tournament(tournament, Path(scratch) / "out", workers=0, observer=RunObserver(lambda line: None))
+        with Store.open(store_path(Path(scratch) / "out")) as store:
+            games = [(row.index // per_deal, ["first" if e == 0 else "second" for e in row.seats], row.standing)
+                     for row in store.iter_rows()]
+    return [d.score for d in pairwise.paired_scores(games)[("first", "second")]]
+
+
+def load_pool(path: Path | None, a: int, b: int, deals: int, same: bool) -> list[float]:
+    """`deal_pool`, kept in the JSON file `path` (keyed by the pair and size) if given."""
+    key = f"{a}-{a if same else b}-{deals}"
+    stored = json.loads(path.read_text()) if path is not None and path.exists() else {}
+    if key not in stored:
+        stored[key] = deal_pool(a, b, deals, same=same)
+        if path is not None:
+            path.write_text(json.dumps(stored))
+    pool = stored[key]
+    # Two copies of one bot: the true score is exactly 1/2 by symmetry, so the null is
+    # simulated from the pool made symmetric (each deal also with the seats' roles swapped).
+    return pool + [1 - x for x in pool] if same else pool
+
+
+def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, look_every: int,
+                  intervals: str, confidence: float = 0.95, margin: float = 0.05, alpha: float = 0.05,
+                  beta: float = 0.05) -> Outcome:
+    """One run of a two-entry `stop` on deals drawn independently from `pool` (a seeded
+    bootstrap: the same deals for every `intervals` at one seed), looked at every
+    `look_every` deals as `arena.stopping` looks: `test` "settled" (the pair ranked by its
+    mean so far, as TrueSkill ranks two entries; the statistics kept up to date a deal at
+    a time: `pairwise.iter_confidence_sequence` for the classic intervals,
+    `confidence.BettingMonitor` for betting, the same verdicts as `pairwise.judge`'s up to
+    float rounding: both are symmetric in the two entries) or "sprt" (first against
+    second; `pairwise.iter_sprt`, or `iter_betting_sprt` with `intervals` "betting")."""
+    rng = random.Random(seed)
+    values: list[float] = []
+    boundaries = set(itertools.chain(range(look_every, max_deals, look_every), [max_deals]))
+    stream = (rng.choice(pool) for _ in range(max_deals))
+
+    def tee():
+        for x in stream:
+            values.append(x)
+            yield x
+
+    if test == "sprt":
+        steps = (pairwise.iter_betting_sprt if intervals == pairwise.BETTING else pairwise.iter_sprt)(
+            tee(), margin, alpha, beta)
+        for result in steps:
+            if result.deals in boundaries and (result.decision != pairwise.CONTINUE or result.deals == max_deals):
+                status = {pairwise.ACCEPT_H1: pairwise.SEPARATED, pairwise.ACCEPT_H0: pairwise.EQUAL}.get(
+                    result.decision, pairwise.UNSETTLED)
+                return Outcome(status, result.deals, result.decision, result.mean)
+        raise AssertionError("unreachable: the last deal is a boundary")
+    alpha_pair = 1 - confidence  # K = 1 pair
+    if intervals == pairwise.BETTING:
+        monitor = BettingMonitor((0.5 - margin, 0.5, 0.5 + margin), alpha_pair)
+        steps = ((monitor.add(x), monitor)[1] for x in tee())
+    else:
+        steps = pairwise.iter_confidence_sequence(tee(), alpha_pair)
+    for step in steps:
+        deals = len(values)
+        if deals not in boundaries:
+            continue
+        if intervals == pairwise.BETTING:
+            first_better, second_better = step.excludes_below(0.5), step.excludes_above(0.5)
+            equal = margin > 0 and step.excludes_below(0.5 - margin) and step.excludes_above(0.5 + margin)
+        else:
+            low, high = step.interval.low, step.interval.high
+            first_better, second_better = low > 0.5, high < 0.5
+            equal = 0.5 - margin <= low and high <= 0.5 + margin
+        mean = statistics.fmean(values)
+        first_upper = mean >= 0.5  # the ranking's order
+        status = (pairwise.SEPARATED if first_better else pairwise.REVERSED if second_better else
+                  pairwise.EQUAL if equal else pairwise.UNSETTLED)
+        settled = status == pairwise.EQUAL or (first_better if first_upper else second_better)
+        if settled or deals == max_deals:
+            return Outcome(status, deals, "settled" if settled else "max_deals", mean)
+    raise AssertionError("unreachable: the last deal is a boundary")
+
+
+def simulated_runs(pool: Sequence[float], runs: int, first_seed: int = 1, **kwargs: Any) -> list[Outcome]:
+    """`simulated_run` at seeds first_seed, first_seed + 1, ..."""
+    return [simulated_run(pool, first_seed + i, **kwargs) for i in range(runs)]
+
+
+def simulate(args: argparse.Namespace) -> None:
+    """The `simulate` mode: `--runs` bootstrap runs per interval family from one deal pool."""
+    same = args.test == "null" or args.b in (None, args.a)
+    pool = load_pool(args.pool, args.a, args.b if args.b is not None else args.a, args.pool_deals, same)
+    sd = statistics.pstdev(pool)
+    what = f"two copies of {'random' if args.a == 0 else args.a}" if same else f"threshold {args.a} against {args.b}"
+    print(f"{what}: pool of {len(pool)} deals, mean {statistics.fmean(pool):.4f}, sd {sd:.4f}; {args.runs} "
+          f"simulated runs of stop {args.test if args.test != 'null' else 'settled'} (max_deals {args.max_deals}, "
+          f"look_every {args.look_every}{f', H1 0.5 + {args.margin}' if args.test == 'sprt' else ''})")
+    families = pairwise.INTERVALS[::-1] if args.intervals == "both" else (args.intervals,)
+    for intervals in families:
+        started = time.perf_counter()
+        out = simulated_runs(pool, args.runs, args.first_seed, test="sprt" if args.test == "sprt" else "settled",
+                             max_deals=args.max_deals, look_every=args.look_every, intervals=intervals,
+                             confidence=args.confidence, margin=args.margin, alpha=args.alpha, beta=args.beta)
+        right = sum(o.status == pairwise.SEPARATED for o in out)
+        wrong = sum(o.status == pairwise.REVERSED for o in out)
+        equal = sum(o.status == pairwise.EQUAL for o in out)
+        deals = [o.deals for o in out]
+        label = {"betting": "betting", "classic": "classic (today)"}[intervals]
+        if args.test == "sprt":
+            print(f"  {label}: accepted H1 {right}/{args.runs}, H0 {equal}, undecided {args.runs - right - equal}; "
+                  f"mean deals {statistics.fmean(deals):.1f}, median {statistics.median(deals)} "
+                  f"({time.perf_counter() - started:.0f} s)")
+        else:
+            to_right = statistics.fmean(o.deals if o.status == pairwise.SEPARATED else args.max_deals for o in out)
+            print(f"  {label}: separated right {right}/{args.runs}, wrong {wrong}, equal {equal}, unsettled "
+                  f"{args.runs - right - wrong - equal}; mean deals {statistics.fmean(deals):.1f}, median "
+                  f"{statistics.median(deals)}; mean deals to the right separation (any other end counted as "
+                  f"max_deals) {to_right:.1f} ({time.perf_counter() - started:.0f} s)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["measure", "null", "gap", "sprt"])
+    parser.add_argument("mode", choices=["measure", "null", "gap", "sprt", "simulate"])
     parser.add_argument("a", type=int, help="the first entry's threshold (0: the random bot)")
     parser.add_argument("b", type=int, nargs="?", default=None, help="the second entry's threshold")
     parser.add_argument("--runs", type=int, default=100)
@@ -182,10 +319,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--true-mean", type=float, default=None)
     parser.add_argument("--sd", type=float, default=None)
     parser.add_argument("--first-seed", type=int, default=1)
+    parser.add_argument("--test", choices=["settled", "sprt", "null"], default="settled",
+                        help="simulate: the stop simulated (null: settled on two copies of the first bot)")
+    parser.add_argument("--intervals", default="both", choices=[*pairwise.INTERVALS, "both"],
+                        help="simulate: which intervals (and SPRT) to simulate")
+    parser.add_argument("--pool", type=Path, default=None, help="simulate: a JSON file keeping the deal pools")
+    parser.add_argument("--pool-deals", type=int, default=10000, help="simulate: deals in the pool")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     settled = f'stop = "settled"\nconfidence = {args.confidence}\nmargin = {args.margin}'
-    if args.mode == "measure":
+    if args.mode == "simulate":
+        simulate(args)
+    elif args.mode == "measure":
         mean, sd, summary = measure(args.a, args.b, args.deals)
         print(f"threshold {args.a} against {args.b} over {summary.deals} deals: mean paired score {mean:.4f} "
               f"(95% {summary.interval.low:.4f}-{summary.interval.high:.4f}), deal-score sd {sd:.4f}, "

@@ -355,3 +355,78 @@ def test_compare_judges_every_pair_at_the_split_error_rate_and_agrees_with_settl
     flipped = compare(["b", "a"], pairs, method="fixed").verdicts[0]
     assert (flipped.upper, flipped.status) == ("b", REVERSED) and flipped.mean == pytest.approx(1 - 0.875)
     assert compare(order, pairs, pair_count=10).alpha_per_pair == pytest.approx(0.005)
+
+
+# -- betting intervals and the betting SPRT (issue 43) -------------------------------------
+
+from arena.pairwise import (BETTING, CLASSIC, betting_sprt, iter_betting_sprt, judge,  # noqa: E402
+                            pair_status)
+
+
+def _deal_scores(rng, p_win, p_split, n):
+    """Deal scores of a two-player pair: won both games, split them, or lost both."""
+    out = []
+    for _ in range(n):
+        u = rng.random()
+        out.append(1.0 if u < p_win else 0.5 if u < p_win + p_split else 0.0)
+    return out
+
+
+def test_with_betting_intervals_settle_separates_a_clear_gap_that_the_classic_sequence_leaves_open():
+    rng = random.Random(4)
+    scores = {("a", "b"): _deal_scores(rng, 0.6, 0.3, 40)}  # mean 0.75 over 40 deals
+    classic = settle(["a", "b"], scores, confidence=0.95, margin=0.05, pair_count=6)
+    betting = settle(["a", "b"], scores, confidence=0.95, margin=0.05, pair_count=6, intervals=BETTING)
+    assert classic.verdicts[0].status == UNSETTLED and classic.intervals == CLASSIC
+    assert betting.verdicts[0].status == SEPARATED and betting.intervals == BETTING
+    assert betting.verdicts[0].interval.low > 0.5 > classic.verdicts[0].interval.low
+
+
+def test_a_betting_verdict_agrees_with_its_interval_and_with_pair_status():
+    rng = random.Random(9)
+    for mean_case in ((0.45, 0.3), (0.3, 0.4), (0.2, 0.3), (0.35, 0.3)):
+        for method in ("sequence", "fixed"):
+            values = _deal_scores(rng, *mean_case, 120)
+            v = judge("a", "b", values, 0.05, 0.1, method, BETTING)
+            assert v.status == pair_status(values, 0.05, 0.1, method, BETTING)
+            if v.status == SEPARATED:
+                assert v.interval.low >= 0.5 - 1e-9
+            elif v.status == REVERSED:
+                assert v.interval.high <= 0.5 + 1e-9
+            elif v.status == UNSETTLED:
+                assert v.interval.low <= 0.5 + 1e-9 or v.interval.high >= 0.6 - 1e-9
+            assert v.mean == pytest.approx(sum(values) / len(values))
+
+
+def test_two_equal_bots_are_shown_equal_by_betting_intervals_given_enough_deals():
+    rng = random.Random(12)
+    values = _deal_scores(rng, 0.3, 0.4, 3000)  # mean 1/2, sd 0.39
+    assert judge("a", "b", values, 0.05, 0.05, "sequence", BETTING).status == EQUAL
+
+
+def test_an_unknown_interval_family_is_refused():
+    with pytest.raises(ValueError, match="intervals must be one of betting, classic"):
+        settle(["a", "b"], {("a", "b"): [0.5]}, intervals="bayes")
+
+
+def _betting_sprt_decision(values, margin=0.1):
+    for result in iter_betting_sprt(values, margin, 0.05, 0.05):
+        if result.decision != CONTINUE:
+            return result.decision, result.deals
+    return CONTINUE, len(values)
+
+
+@pytest.mark.parametrize("p_win,p_split,wrong", [(0.3, 0.4, ACCEPT_H1), (0.4, 0.4, ACCEPT_H0)],
+                         ids=["under H0 (0.5)", "under H1 (0.6)"])
+def test_the_betting_sprt_errs_in_at_most_alpha_or_beta_of_runs(p_win, p_split, wrong):
+    rng = random.Random(21)
+    runs = 300
+    errors = sum(_betting_sprt_decision(_deal_scores(rng, p_win, p_split, 2000))[0] == wrong for _ in range(runs))
+    assert errors <= 0.05 * runs + 3.1 * math.sqrt(0.05 * 0.95 * runs)
+
+
+def test_the_betting_sprt_reports_its_log_capitals_and_bounds():
+    result = betting_sprt([1.0] * 30, margin=0.1, alpha=0.05, beta=0.1)
+    assert result.decision == ACCEPT_H1 and result.against_h0 >= result.h0_bound == pytest.approx(math.log(20))
+    assert result.h1_bound == pytest.approx(math.log(10)) and result.against_h1 == 0.0
+    assert betting_sprt([], 0.1).decision == CONTINUE

@@ -387,3 +387,56 @@ def test_a_gauntlet_table_marks_two_adjacent_field_entries_not_compared_and_can_
     assert table[0]["bot"] == "new" and table[0]["vs_next"] == "separated"
     assert [r["vs_next"] for r in table[1:]] == ["not compared", "not compared", None]
     assert s["pairwise"]["rulesets"]["only"]["settled"]
+
+
+# -- interval families and the overall table (issue 43) -----------------------------------
+
+
+def test_a_plan_without_an_interval_family_keeps_the_classic_intervals_and_a_new_plan_records_betting():
+    from arena.ratings import comparison_settings
+    from arena.runner import make_plan
+    from arena.tournament import parse_tournament
+    from arena.plugins import load_registry
+
+    plan, rows = round_robin(["ann", "bob", "cat"], 2, 12, coin_flips(strong=(0,)))
+    assert comparison_settings(plan)["intervals"] == "classic"
+    classic = rated(plan, rows)
+    assert "Student t" in classic["pairwise"]["interval"] and "intervals" not in classic["pairwise"]
+    betting = rated(dict(plan, intervals="betting"), rows)
+    assert "betting" in betting["pairwise"]["interval"] and betting["pairwise"]["intervals"] == "betting"
+    low = {(r["a"], r["b"]): r["low"] for r in betting["pairwise"]["rulesets"]["only"]["results"]}
+    assert low != {(r["a"], r["b"]): r["low"] for r in classic["pairwise"]["rulesets"]["only"]["results"]}
+    text = ('[tournament]\nname = "t"\nseed = 1\ndeals = 2\n\n[[bots]]\nuse = "random"\nas = "r1"\n\n'
+            '[[bots]]\nuse = "random"\nas = "r2"\n\n'
+            '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+    assert make_plan(parse_tournament(text, load_registry(), "t.toml"), 1)["intervals"] == "betting"
+
+
+def test_with_betting_intervals_a_bot_winning_clearly_in_every_ruleset_is_separated_overall():
+    names = ["ann", "bob", "cat"]
+    rulesets = [("r0", [0, 1, 2]), ("r1", [0, 1, 2]), ("r2", [0, 1, 2])]
+
+    def mostly_ann(rng, seats, ruleset):  # ann first in 80% of games, the rest at random
+        return coin_flips(strong=(0,) if rng.random() < 0.8 else ())(rng, seats, ruleset)
+
+    plan, rows = round_robin(names, 2, 20, mostly_ann, rulesets=rulesets)
+    s = rated(dict(plan, intervals="betting"), rows)
+    for other in ("bob", "cat"):
+        pair = next(r for r in s["pairwise"]["overall"]["results"] if {r["a"], r["b"]} == {"ann", other})
+        assert pair["a"] == "ann" and pair["verdict"] == "separated" and pair["low"] > 0.5
+        per_ruleset = [next(r for r in c["results"] if {r["a"], r["b"]} == {"ann", other})
+                       for c in s["pairwise"]["rulesets"].values()]
+        # at error rate 0.05 / 9 (3 pairs, 3 rulesets) per ruleset, not 0.05 / 3: a little wider
+        assert pair["low"] < sum(r["low"] if r["a"] == "ann" else 1 - r["high"] for r in per_ruleset) / 3
+    assert s["overall"][0]["bot"] == "ann" and s["overall"][0]["vs_next"] == "separated"
+    classic = rated(plan, rows)  # the classic rule: separated on every ruleset, no interval of its own
+    assert "low" not in classic["pairwise"]["overall"]["results"][0]
+
+    # ann wins r0 and r1 but loses r2 as clearly: not separated overall
+    def loses_r2(rng, seats, ruleset):
+        return coin_flips(strong=(0,) if ruleset < 2 else (1, 2))(rng, seats, ruleset)
+
+    plan, rows = round_robin(names, 2, 20, loses_r2, rulesets=rulesets)
+    s = rated(dict(plan, intervals="betting"), rows)
+    pair = next(r for r in s["pairwise"]["overall"]["results"] if {r["a"], r["b"]} == {"ann", "bob"})
+    assert pair["verdict"] == "not separated" and pair["low"] < 0.5 < pair["high"]

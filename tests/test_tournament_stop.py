@@ -93,7 +93,8 @@ def test_an_sprt_plays_only_tables_holding_both_bots_and_stops_at_its_decision(t
     summary = run(toy_stop_file(toy / "t.toml", extra=extra, bots=bots, players=3), toy / "r", workers=1)
     assert summary.complete
     last = looks(toy / "r")[-1]
-    assert last.stopped and last.detail["decision"] == "accept H1" and last.detail["llr"] >= last.detail["upper"]
+    assert last.stopped and last.detail["decision"] == "accept H1"
+    assert last.detail["intervals"] == "betting" and last.detail["against_h0"] >= last.detail["h0_bound"]
     with Store.open(store_path(toy / "r")) as store:
         seatings = [row.seats for row in store.iter_rows()]
     assert seatings and all(0 in seats and 1 in seats for seats in seatings)  # random-1 and cautious-15

@@ -101,13 +101,15 @@ _MIRRORED = {"separated": "reversed", "reversed": "separated"}
 def pairwise_view(rows: Sequence[Mapping[str, Any]], pairwise: Mapping[str, Any] | None,
                   label: str) -> dict[str, Any] | None:
     """Scope `label`'s pairs (``"overall"`` or a ruleset label) from standings["pairwise"],
-    for the head-to-head: ``{"bots", "cells", "pairs", "interval", "overall"}`` with bots
-    in leaderboard order; ``cells[i][j]`` the row's result against the column's (None on
-    the diagonal and for pairs not compared): ``{"mean", "low", "high", "los", "deals",
-    "verdict", "mark", "title"}``, verdict and mark from the row's side (a mark for
-    separated, reversed or equal; low, high and los None overall); ``pairs`` the
-    results as published (a ranked above b). None without pairwise results (standings
-    published before them)."""
+    for the head-to-head: ``{"bots", "cells", "pairs", "interval", "overall",
+    "stratified"}`` with bots in leaderboard order; ``cells[i][j]`` the row's result
+    against the column's (None on the diagonal and for pairs not compared): ``{"mean",
+    "low", "high", "los", "deals", "verdict", "mark", "title"}``, verdict and mark from the
+    row's side (a mark for separated, reversed or equal; los None overall, and low and
+    high too but with a betting plan's stratified interval); ``pairs`` the results as
+    published (a ranked above b); ``stratified`` whether the overall verdicts are read
+    from the mean of the rulesets' intervals (betting plans). None without pairwise
+    results (standings published before them)."""
     if not pairwise:
         return None
     overall = label == OVERALL
@@ -128,7 +130,7 @@ def pairwise_view(rows: Sequence[Mapping[str, Any]], pairwise: Mapping[str, Any]
                                              r, _MIRRORED.get(r["verdict"], r["verdict"]), kind)
     cells = [[None if a == b else found.get((a, b)) for b in bots] for a in bots]
     return {"bots": bots, "cells": cells, "pairs": list(scope["results"]), "interval": pairwise.get("interval", ""),
-            "overall": overall}
+            "overall": overall, "stratified": pairwise.get("intervals") == "betting"}
 
 
 def _mirror(value: float | None) -> float | None:
@@ -137,10 +139,11 @@ def _mirror(value: float | None) -> float | None:
 
 def _pair_cell(a: str, b: str, mean: float, low: float | None, high: float | None, los: float | None,
                result: Mapping[str, Any], verdict: str, kind: str) -> dict[str, Any]:
-    if low is None:  # overall: the mean over rulesets, verdicts from every ruleset
+    if los is None:  # overall: the mean over rulesets (with a betting plan, its interval too)
         per = ", ".join(f"{label} {value if a == result['a'] else 1 - value:.3f}"
                         for label, value in (result.get("rulesets") or {}).items())
-        title = f"{a} against {b}: mean paired score {mean:.3f} over the rulesets ({per}); {verdict}"
+        interval = "" if low is None else f", interval {low:.3f}-{high:.3f}"
+        title = f"{a} against {b}: mean paired score {mean:.3f} over the rulesets ({per}){interval}; {verdict}"
     else:
         title = (f"{a} against {b}: mean paired score {mean:.3f} over {result['deals']} deals, "
                  f"{kind} interval {low:.3f}-{high:.3f}, LOS {los:.3f}; {verdict}")

@@ -66,6 +66,8 @@ class SandboxHost(ProcessHost):
         self._in_game = False
         self._stopped: set[int] = set()  # the game's processes, stopped between its decisions
         self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
+        self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox
+        self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
@@ -92,13 +94,15 @@ class SandboxHost(ProcessHost):
         """A program speaking the protocol. The folder of each file its command names
         (its program, its script) is bound read-only, so the program finds its own
         files, unless that folder holds one of the `protected` paths (the tournament
-        file, the results): then only the file is."""
+        file, the results): then only the file is. Its /proc is empty (see
+        `SandboxSpec.proc`): it sees what a Python bot's game process sees."""
         shown = []
         for arg in argv:
             if os.path.isfile(arg):
                 folder = os.path.dirname(os.path.realpath(arg))
                 shown.append(os.path.realpath(arg) if _holds_any(folder, protected) else folder)
-        return cls(SandboxSpec(tuple(argv), tuple(shown), (), {}, limits.tmp_mb), limits, name, zygote=False)
+        return cls(SandboxSpec(tuple(argv), tuple(shown), (), {}, limits.tmp_mb, proc=False), limits, name,
+                   zygote=False)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -130,17 +134,26 @@ class SandboxHost(ProcessHost):
                 if uid is not None:  # counts every process of the sandbox's own uid
                     resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
 
+        # The bot writes its log through a descriptor of its own, write-only and append-only:
+        # it can neither read what an earlier game wrote nor rewrite it. Mode 0200: not even
+        # a bot of the harness's own uid can open it again for reading.
+        bot_log = os.open(f"/proc/self/fd/{self._log_file.fileno()}", os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        os.fchmod(self._log_file.fileno(), 0o200)
         try:
             self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file, cwd="/",
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=bot_log, cwd="/",
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True, close_fds=True,
                 pass_fds=() if filter_fd is None else (filter_fd,), preexec_fn=preexec, bufsize=0)
         except (OSError, subprocess.SubprocessError) as exc:  # the latter: its preexec_fn failed
             self._cleanup()
             raise BotFault(FaultKind.CRASH, f"could not start its sandbox: {exc}", fatal=True) from exc
         finally:
+            os.close(bot_log)
             if filter_fd is not None:
                 os.close(filter_fd)
+        log = os.fstat(self._log_file.fileno())
+        self._descriptors = checks.Descriptors((log.st_dev, log.st_ino), os.fstat(self._proc.stdin.fileno()).st_ino,
+                                               os.fstat(self._proc.stdout.fileno()).st_ino)
         self._buffer = b""
         # Not _request: a zygote may say more after its hello (its first game process's
         # "ready", or why it cannot fork one); that stays buffered for start_game.
@@ -199,6 +212,15 @@ class SandboxHost(ProcessHost):
         self._stopped = set()
         self._paused = []
 
+    def _take_log_bytes(self) -> tuple[bytes, int]:
+        """The log's first bytes and its size; the log is emptied. After a game of a
+        zygote: that game's log, as taken when it ended."""
+        if self._game_log is not None:
+            taken, self._game_log = self._game_log, None
+            super()._take_log_bytes()  # what the zygote wrote since is no game's
+            return taken
+        return super()._take_log_bytes()
+
     # -- stopped between requests -----------------------------------------------
 
     def _stop(self) -> None:
@@ -231,6 +253,7 @@ class SandboxHost(ProcessHost):
             if reply.get("type") != "exit":
                 self._raise_for(reply, "start")
             self._exit_pending = False
+        self._game_log = None
         self._take_log_bytes()  # what came before this game is not its log
         self._in_game = True
         if self.zygote:
@@ -262,7 +285,7 @@ class SandboxHost(ProcessHost):
         for pid in paused:
             _signal(pid, signal.SIGSTOP)  # one that is gone fails the check below
         why = None if checks.wait_stopped(paused) else "its zygote could not be stopped"
-        why = why or checks.problem(zygote, waiters[0], games[0])
+        why = why or checks.problem(zygote, waiters[0], games[0], self._descriptors)
         if why:
             self._kill_group()
             raise BotFault(FaultKind.CRASH, f"sandbox check failed: {why}", fatal=True)
@@ -317,6 +340,7 @@ class SandboxHost(ProcessHost):
                 self._kill_group()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
         self._end_watch()
+        self._game_log = self._take_log_bytes()  # before the zygote runs again
         for pid in self._paused:
             _signal(pid, signal.SIGCONT)
         self._keep, self._stopped, self._paused = self._base, set(), []

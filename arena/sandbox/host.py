@@ -117,7 +117,7 @@ class SandboxHost(ProcessHost):
         if self._cgroup is None:
             self._cgroup = BotCgroup.make(self.limits.memory_mb, self.limits.max_processes)
         uid = self._lease.uid if self._lease else None
-        filter_fd = seccomp.program_file()
+        filter_fd = seccomp.program_file(game=not self.zygote)
         argv = command(self.spec, bwrap_binary() or "bwrap", uid, filter_fd)
         limits, group = self.limits, self._cgroup
 

@@ -146,10 +146,23 @@ def game_program(machine: str | None = None) -> bytes | None:
     return program(machine, GAME_RULES)
 
 
-def program_file() -> int | None:
+def merged(*rule_lists) -> list:
+    """One rule per call that refuses whatever any of `rule_lists` refuses."""
+    found: dict[str, tuple[int | None, int]] = {}
+    for rules in rule_lists:
+        for name, flags, error in rules:
+            if name in found:
+                before, _ = found[name]
+                flags = None if before is None or flags is None else before | flags
+            found[name] = (flags, error)
+    return [(name, flags, error) for name, (flags, error) in found.items()]
+
+
+def program_file(game: bool = False) -> int | None:
     """A descriptor open on the filter, at its start, for bwrap's --seccomp; None if
-    there is no filter for this machine. The caller closes it."""
-    code = program()
+    there is no filter for this machine. `game`: the sandbox is one game (a command
+    bot's), so the game's rules hold from the start. The caller closes it."""
+    code = program(rules=merged(SANDBOX_RULES, GAME_RULES)) if game else program()
     if code is None:
         return None
     handle = tempfile.TemporaryFile()

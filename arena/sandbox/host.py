@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Sequence
 
@@ -68,6 +69,8 @@ class SandboxHost(ProcessHost):
         self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
         self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox
         self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
+        self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
+        self._stopper: cgroups.Stopper | None = None
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
@@ -208,6 +211,7 @@ class SandboxHost(ProcessHost):
                 pass
         super()._kill_group()
         self._end_watch()
+        self._end_stopper()
         self._in_game = False
         self._stopped = set()
         self._paused = []
@@ -224,10 +228,49 @@ class SandboxHost(ProcessHost):
     # -- stopped between requests -----------------------------------------------
 
     def _stop(self) -> None:
+        """Stop every process of the bot but `_keep` (`cgroups.Stopper`). The stop is
+        verified at once where it already holds, else before the next sandboxed bot
+        is asked (`verify_stops`) and before this one is resumed."""
         if self._cgroup is not None and self._proc is not None:
-            self._stopped |= self._cgroup.signal_all(signal.SIGSTOP, self._keep)
+            if self._stopper is None or self._stopper.keep != self._keep:
+                self._end_stopper()
+                self._stopper = cgroups.Stopper(self._cgroup, self._keep)
+            self._stopped |= self._stopper.stop()
+            if self._stopper.unstopped() != []:
+                _unverified().append(self)
+
+    def _verify_stop(self, seconds: float = 5.0) -> None:
+        """Wait until every thread of the bot but `_keep`'s is stopped; one that still
+        runs after `seconds` escaped the stop: the bot is killed, and faulted when it
+        is next asked."""
+        stopper = self._stopper
+        if stopper is None or self._cgroup is None or self._proc is None or not self._stopped:
+            return
+        deadline = time.monotonic() + seconds
+        while (running := stopper.unstopped()) != []:
+            if running is None:  # a thread came or went: signal everything again
+                self._stopped |= stopper.stop()
+                continue
+            if time.monotonic() > deadline:
+                self._kill_group()
+                self._escaped = f"kept running after it was stopped (threads {running[:3]})"
+                return
+            stopper.stop_again(running)
+            os.sched_yield()  # on a busy machine, let its processes take their stop
+
+    def _end_stopper(self) -> None:
+        if self._stopper is not None:
+            self._stopper.close()
+            self._stopper = None
+
+    def _check_escape(self) -> None:
+        if self._escaped is not None:
+            why, self._escaped = self._escaped, None
+            raise BotFault(FaultKind.CRASH, why, fatal=True)
 
     def _cont(self) -> None:
+        verify_stops()  # every other bot's, and this one's: no two bots run at once
+        self._check_escape()
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self._stopped:
             _signal(pid, signal.SIGCONT)
@@ -340,6 +383,7 @@ class SandboxHost(ProcessHost):
                 self._kill_group()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
         self._end_watch()
+        self._end_stopper()
         self._game_log = self._take_log_bytes()  # before the zygote runs again
         for pid in self._paused:
             _signal(pid, signal.SIGCONT)
@@ -410,6 +454,24 @@ class SandboxHost(ProcessHost):
             self._kill_group()
             raise BotFault(FaultKind.TIMEOUT, f"used {used:.1f} CPU seconds in this game (limit "
                                               f"{self.limits.cpu_per_game:g})", fatal=True)
+
+
+_pending = threading.local()
+
+
+def _unverified() -> list["SandboxHost"]:
+    """The hosts (of this thread's games) whose last stop is not verified yet."""
+    if not hasattr(_pending, "hosts"):
+        _pending.hosts = []
+    return _pending.hosts
+
+
+def verify_stops() -> None:
+    """Verify every pending stop (`SandboxHost._stop`): called before any sandboxed
+    bot is asked, so none is asked while another still runs."""
+    hosts = _unverified()
+    while hosts:
+        hosts.pop()._verify_stop()
 
 
 def _holds_any(folder: str, paths: Sequence[str]) -> bool:

@@ -43,7 +43,12 @@ from arena.sandbox.uids import UidLease
 from arena.seats import FILE_LIMIT, LIBC, PR_SET_PDEATHSIG, BotFault, Limits, ProcessHost
 
 CPUS = os.cpu_count() or 1
-PYTHON_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1"}
+THREAD_POOLS_OF_ONE = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
+"""BLAS and OpenMP thread pools of one thread: a zygote must run one thread (OpenBLAS starts
+its pool when numpy is imported), and a bot's CPU is its own decision's anyway."""
+PYTHON_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1",
+              **THREAD_POOLS_OF_ONE}
 
 
 class SandboxUnavailable(Exception):
@@ -104,7 +109,8 @@ class SandboxHost(ProcessHost):
             if os.path.isfile(arg):
                 folder = os.path.dirname(os.path.realpath(arg))
                 shown.append(os.path.realpath(arg) if _holds_any(folder, protected) else folder)
-        return cls(SandboxSpec(tuple(argv), tuple(shown), (), {}, limits.tmp_mb, proc=False), limits, name,
+        return cls(SandboxSpec(tuple(argv), tuple(shown), (), dict(THREAD_POOLS_OF_ONE), limits.tmp_mb, proc=False),
+                   limits, name,
                    zygote=False)
 
     # -- lifecycle -------------------------------------------------------------

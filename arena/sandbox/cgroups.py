@@ -208,66 +208,74 @@ class BotCgroup:
 class Stopper:
     """Stops a bot's processes (all in `group` but `keep`, whose processes run one
     thread each) between its decisions, and verifies the stop: every thread seen
-    stopped (a pending SIGSTOP is not enough: a process of the bot that still runs
-    could send SIGCONT to one already stopped) and no task in the cgroup that is not
-    known. Cheap while the bot's threads stay the same: it signals the processes it
-    knows, counts the cgroup's tasks (one small read) and reads the state of each
-    thread through a descriptor kept open; it lists the cgroup again only when the
-    count or a thread changed."""
+    stopped or exited (a pending SIGSTOP is not enough: a process of the bot that
+    still runs could send SIGCONT to one already stopped) and no task in the cgroup
+    that is not known. Cheap while the bot's threads stay the same: it signals the
+    processes it knows, compares the cgroup's task count (one small read) with the
+    count when it last listed them, and reads each thread's state through a
+    descriptor kept open; it lists the cgroup again only when the count changed."""
 
     def __init__(self, group: BotCgroup, keep: frozenset[int]):
         self.group, self.keep = group, keep
         self.threads: dict[int, int] = {}  # tid -> descriptor open on its /proc/TID/stat
+        self.owners: dict[int, int] = {}  # tid -> the pid of its process
         self.pids: set[int] = set()
+        self.count = -1  # the cgroup's task count when the threads were listed
 
     def stop(self) -> set[int]:
         """SIGSTOP every process of the bot but `keep`; the pids signalled."""
-        if self.threads:
+        if self.count >= 0:
             for pid in self.pids:
                 _kill(pid, signal.SIGSTOP)
-            if self.unstopped() is not None:  # the same threads as last time
+            if self.group.task_count() == self.count:  # the same tasks as last time
                 return set(self.pids)
         signalled = self.group.signal_all(signal.SIGSTOP, self.keep)
         self._watch()
         return signalled | self.pids
 
     def unstopped(self) -> list[int] | None:
-        """The known threads that are not stopped yet, or None when the cgroup holds
-        another set of threads than the known ones (call `stop` again)."""
-        if self.group.task_count() != len(self.keep) + len(self.threads):
+        """The known threads that are not stopped yet, or None when the cgroup's tasks
+        changed since they were listed (call `stop` again)."""
+        if self.group.task_count() != self.count:
             return None
         running = []
         for tid, fd in self.threads.items():
             try:
                 state = os.pread(fd, 512, 0).rsplit(b")", 1)[1][1:2]
             except (OSError, IndexError):
-                return None  # gone: another set of threads
-            if state not in (b"T", b"t"):
+                continue  # exited and reaped (the count would have changed with a new task)
+            if state not in (b"T", b"t", b"Z", b"X"):
                 running.append(tid)
         return running
 
     def stop_again(self, threads: list[int]) -> None:
         """SIGSTOP again the processes of `threads` (one may have been sent SIGCONT by
         another of the bot's processes before that one was stopped)."""
-        for pid in sorted({_thread_group(tid) for tid in threads} - self.keep - {0}):
+        for pid in sorted({self.owners.get(tid, 0) for tid in threads} - self.keep - {0}):
             _kill(pid, signal.SIGSTOP)
 
     def _watch(self) -> None:
-        self.close()
-        for tid in self.group.threads():
-            if tid in self.keep:
-                continue
-            try:
-                self.threads[tid] = os.open(f"/proc/{tid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                continue  # gone
-            self.pids.add(_thread_group(tid))
-        self.pids.discard(0)
+        """List the threads (again until the task count holds still around the listing)."""
+        for _ in range(100):
+            self.close()
+            before = self.group.task_count()
+            for tid in self.group.threads():
+                if tid in self.keep:
+                    continue
+                try:
+                    self.threads[tid] = os.open(f"/proc/{tid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue  # gone
+                self.owners[tid] = _thread_group(tid)
+            self.pids = set(self.owners.values()) - {0}
+            if self.group.task_count() == before:
+                self.count = before
+                return
 
     def close(self) -> None:
         for fd in self.threads.values():
             os.close(fd)
-        self.threads, self.pids = {}, set()
+        self.threads, self.owners, self.pids, self.count = {}, {}, set(), -1
 
 
 def _kill(pid: int, sig: int) -> None:

@@ -30,7 +30,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from typing import Any, Sequence
 
@@ -234,16 +233,14 @@ class SandboxHost(ProcessHost):
     # -- stopped between requests -----------------------------------------------
 
     def _stop(self) -> None:
-        """Stop every process of the bot but `_keep` (`cgroups.Stopper`). The stop is
-        verified at once where it already holds, else before the next sandboxed bot
-        is asked (`verify_stops`) and before this one is resumed."""
+        """Stop every process of the bot but `_keep` (`cgroups.Stopper`), verified
+        before any rival is asked (`_verify_stop`)."""
         if self._cgroup is not None and self._proc is not None:
             if self._stopper is None or self._stopper.keep != self._keep:
                 self._end_stopper()
                 self._stopper = cgroups.Stopper(self._cgroup, self._keep)
             self._stopped |= self._stopper.stop()
-            if self._stopper.unstopped() != []:
-                _unverified().append(self)
+            self._verify_stop()
 
     def _verify_stop(self, seconds: float = 5.0) -> None:
         """Wait until every thread of the bot but `_keep`'s is stopped; one that still
@@ -252,16 +249,19 @@ class SandboxHost(ProcessHost):
         stopper = self._stopper
         if stopper is None or self._cgroup is None or self._proc is None or not self._stopped:
             return
-        deadline = time.monotonic() + seconds
+        began = time.monotonic()
+        deadline, again = began + seconds, began + 0.001
         while (running := stopper.unstopped()) != []:
-            if running is None:  # a thread came or went: signal everything again
-                self._stopped |= stopper.stop()
-                continue
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 self._kill_group()
-                self._escaped = f"kept running after it was stopped (threads {running[:3]})"
+                self._escaped = f"kept running after it was stopped (threads {(running or [])[:3]})"
                 return
-            stopper.stop_again(running)
+            if running is None:  # a task came or went: signal everything again, list anew
+                self._stopped |= stopper.stop()
+            elif now > again:  # not stopped 1 ms after its signal: perhaps resumed by a sibling
+                stopper.stop_again(running)
+                again = now + 0.001
             os.sched_yield()  # on a busy machine, let its processes take their stop
 
     def _end_stopper(self) -> None:
@@ -275,7 +275,6 @@ class SandboxHost(ProcessHost):
             raise BotFault(FaultKind.CRASH, why, fatal=True)
 
     def _cont(self) -> None:
-        verify_stops()  # every other bot's, and this one's: no two bots run at once
         self._check_escape()
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self._stopped:
@@ -460,24 +459,6 @@ class SandboxHost(ProcessHost):
             self._kill_group()
             raise BotFault(FaultKind.TIMEOUT, f"used {used:.1f} CPU seconds in this game (limit "
                                               f"{self.limits.cpu_per_game:g})", fatal=True)
-
-
-_pending = threading.local()
-
-
-def _unverified() -> list["SandboxHost"]:
-    """The hosts (of this thread's games) whose last stop is not verified yet."""
-    if not hasattr(_pending, "hosts"):
-        _pending.hosts = []
-    return _pending.hosts
-
-
-def verify_stops() -> None:
-    """Verify every pending stop (`SandboxHost._stop`): called before any sandboxed
-    bot is asked, so none is asked while another still runs."""
-    hosts = _unverified()
-    while hosts:
-        hosts.pop()._verify_stop()
 
 
 def _holds_any(folder: str, paths: Sequence[str]) -> bool:

@@ -109,12 +109,13 @@ class Channel:
             data = data[os.write(CHANNEL_OUT, data):]
 
 
-def check_fit_to_fork() -> None:
-    """Raise SandboxCheckError unless nothing of this process can outlive a game."""
+def check_fit_to_fork(wait: float = 2.0) -> None:
+    """Raise SandboxCheckError unless nothing of this process can outlive a game
+    (`wait`: seconds other processes of the sandbox get to finish exiting)."""
     tasks = os.listdir("/proc/self/task")
     if len(tasks) != 1:
         raise SandboxCheckError(f"{len(tasks)} threads are running (import-time code started threads)")
-    deadline = time.monotonic() + 2.0  # the last game's processes were killed, and may be exiting
+    deadline = time.monotonic() + wait  # the last game's processes were killed, and may be exiting
     while (others := _other_processes()) and time.monotonic() < deadline:
         time.sleep(0.0005)
     if others:
@@ -134,6 +135,29 @@ def check_fit_to_fork() -> None:
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise SandboxCheckError("cannot make the zygote non-dumpable")
+
+
+def import_plugins_checked() -> str | None:
+    """Import the module of every `arena` entry point, in the order `load_registry`
+    loads them, checking after each one that this process is still fit to fork;
+    returns the distribution after whose import it first was not (None: none). Then
+    `load_registry` finds them imported. A plugin that fails to import is left for
+    `load_registry` to report."""
+    import importlib
+    import importlib.metadata
+
+    check = check_fit_to_fork  # as it is before any plugin runs
+    found = importlib.metadata.entry_points(group="arena")
+    for entry_point in sorted(found, key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
+        try:
+            importlib.import_module(entry_point.module)
+        except Exception:  # noqa: BLE001 - reported by load_registry
+            continue
+        try:
+            check(wait=0.0)
+        except SandboxCheckError:
+            return entry_point.dist.name if entry_point.dist else entry_point.value
+    return None
 
 
 def _describe(fd: int) -> str:
@@ -303,6 +327,7 @@ def serve(bot_name: str, tmp_mb: int) -> int:
     try:
         from arena.plugins import load_registry
 
+        culprit = import_plugins_checked()
         bot_cls = load_registry().bot(bot_name).cls
     except Exception as exc:
         traceback.print_exc()
@@ -313,7 +338,8 @@ def serve(bot_name: str, tmp_mb: int) -> int:
         try:
             check_fit_to_fork()
         except SandboxCheckError as exc:
-            channel.send({"type": "error", "message": f"sandbox check failed: {exc}"})
+            blame = f" (first seen after importing the distribution {culprit!r})" if culprit else ""
+            channel.send({"type": "error", "message": f"sandbox check failed: {exc}{blame}"})
             return 1
         sys.stderr.flush()
         pid = os.fork()

@@ -119,9 +119,12 @@ SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
 def _shared_writable(pid: int) -> str | None:
     try:
         with open(f"/proc/{pid}/maps", "rb") as maps:
-            found = SHARED_WRITABLE.search(maps.read())
+            text = maps.read()
     except PermissionError as exc:
         raise Unreadable(f"/proc/{pid}/maps") from exc
+    if b"w-s " not in text and b"wxs " not in text:  # the usual case, without the slower search
+        return None
+    found = SHARED_WRITABLE.search(text)
     return None if found is None else found.group().decode("utf-8", "replace")[:100]
 
 

@@ -285,21 +285,6 @@ def _kill(pid: int, sig: int) -> None:
         pass
 
 
-def _stopped(tid: int) -> bool:
-    """Whether thread `tid` is stopped (by a signal, or traced) or gone."""
-    try:
-        fd = os.open(f"/proc/{tid}/stat", os.O_RDONLY)
-    except OSError:
-        return True  # gone: its /proc files went with it
-    try:
-        state = os.read(fd, 512).rsplit(b")", 1)[1][1:2]
-    except (OSError, IndexError):
-        return True
-    finally:
-        os.close(fd)
-    return state in (b"T", b"t", b"Z", b"X")
-
-
 def _thread_group(tid: int) -> int:
     """The pid of the process that thread `tid` belongs to (0 if it is gone)."""
     try:

@@ -108,9 +108,8 @@ class SandboxHost(ProcessHost):
             if os.path.isfile(arg):
                 folder = os.path.dirname(os.path.realpath(arg))
                 shown.append(os.path.realpath(arg) if _holds_any(folder, protected) else folder)
-        return cls(SandboxSpec(tuple(argv), tuple(shown), (), dict(THREAD_POOLS_OF_ONE), limits.tmp_mb, proc=False),
-                   limits, name,
-                   zygote=False)
+        spec = SandboxSpec(tuple(argv), tuple(shown), (), dict(THREAD_POOLS_OF_ONE), limits.tmp_mb, proc=False)
+        return cls(spec, limits, name, zygote=False)
 
     # -- lifecycle -------------------------------------------------------------
 

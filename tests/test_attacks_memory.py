@@ -64,7 +64,7 @@ def test_control_keyrings_remember_across_processes_of_one_uid(hosts, token):
     assert "game-1" in str(found_in_game_2(second, "memo-keyring"))
 
 
-CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount",
+CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "filter",
             # the same, after import-time code rewrote the zygote's self-check: the harness's
             # checks from outside must still refuse
             "patchedthread", "patchedchild", "patchedfd", "patchedmapping", "patchedstdin", "patchedmount"]
@@ -73,7 +73,8 @@ SERVED = ("sysv", "keyring", "log", "files")
 and keys are refused or namespaced, the log cannot be read back, the writable places
 are fresh (or read-only)."""
 REFUSED_BY = {"stdin": "descriptor 0", "patchedstdin": "descriptor 0 open on /tmp/attack-memo",
-              "patchedmount": "can write into the zygote's tmpfs"}
+              "patchedmount": "can write into the zygote's tmpfs",
+              "filter": "another filter is in its place"}
 """What the fault says for channels whose refusal names the thing found."""
 
 

@@ -27,11 +27,14 @@ not root), the checks it cannot make are skipped; docs/security.md says so.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import stat
 import time
 from dataclasses import dataclass
+
+from arena.sandbox import seccomp
 
 PROTOCOL_FDS = frozenset({0, 1, 2, 3, 4})
 NAMESPACES = ("user", "pid", "mnt", "ipc", "net")
@@ -203,8 +206,13 @@ def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | Non
         if status.get("NoNewPrivs") != "1":
             return "its game process could gain privileges (no_new_privs is off)"
         filters = int(_status(zygote).get("Seccomp_filters", "0"))
-        if int(status.get("Seccomp_filters", "0")) <= filters:
+        added = int(status.get("Seccomp_filters", "0")) - filters
+        if added <= 0:
             return "its game process runs without the game's seccomp filter"
+        expected = seccomp.game_program()
+        total = int(status.get("Seccomp_filters", "0"))
+        if expected is not None and os.geteuid() == 0 and not _has_filter(game, total, expected):
+            return "its game process runs without the game's seccomp filter (another filter is in its place)"
     except (Unreadable, ValueError):
         pass
     try:
@@ -230,6 +238,37 @@ def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | Non
         if mount.writable and mount.device in zygote_devices and mount.fstype not in SHARED_DEVICES:
             return f"its game process can write into the zygote's {mount.fstype} at {mount.point[:100]}"
     return None
+
+
+PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH, PTRACE_SECCOMP_GET_FILTER = 0x4206, 0x4207, 17, 0x420C
+WALL = 0x40000000
+
+
+def _has_filter(pid: int, count: int, code: bytes) -> bool:
+    """Whether one of the `count` seccomp filters of `pid` is exactly `code` (then it is
+    in force: every filter of a process runs, the strictest answer wins). The count alone
+    does not tell: code in the zygote could install any filter in the game's place. Read
+    back through ptrace (root only): attach, interrupt, read, detach."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    libc.ptrace.restype = ctypes.c_long
+    if libc.ptrace(PTRACE_SEIZE, pid, None, None) != 0:
+        return False
+    try:
+        if libc.ptrace(PTRACE_INTERRUPT, pid, None, None) != 0:
+            return False
+        os.waitpid(pid, WALL)
+        buffer = ctypes.create_string_buffer(len(code))
+        for index in range(count):
+            length = libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index), None)
+            if length * 8 == len(code) and libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index),
+                                                        buffer) == length and buffer.raw == code:
+                return True
+        return False
+    except ChildProcessError:
+        return False
+    finally:
+        libc.ptrace(PTRACE_DETACH, pid, None, None)
 
 
 def _threads(pid: int) -> str | None:

@@ -14,8 +14,9 @@ bot's code does can change what is read here. A game may start only if:
   bot's log (write-only, append-only), 3 and 4 the harness's pipes. Anything else
   (a file of the zygote's /tmp moved onto descriptor 0, say) would carry notes
   from one game to the next;
-- the game process has no capability left (and cannot gain one), runs under one
-  more seccomp filter than the zygote (the game's own, `seccomp.game_program`),
+- the game process has no capability left (and cannot gain one), runs under more
+  seccomp filters than the zygote, the game's own (`seccomp.game_program`, read back
+  through ptrace) among them,
   maps nothing shared and writable, is in user, PID, mount, IPC and network
   namespaces of its own, sees a /tmp that is not the zygote's and an empty /proc,
   and can write into no filesystem the zygote can reach (every writable mount it

@@ -19,8 +19,8 @@ Two filters, classic BPF programs (struct sock_filter, 8 bytes an instruction):
   its namespaces and files are made (its zygote needs those calls, its games do
   not): no new namespace (`unshare`, `setns`, `clone` with any CLONE_NEW* flag),
   no mount of any kind (`mount`, `umount2` and the new mount API). The harness
-  checks from outside that the game process runs under one more filter than its
-  zygote (`checks`).
+  checks from outside that the game process runs under more filters than its
+  zygote and, as root, reads them back: this very program must be one (`checks`).
 
 Everything else is allowed: the namespaces and limits do the rest. The filters
 know the system call numbers of x86-64 (with its x32 and i386 ABIs) and of arm64

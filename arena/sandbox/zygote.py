@@ -127,8 +127,10 @@ def check_fit_to_fork(wait: float = 2.0) -> None:
     for fd, before in sorted(_IDENTITIES.items()):
         if _identity(fd) not in (before, None):
             raise SandboxCheckError(f"descriptor {fd} was replaced (it is now {_describe(fd)})")
-    with open("/proc/self/maps") as maps:
-        for line in maps:
+    with open("/proc/self/maps", "rb") as maps:
+        text = maps.read()
+    if b"w-s " in text or b"wxs " in text:  # else no shared writable mapping: skip the slower parse
+        for line in text.decode("utf-8", "replace").splitlines():
             perms = line.split()[1]
             if "w" in perms and perms.endswith("s"):
                 raise SandboxCheckError(f"a shared writable mapping is open: {line.strip()[:100]}")

@@ -29,6 +29,7 @@ not root), the checks it cannot make are skipped; docs/security.md says so.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import re
 import stat
@@ -249,25 +250,33 @@ def _has_filter(pid: int, count: int, code: bytes) -> bool:
     """Whether one of the `count` seccomp filters of `pid` is exactly `code` (then it is
     in force: every filter of a process runs, the strictest answer wins). The count alone
     does not tell: code in the zygote could install any filter in the game's place. Read
-    back through ptrace (root only): attach, interrupt, read, detach."""
+    back through ptrace (root only): attach, interrupt, read, detach. Where the machine
+    forbids that (Yama's ptrace_scope 3, a kernel without PTRACE_SECCOMP_GET_FILTER), the
+    count stands alone: True."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     libc.ptrace.restype = ctypes.c_long
     if libc.ptrace(PTRACE_SEIZE, pid, None, None) != 0:
-        return False
+        if ctypes.get_errno() == errno.ESRCH:
+            raise ProcessLookupError(pid)  # ended while checked: problem() says so
+        return True  # not allowed here
     try:
         if libc.ptrace(PTRACE_INTERRUPT, pid, None, None) != 0:
-            return False
+            raise ProcessLookupError(pid)
         os.waitpid(pid, WALL)
         buffer = ctypes.create_string_buffer(len(code))
         for index in range(count):
             length = libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index), None)
+            if length < 0:
+                if ctypes.get_errno() in (errno.EINVAL, errno.EACCES, errno.EPERM, errno.EIO) and index == 0:
+                    return True  # this kernel cannot show filters
+                return False
             if length * 8 == len(code) and libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index),
                                                         buffer) == length and buffer.raw == code:
                 return True
         return False
-    except ChildProcessError:
-        return False
+    except ChildProcessError as exc:
+        raise ProcessLookupError(pid) from exc
     finally:
         libc.ptrace(PTRACE_DETACH, pid, None, None)
 

@@ -9,12 +9,17 @@ Prints, for the same bot and observation, the median over interleaved rounds of:
 - milliseconds per game start+end (start_game, one act, end_game) for a Python bot:
   a ProcessHost reuses its process, a SandboxHost forks a fresh game process in new
   namespaces from its zygote; and for a command bot (tests/isolation/first_legal.sh
-  under /bin/sh), which a SandboxHost starts in a new sandbox every game.
+  under /bin/sh), which a SandboxHost starts in a new sandbox every game;
+- microseconds per stop after a decision (`SandboxHost._stop`: SIGSTOP to the bot's
+  processes and the verification that every thread is stopped), against a stop that
+  only signals and lists the cgroup again (`BotCgroup.signal_all`, the stop before it
+  was verified), in alternating blocks of decisions on one host.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import sys
 import time
@@ -56,6 +61,35 @@ def per_game(host, observation, games):
     return (time.perf_counter() - started) / games * 1e3
 
 
+def per_stop(host, observation, decisions):
+    """Median microseconds of the verified stop and of a signal-only stop, alternating."""
+    host.start_game(1, {}, INFO)
+    verified_stop = host._stop
+    times = {"verified": [], "signal only": []}
+    mode = ["verified"]
+
+    def timed_stop():
+        began = time.perf_counter()
+        if mode[0] == "verified":
+            verified_stop()
+        else:
+            host._stopped |= host._cgroup.signal_all(signal.SIGSTOP, host._keep)
+        times[mode[0]].append(time.perf_counter() - began)
+
+    host._stop = timed_stop
+    try:
+        for _ in range(10):
+            for name in times:
+                mode[0] = name
+                for _ in range(max(1, decisions // 20)):
+                    host.act(observation, 5.0)
+        mode[0] = "verified"
+        host.end_game(OUTCOME)
+    finally:
+        host._stop = verified_stop
+    return {name: statistics.median(values) * 1e6 for name, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=5000)
@@ -89,6 +123,11 @@ def main() -> None:
                                            max(5, args.games // 10)))
             finally:
                 host.close()
+    host = makers["sandbox"]()
+    try:
+        stops = per_stop(host, observation, args.decisions) if _has_cgroup(host) else None
+    finally:
+        host.close()
     median = {name: statistics.median(values) for name, values in decision.items()}
     print(f"act round trip, us (median of {args.rounds} rounds of {args.decisions}):")
     print(f"  process {median['process']:8.1f}   sandbox {median['sandbox']:8.1f}   "
@@ -99,6 +138,17 @@ def main() -> None:
           f"added {games['sandbox'] - games['process']:+.2f}")
     print(f"  command bot: process {games['process-command']:7.2f}   sandbox {games['sandbox-command']:7.2f}   "
           f"added {games['sandbox-command'] - games['process-command']:+.2f}")
+    if stops is None:
+        print("stop after a decision: no cgroup here (bots are not stopped)")
+    else:
+        print(f"stop after a decision, us (median): verified {stops['verified']:7.1f}   "
+              f"signal and list only {stops['signal only']:7.1f}")
+
+
+def _has_cgroup(host) -> bool:
+    host.start_game(0, {}, INFO)
+    host.end_game(OUTCOME)
+    return host._cgroup is not None
 
 
 if __name__ == "__main__":

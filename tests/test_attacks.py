@@ -603,6 +603,32 @@ def test_control_without_a_sandbox_the_spinner_thinks_on_the_rivals_time(hosts):
     assert spun["cpu"] >= 0.3 * spun["wall"], spun
 
 
+def play_pair(host, rivals_hosts, rivals):
+    result = play([host] + rivals_hosts, [Entrant(ab.SigcontPair)] + rivals)
+    spun = the_report(result, 0, "sigcont-pair")
+    assert spun["gaps"] >= 5 and spun["wall"] > 0.3, spun
+    return result, spun
+
+
+def test_two_processes_resuming_each_other_get_no_cpu_between_decisions(hosts):
+    """The stop is verified (every thread seen stopped, stopped again if a sibling sent
+    it SIGCONT first), so a pair that keeps resuming each other still stops. Slower
+    rivals than the spinner's: two spinning processes share a loaded machine's cores
+    with everything else, and the control must still show them well above the bound."""
+    if not limit_in_force("memory", LIMITS):
+        pytest.skip("no cgroup for sandboxes on this machine: bots are not stopped between decisions")
+    rival_hosts, rivals = slow_rivals(0.15)
+    result, spun = play_pair(hosts.sandboxed("attack-sigcont-pair"), rival_hosts, rivals)
+    assert spun["cpu"] <= 0.05 + 0.01 * spun["gaps"] + 0.05 * spun["wall"], spun  # as for the spinner
+    assert_rivals_played_normally(result.record)
+
+
+def test_control_without_a_sandbox_the_pair_thinks_on_the_rivals_time(hosts):
+    rival_hosts, rivals = slow_rivals(0.15)
+    _, spun = play_pair(hosts.process("attack-sigcont-pair"), rival_hosts, rivals)
+    assert spun["cpu"] >= 0.15 * spun["wall"], spun  # (at least twice the sandbox's bound, even at load 14)
+
+
 @pytest.mark.parametrize("cpu_per_game, faulted", [(1.0, True), (600.0, False)])
 def test_cpu_per_game_faults_a_bot_burning_many_threads(hosts, cpu_per_game, faulted):
     if not limit_in_force("memory", LIMITS):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from arena.match import Entrant
+from arena.seats import ProcessHost
 from test_attacks import ATTACKS, CommandBot, ab, assert_rivals_played_normally, install_plugin, play, reports, \
     victims  # noqa: F401
 from test_attacks import attack_site, hosts, sandbox, token  # noqa: F401  (fixtures)
@@ -63,10 +64,18 @@ def test_control_keyrings_remember_across_processes_of_one_uid(hosts, token):
     assert "game-1" in str(found_in_game_2(second, "memo-keyring"))
 
 
-CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring",
+CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "filter",
             # the same, after import-time code rewrote the zygote's self-check: the harness's
             # checks from outside must still refuse
-            "patchedthread", "patchedchild", "patchedfd", "patchedmapping"]
+            "patchedthread", "patchedchild", "patchedfd", "patchedmapping", "patchedstdin", "patchedmount"]
+SERVED = ("sysv", "keyring", "log", "files")
+"""Channels the sandbox leaves open to the zygote but empty for every game: System V IPC
+and keys are refused or namespaced, the log cannot be read back, the writable places
+are fresh (or read-only)."""
+REFUSED_BY = {"stdin": "descriptor 0", "patchedstdin": "descriptor 0 open on /tmp/attack-memo",
+              "patchedmount": "can write into the zygote's tmpfs",
+              "filter": "another filter is in its place"}
+"""What the fault says for channels whose refusal names the thing found."""
 
 
 class LeftoverStub(ab.Attacker):
@@ -93,8 +102,14 @@ def test_import_time_leftovers_in_the_zygote_are_refused_or_useless(hosts, tmp_p
             assert "sandbox check failed" in faults[0]["detail"], faults[0]
         if channel.startswith("patched"):  # refused by the harness's check from outside, not the zygote's own
             assert faults[0]["detail"].startswith("sandbox check failed: "), faults[0]  # not "raised in start()"
+        if channel in REFUSED_BY:
+            assert REFUSED_BY[channel] in faults[0]["detail"], faults[0]
+        if faults[0]["kind"] == "error" and not channel.startswith("patched"):  # the zygote's own check
+            assert f"after importing the distribution 'leftover-{channel}'" in faults[0]["detail"], faults[0]
     else:  # it served the games: game 2 must find nothing of game 1
-        assert channel in ("sysv", "keyring"), f"the zygote served games after import-time code left a {channel}"
+        assert channel in SERVED, f"the zygote served games after import-time code left a {channel}"
+        if channel in ("log", "files"):  # the game did leave its tag (in its log, in its own fresh /tmp)
+            assert reports(first.logs[0], "leftover-write")[0]["left"] == "ok", first.logs[0]
         assert found_in_game_2(second, "leftover") == []
         assert_rivals_played_normally(first.record, attacker=0)
         assert_rivals_played_normally(second.record, attacker=1)
@@ -111,3 +126,14 @@ def test_a_command_bot_remembers_nothing_in_the_kernels_keyrings(hosts, token):
     assert found_in_game_2(second, "memo-keyring") == {}
     assert_rivals_played_normally(first.record, attacker=0)
     assert_rivals_played_normally(second.record, attacker=1)
+
+
+@pytest.mark.parametrize("channel", ["stdin", "log", "files"])
+def test_control_without_a_sandbox_import_time_leftovers_carry_notes(hosts, tmp_path, token, channel):
+    """The same leftovers under process isolation (one process reused across games):
+    game 2 finds game 1's tag."""
+    site = install_plugin(tmp_path / f"leftover-{channel}", ATTACKS / "leftovers.py", f"leftover_{channel}")
+    host = ProcessHost.for_bot(f"attack-leftover-{channel}", env={"PYTHONPATH": str(site)})
+    hosts.made.append(host)
+    _, second = two_games(hosts, host, LeftoverStub, token)
+    assert "game-1" in found_in_game_2(second, "leftover")

@@ -156,6 +156,39 @@ def test_every_game_starts_from_the_loaded_bot_not_from_the_last_game(bot_env):
         host.close()
 
 
+NUMPY_BOT = '''
+import numpy  # OpenBLAS starts its thread pool here, unless told to keep to one thread
+import arena
+
+
+class NumpyUser(arena.Bot):
+    name = "numpy-user"
+
+    def act(self, observation):
+        legal = observation["legal_actions"]
+        return legal[int(numpy.argmax(numpy.arange(len(legal))))]
+
+
+@arena.hookimpl
+def register_bots(register):
+    register(NumpyUser)
+'''
+
+
+def test_a_bot_that_imports_numpy_plays_in_the_sandbox(tmp_path):
+    """Its zygote still runs one thread: BLAS and OpenMP pools are kept to one."""
+    pytest.importorskip("numpy")
+    tmp_path.chmod(0o755)
+    install(tmp_path, "numpy_bots", NUMPY_BOT)
+    host = SandboxHost.for_bot("numpy-user", LIMITS, env={"PYTHONPATH": str(tmp_path)})
+    try:
+        result = play_game(FLIP7, [Entrant(stand_in("numpy-user")), Entrant(RandomBot)], deal_seed=1,
+                           hosts=[host, InlineHost(RandomBot)], policy=POLICY, ask_forced=True)
+    finally:
+        host.close()
+    assert result.record["faults"] == [], result.logs[0]
+
+
 def test_code_installed_under_tmp_is_still_importable_during_a_game(bot_env):
     result = play_with(stand_in("late-importer"), bot_env)
     assert result.record["faults"] == [], result.logs[0]

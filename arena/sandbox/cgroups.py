@@ -45,6 +45,9 @@ class BotCgroup:
         self.dirs = dirs  # controller ("" on v2) -> folder
         self.version = version
         self._procs_file = str(next(iter(dirs.values())) / "cgroup.procs")
+        self._threads_file = str(next(iter(dirs.values())) / ("tasks" if version == 1 else "cgroup.threads"))
+        self._count_file = str(dirs["pids" if version == 1 else ""] / "pids.current")
+        self._count_fd: int | None = None
         self._join_paths = [str(folder / "cgroup.procs") for folder in dirs.values()]
         self._oom_base = self.oom_kills()
 
@@ -163,6 +166,24 @@ class BotCgroup:
                 done.add(pid)
         return done
 
+    def threads(self) -> list[int]:
+        """The thread ids in it now (every thread of every process)."""
+        try:
+            fd = os.open(self._threads_file, os.O_RDONLY)
+            try:
+                data = os.read(fd, 1 << 20)
+            finally:
+                os.close(fd)
+            return [int(t) for t in data.split()]
+        except (OSError, ValueError):
+            return []
+
+    def task_count(self) -> int:
+        """How many tasks (threads) it holds now: one small read, no listing."""
+        if self._count_fd is None:
+            self._count_fd = os.open(self._count_file, os.O_RDONLY | os.O_CLOEXEC)
+        return int(os.pread(self._count_fd, 32, 0))
+
     def kill_all(self, keep: frozenset[int] = frozenset(), seconds: float = 5.0) -> bool:
         """SIGKILL every process but `keep`; True once they are gone."""
         deadline = time.monotonic() + seconds
@@ -176,9 +197,104 @@ class BotCgroup:
     def remove(self) -> None:
         """Kill what is left and delete the folders (and the run's parent when empty)."""
         self.kill_all()
+        if self._count_fd is not None:
+            os.close(self._count_fd)
+            self._count_fd = None
         for folder in self.dirs.values():
             _rmdir(folder)
             _rmdir(folder.parent, tries=1)  # busy while other sandboxes of this run live
+
+
+class Stopper:
+    """Stops a bot's processes (all in `group` but `keep`, whose processes run one
+    thread each) between its decisions, and verifies the stop: every thread seen
+    stopped or exited (a pending SIGSTOP is not enough: a process of the bot that
+    still runs could send SIGCONT to one already stopped) and no task in the cgroup
+    that is not known. Cheap while the bot's threads stay the same: it signals the
+    processes it knows, compares the cgroup's task count (one small read) with the
+    count when it last listed them, and reads each thread's state through a
+    descriptor kept open; it lists the cgroup again only when the count changed."""
+
+    def __init__(self, group: BotCgroup, keep: frozenset[int]):
+        self.group, self.keep = group, keep
+        self.threads: dict[int, int] = {}  # tid -> descriptor open on its /proc/TID/stat
+        self.owners: dict[int, int] = {}  # tid -> the pid of its process
+        self.pids: set[int] = set()
+        self.count = -1  # the cgroup's task count when the threads were listed
+
+    def stop(self) -> set[int]:
+        """SIGSTOP every process of the bot but `keep`; the pids signalled."""
+        if self.count >= 0:
+            for pid in self.pids:
+                _kill(pid, signal.SIGSTOP)
+            if self.group.task_count() == self.count:  # the same tasks as last time
+                return set(self.pids)
+        signalled = self.group.signal_all(signal.SIGSTOP, self.keep)
+        self._watch()
+        return signalled | self.pids
+
+    def unstopped(self) -> list[int] | None:
+        """The known threads that are not stopped yet, or None when the cgroup's tasks
+        changed since they were listed (call `stop` again)."""
+        if self.group.task_count() != self.count:
+            return None
+        running = []
+        for tid, fd in self.threads.items():
+            try:
+                state = os.pread(fd, 512, 0).rsplit(b")", 1)[1][1:2]
+            except (OSError, IndexError):
+                continue  # exited and reaped (the count would have changed with a new task)
+            if state not in (b"T", b"t", b"Z", b"X"):
+                running.append(tid)
+        return running
+
+    def stop_again(self, threads: list[int]) -> None:
+        """SIGSTOP again the processes of `threads` (one may have been sent SIGCONT by
+        another of the bot's processes before that one was stopped)."""
+        for pid in sorted({self.owners.get(tid, 0) for tid in threads} - self.keep - {0}):
+            _kill(pid, signal.SIGSTOP)
+
+    def _watch(self) -> None:
+        """List the threads (again until the task count holds still around the listing)."""
+        for _ in range(100):
+            self.close()
+            before = self.group.task_count()
+            for tid in self.group.threads():
+                if tid in self.keep:
+                    continue
+                try:
+                    self.threads[tid] = os.open(f"/proc/{tid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue  # gone
+                self.owners[tid] = _thread_group(tid)
+            self.pids = set(self.owners.values()) - {0}
+            if self.group.task_count() == before:
+                self.count = before
+                return
+
+    def close(self) -> None:
+        for fd in self.threads.values():
+            os.close(fd)
+        self.threads, self.owners, self.pids, self.count = {}, {}, set(), -1
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _thread_group(tid: int) -> int:
+    """The pid of the process that thread `tid` belongs to (0 if it is gone)."""
+    try:
+        with open(f"/proc/{tid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Tgid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def _rmdir(folder: Path, tries: int = 50) -> None:

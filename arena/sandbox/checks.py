@@ -6,13 +6,21 @@ checks again, from outside, once the zygote and the game's waiter are stopped
 (they stay stopped for the whole game) and before the game starts: nothing the
 bot's code does can change what is read here. A game may start only if:
 
-- the zygote and the waiter run one thread each, hold no descriptor but the
-  protocol's, map nothing shared and writable, and are not dumpable (so no
-  process of their uid can read or write their memory);
-- the game process has no capability left (and cannot gain one), holds only the
-  protocol's descriptors, maps nothing shared and writable, is in user, PID,
-  mount, IPC and network namespaces of its own, and sees a /tmp that is not the
-  zygote's and an empty /proc.
+- the zygote and the waiter run one thread each, map nothing shared and
+  writable, and are not dumpable (so no process of their uid can read or write
+  their memory);
+- every descriptor of all three is what the harness made (`Descriptors`),
+  compared by what it points to, not by its number: 0 is /dev/null, 1 and 2 the
+  bot's log (write-only, append-only), 3 and 4 the harness's pipes. Anything else
+  (a file of the zygote's /tmp moved onto descriptor 0, say) would carry notes
+  from one game to the next;
+- the game process has no capability left (and cannot gain one), runs under more
+  seccomp filters than the zygote, the game's own (`seccomp.game_program`, read back
+  through ptrace) among them,
+  maps nothing shared and writable, is in user, PID, mount, IPC and network
+  namespaces of its own, sees a /tmp that is not the zygote's and an empty /proc,
+  and can write into no filesystem the zygote can reach (every writable mount it
+  sees is one it made).
 
 Where the harness may not read another process's /proc files (a harness that is
 not root), the checks it cannot make are skipped; docs/security.md says so.
@@ -20,12 +28,67 @@ not root), the checks it cannot make are skipped; docs/security.md says so.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import re
+import stat
 import time
+from dataclasses import dataclass
+
+from arena.sandbox import seccomp
 
 PROTOCOL_FDS = frozenset({0, 1, 2, 3, 4})
 NAMESPACES = ("user", "pid", "mnt", "ipc", "net")
+DEV_NULL = os.makedev(1, 3)
+SHARED_DEVICES = ("devtmpfs", "devpts")
+"""Filesystems a game may share with its zygote: device nodes (/dev/null and the
+like) keep nothing, and a pseudo-terminal dies with the game that opened it."""
+
+
+@dataclass(frozen=True)
+class Descriptors:
+    """What the harness gave a sandbox's processes: the log file (device, inode)
+    and the inodes of the pipes it reads (3) and writes (4) through."""
+
+    log: tuple[int, int]
+    channel_in: int
+    channel_out: int
+
+    def problem(self, pid: int) -> str | None:
+        """What is wrong with `pid`'s descriptors, naming the first one that is not
+        what the harness made, or None."""
+        for fd in sorted(_fds(pid)):
+            link = f"/proc/{pid}/fd/{fd}"
+            try:
+                target = os.stat(link)
+            except FileNotFoundError:  # closed while listed
+                continue
+            if fd == 0 and stat.S_ISCHR(target.st_mode) and target.st_rdev == DEV_NULL:
+                continue
+            if fd in (1, 2) and (target.st_dev, target.st_ino) == self.log and _write_append_only(pid, fd):
+                continue
+            if stat.S_ISFIFO(target.st_mode) and (fd, target.st_ino) in ((3, self.channel_in), (4, self.channel_out)):
+                continue
+            expected = {0: "/dev/null", 1: "its log, write-only", 2: "its log, write-only",
+                        3: "the harness's pipe", 4: "the harness's pipe"}.get(fd, "nothing")
+            return f"has descriptor {fd} open on {_describe(link)} (expected {expected})"
+        return None
+
+
+def _write_append_only(pid: int, fd: int) -> bool:
+    for line in _read(f"/proc/{pid}/fdinfo/{fd}").splitlines():
+        if line.startswith("flags:"):
+            flags = int(line.split()[1], 8)
+            return flags & os.O_ACCMODE == os.O_WRONLY and bool(flags & os.O_APPEND)
+    return False
+
+
+def _describe(link: str) -> str:
+    try:
+        return os.readlink(link)[:120]
+    except OSError:
+        return "something that closed while it was read"
 
 
 class Unreadable(Exception):
@@ -61,9 +124,12 @@ SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
 def _shared_writable(pid: int) -> str | None:
     try:
         with open(f"/proc/{pid}/maps", "rb") as maps:
-            found = SHARED_WRITABLE.search(maps.read())
+            text = maps.read()
     except PermissionError as exc:
         raise Unreadable(f"/proc/{pid}/maps") from exc
+    if b"w-s " not in text and b"wxs " not in text:  # the usual case, without the slower search
+        return None
+    found = SHARED_WRITABLE.search(text)
     return None if found is None else found.group().decode("utf-8", "replace")[:100]
 
 
@@ -72,14 +138,28 @@ def _dumpable(pid: int) -> bool:
     return os.stat(f"/proc/{pid}/mem").st_uid != 0
 
 
-def _mounts(pid: int) -> list[tuple[str, str, str]]:
-    """(mount id, mount point, filesystem type) of each mount, in mount order."""
+@dataclass(frozen=True)
+class Mount:
+    """One line of /proc/PID/mountinfo. `device` names the filesystem (one tmpfs,
+    wherever it is mounted or bound); mount ids differ between namespaces."""
+
+    id: str
+    parent: str
+    device: str
+    point: str
+    writable: bool
+    fstype: str
+
+
+def _mounts(pid: int) -> list[Mount]:
+    """The mounts `pid` sees, in mount order."""
     found = []
     for line in _read(f"/proc/{pid}/mountinfo").splitlines():
         fields = line.split()
-        if " - " in line and len(fields) > 4:
+        if " - " in line and len(fields) > 5:
             fstype = line.split(" - ", 1)[1].split()[0]
-            found.append((fields[0], fields[4], fstype))
+            writable = "rw" in fields[5].split(",")
+            found.append(Mount(fields[0], fields[1], fields[2], fields[4], writable, fstype))
     return found
 
 
@@ -100,17 +180,19 @@ def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
         time.sleep(0.0002)
 
 
-def problem(zygote: int, waiter: int, game: int) -> str | None:
-    """Why the game process may not start, or None."""
+def problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None = None) -> str | None:
+    """Why the game process may not start, or None. Without `descriptors` (what the
+    harness made), only the descriptors' numbers are checked."""
     try:
-        return _problem(zygote, waiter, game)
+        return _problem(zygote, waiter, game, descriptors)
     except OSError:  # ENOENT, or ESRCH from a /proc file of a process that died while read
         return "a process of the sandbox ended while it was being checked"
 
 
-def _problem(zygote: int, waiter: int, game: int) -> str | None:
+def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
+    fd_check = _descriptors if descriptors is None else descriptors.problem
     for pid, who in ((zygote, "zygote"), (waiter, "game's waiter"), (game, "game process")):
-        for check in (_threads, _descriptors, _mappings):
+        for check in (_threads, fd_check, _mappings):
             try:
                 if (found := check(pid)) is not None:
                     return f"its {who} {found}"
@@ -125,6 +207,14 @@ def _problem(zygote: int, waiter: int, game: int) -> str | None:
             return "its game process kept capabilities"
         if status.get("NoNewPrivs") != "1":
             return "its game process could gain privileges (no_new_privs is off)"
+        filters = int(_status(zygote).get("Seccomp_filters", "0"))
+        added = int(status.get("Seccomp_filters", "0")) - filters
+        if added <= 0:
+            return "its game process runs without the game's seccomp filter"
+        expected = seccomp.game_program()
+        total = int(status.get("Seccomp_filters", "0"))
+        if expected is not None and os.geteuid() == 0 and not _has_filter(game, total, expected):
+            return "its game process runs without the game's seccomp filter (another filter is in its place)"
     except (Unreadable, ValueError):
         pass
     try:
@@ -134,18 +224,61 @@ def _problem(zygote: int, waiter: int, game: int) -> str | None:
     except PermissionError:
         pass
     try:
-        zygote_mounts = {mount_id for mount_id, _, _ in _mounts(zygote)}
+        zygote_devices = {mount.device for mount in _mounts(zygote)}
         game_mounts = _mounts(game)
     except Unreadable:
         return None
-    last = {point: (mount_id, fstype) for mount_id, point, fstype in game_mounts}
-    tmp = last.get("/tmp")
-    if tmp is None or tmp[1] != "tmpfs" or tmp[0] in zygote_mounts:
+    covered = {(mount.parent, mount.point) for mount in game_mounts}
+    visible = {mount.point: mount for mount in game_mounts if (mount.id, mount.point) not in covered}
+    tmp = visible.get("/tmp")
+    if tmp is None or tmp.fstype != "tmpfs" or tmp.device in zygote_devices:
         return "its game process sees the zygote's /tmp, not a fresh one"
-    proc = last.get("/proc")
-    if proc is None or proc[1] != "tmpfs":
+    proc = visible.get("/proc")
+    if proc is None or proc.fstype != "tmpfs" or proc.device in zygote_devices:
         return "its game process can see /proc"
+    for mount in visible.values():
+        if mount.writable and mount.device in zygote_devices and mount.fstype not in SHARED_DEVICES:
+            return f"its game process can write into the zygote's {mount.fstype} at {mount.point[:100]}"
     return None
+
+
+PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH, PTRACE_SECCOMP_GET_FILTER = 0x4206, 0x4207, 17, 0x420C
+WALL = 0x40000000
+
+
+def _has_filter(pid: int, count: int, code: bytes) -> bool:
+    """Whether one of the `count` seccomp filters of `pid` is exactly `code` (then it is
+    in force: every filter of a process runs, the strictest answer wins). The count alone
+    does not tell: code in the zygote could install any filter in the game's place. Read
+    back through ptrace (root only): attach, interrupt, read, detach. Where the machine
+    forbids that (Yama's ptrace_scope 3, a kernel without PTRACE_SECCOMP_GET_FILTER), the
+    count stands alone: True."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    libc.ptrace.restype = ctypes.c_long
+    if libc.ptrace(PTRACE_SEIZE, pid, None, None) != 0:
+        if ctypes.get_errno() == errno.ESRCH:
+            raise ProcessLookupError(pid)  # ended while checked: problem() says so
+        return True  # not allowed here
+    try:
+        if libc.ptrace(PTRACE_INTERRUPT, pid, None, None) != 0:
+            raise ProcessLookupError(pid)
+        os.waitpid(pid, WALL)
+        buffer = ctypes.create_string_buffer(len(code))
+        for index in range(count):
+            length = libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index), None)
+            if length < 0:
+                if ctypes.get_errno() in (errno.EINVAL, errno.EACCES, errno.EPERM, errno.EIO) and index == 0:
+                    return True  # this kernel cannot show filters
+                return False
+            if length * 8 == len(code) and libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index),
+                                                        buffer) == length and buffer.raw == code:
+                return True
+        return False
+    except ChildProcessError as exc:
+        raise ProcessLookupError(pid) from exc
+    finally:
+        libc.ptrace(PTRACE_DETACH, pid, None, None)
 
 
 def _threads(pid: int) -> str | None:

@@ -42,7 +42,12 @@ from arena.sandbox.uids import UidLease
 from arena.seats import FILE_LIMIT, LIBC, PR_SET_PDEATHSIG, BotFault, Limits, ProcessHost
 
 CPUS = os.cpu_count() or 1
-PYTHON_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1"}
+THREAD_POOLS_OF_ONE = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
+"""BLAS and OpenMP thread pools of one thread: a zygote must run one thread (OpenBLAS starts
+its pool when numpy is imported), and a bot's CPU is its own decision's anyway."""
+PYTHON_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1",
+              **THREAD_POOLS_OF_ONE}
 
 
 class SandboxUnavailable(Exception):
@@ -66,6 +71,10 @@ class SandboxHost(ProcessHost):
         self._in_game = False
         self._stopped: set[int] = set()  # the game's processes, stopped between its decisions
         self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
+        self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox
+        self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
+        self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
+        self._stopper: cgroups.Stopper | None = None
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
@@ -92,13 +101,15 @@ class SandboxHost(ProcessHost):
         """A program speaking the protocol. The folder of each file its command names
         (its program, its script) is bound read-only, so the program finds its own
         files, unless that folder holds one of the `protected` paths (the tournament
-        file, the results): then only the file is."""
+        file, the results): then only the file is. Its /proc is empty (see
+        `SandboxSpec.proc`): it sees what a Python bot's game process sees."""
         shown = []
         for arg in argv:
             if os.path.isfile(arg):
                 folder = os.path.dirname(os.path.realpath(arg))
                 shown.append(os.path.realpath(arg) if _holds_any(folder, protected) else folder)
-        return cls(SandboxSpec(tuple(argv), tuple(shown), (), {}, limits.tmp_mb), limits, name, zygote=False)
+        spec = SandboxSpec(tuple(argv), tuple(shown), (), dict(THREAD_POOLS_OF_ONE), limits.tmp_mb, proc=False)
+        return cls(spec, limits, name, zygote=False)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -113,7 +124,7 @@ class SandboxHost(ProcessHost):
         if self._cgroup is None:
             self._cgroup = BotCgroup.make(self.limits.memory_mb, self.limits.max_processes)
         uid = self._lease.uid if self._lease else None
-        filter_fd = seccomp.program_file()
+        filter_fd = seccomp.program_file(game=not self.zygote)
         argv = command(self.spec, bwrap_binary() or "bwrap", uid, filter_fd)
         limits, group = self.limits, self._cgroup
 
@@ -130,17 +141,26 @@ class SandboxHost(ProcessHost):
                 if uid is not None:  # counts every process of the sandbox's own uid
                     resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
 
+        # The bot writes its log through a descriptor of its own, write-only and append-only:
+        # it can neither read what an earlier game wrote nor rewrite it. Mode 0200: not even
+        # a bot of the harness's own uid can open it again for reading.
+        bot_log = os.open(f"/proc/self/fd/{self._log_file.fileno()}", os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        os.fchmod(self._log_file.fileno(), 0o200)
         try:
             self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file, cwd="/",
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=bot_log, cwd="/",
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True, close_fds=True,
                 pass_fds=() if filter_fd is None else (filter_fd,), preexec_fn=preexec, bufsize=0)
         except (OSError, subprocess.SubprocessError) as exc:  # the latter: its preexec_fn failed
             self._cleanup()
             raise BotFault(FaultKind.CRASH, f"could not start its sandbox: {exc}", fatal=True) from exc
         finally:
+            os.close(bot_log)
             if filter_fd is not None:
                 os.close(filter_fd)
+        log = os.fstat(self._log_file.fileno())
+        self._descriptors = checks.Descriptors((log.st_dev, log.st_ino), os.fstat(self._proc.stdin.fileno()).st_ino,
+                                               os.fstat(self._proc.stdout.fileno()).st_ino)
         self._buffer = b""
         # Not _request: a zygote may say more after its hello (its first game process's
         # "ready", or why it cannot fork one); that stays buffered for start_game.
@@ -195,17 +215,66 @@ class SandboxHost(ProcessHost):
                 pass
         super()._kill_group()
         self._end_watch()
+        self._end_stopper()
         self._in_game = False
         self._stopped = set()
         self._paused = []
 
+    def _take_log_bytes(self) -> tuple[bytes, int]:
+        """The log's first bytes and its size; the log is emptied. After a game of a
+        zygote: that game's log, as taken when it ended."""
+        if self._game_log is not None:
+            taken, self._game_log = self._game_log, None
+            super()._take_log_bytes()  # what the zygote wrote since is no game's
+            return taken
+        return super()._take_log_bytes()
+
     # -- stopped between requests -----------------------------------------------
 
     def _stop(self) -> None:
+        """Stop every process of the bot but `_keep` (`cgroups.Stopper`), verified
+        before any rival is asked (`_verify_stop`)."""
         if self._cgroup is not None and self._proc is not None:
-            self._stopped |= self._cgroup.signal_all(signal.SIGSTOP, self._keep)
+            if self._stopper is None or self._stopper.keep != self._keep:
+                self._end_stopper()
+                self._stopper = cgroups.Stopper(self._cgroup, self._keep)
+            self._stopped |= self._stopper.stop()
+            self._verify_stop()
+
+    def _verify_stop(self, seconds: float = 5.0) -> None:
+        """Wait until every thread of the bot but `_keep`'s is stopped; one that still
+        runs after `seconds` escaped the stop: the bot is killed, and faulted when it
+        is next asked."""
+        stopper = self._stopper
+        if stopper is None or self._cgroup is None or self._proc is None or not self._stopped:
+            return
+        began = time.monotonic()
+        deadline, again = began + seconds, began + 0.001
+        while (running := stopper.unstopped()) != []:
+            now = time.monotonic()
+            if now > deadline:
+                self._kill_group()
+                self._escaped = f"kept running after it was stopped (threads {(running or [])[:3]})"
+                return
+            if running is None:  # a task came or went: signal everything again, list anew
+                self._stopped |= stopper.stop()
+            elif now > again:  # not stopped 1 ms after its signal: perhaps resumed by a sibling
+                stopper.stop_again(running)
+                again = now + 0.001
+            os.sched_yield()  # on a busy machine, let its processes take their stop
+
+    def _end_stopper(self) -> None:
+        if self._stopper is not None:
+            self._stopper.close()
+            self._stopper = None
+
+    def _check_escape(self) -> None:
+        if self._escaped is not None:
+            why, self._escaped = self._escaped, None
+            raise BotFault(FaultKind.CRASH, why, fatal=True)
 
     def _cont(self) -> None:
+        self._check_escape()
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self._stopped:
             _signal(pid, signal.SIGCONT)
@@ -231,6 +300,7 @@ class SandboxHost(ProcessHost):
             if reply.get("type") != "exit":
                 self._raise_for(reply, "start")
             self._exit_pending = False
+        self._game_log = None
         self._take_log_bytes()  # what came before this game is not its log
         self._in_game = True
         if self.zygote:
@@ -262,7 +332,7 @@ class SandboxHost(ProcessHost):
         for pid in paused:
             _signal(pid, signal.SIGSTOP)  # one that is gone fails the check below
         why = None if checks.wait_stopped(paused) else "its zygote could not be stopped"
-        why = why or checks.problem(zygote, waiters[0], games[0])
+        why = why or checks.problem(zygote, waiters[0], games[0], self._descriptors)
         if why:
             self._kill_group()
             raise BotFault(FaultKind.CRASH, f"sandbox check failed: {why}", fatal=True)
@@ -317,6 +387,8 @@ class SandboxHost(ProcessHost):
                 self._kill_group()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
         self._end_watch()
+        self._end_stopper()
+        self._game_log = self._take_log_bytes()  # before the zygote runs again
         for pid in self._paused:
             _signal(pid, signal.SIGCONT)
         self._keep, self._stopped, self._paused = self._base, set(), []

@@ -47,6 +47,11 @@ class SandboxSpec:
     """The whole environment, besides PATH, HOME, TMPDIR and LANG."""
     tmp_mb: int = 64
     network: bool = False
+    proc: bool = True
+    """A /proc of the sandbox's PID namespace (a zygote needs one for its checks and to
+    make its games' namespaces); without, an empty read-only /proc: /proc/stat,
+    /proc/kallsyms and the like are the host's, and bwrap's command line (pid 1's)
+    names host paths."""
 
 
 def bwrap_binary() -> str | None:
@@ -92,7 +97,9 @@ def command(spec: SandboxSpec, bwrap: str, uid: int | None, seccomp_fd: int | No
     if uid is None:
         argv += ["--unshare-user", "--cap-drop", "ALL"]
     argv += _system_mounts()
-    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(spec.tmp_mb << 20), "--tmpfs", "/tmp"]
+    argv += ["--proc", "/proc"] if spec.proc else ["--perms", "0555", "--size", "4096", "--tmpfs", "/proc",
+                                                   "--remount-ro", "/proc"]
+    argv += ["--dev", "/dev", "--perms", "1777", "--size", str(spec.tmp_mb << 20), "--tmpfs", "/tmp"]
     read_only, writable = _outermost(spec.read_only), _outermost(spec.writable)
     for folder in _parents(read_only + writable):
         argv += ["--perms", "0755", "--dir", folder]  # bwrap would make them 0700: untraversable
@@ -100,7 +107,9 @@ def command(spec: SandboxSpec, bwrap: str, uid: int | None, seccomp_fd: int | No
         argv += ["--ro-bind", path, path]
     for path in writable:
         argv += ["--bind", path, path]
-    argv += ["--chdir", "/tmp", "--clearenv"]
+    # The root and /dev are tmpfs that every process of the sandbox (a zygote and its
+    # games) shares: read-only, they keep nothing from one game for the next.
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
     env = {"PATH": SANDBOX_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
     env.update(spec.env)
     for key in sorted(env):

@@ -6,13 +6,15 @@ each game in a fresh process forked from that loaded state, so a game starts in
 a few milliseconds and nothing one game does can reach another:
 
 - before each fork it checks that it is still as the import left it: one thread,
-  no other process in its sandbox, no descriptors but the protocol's, no shared
-  writable mapping, and not dumpable (no game can write into its memory). A
-  failed check is reported to the harness as the bot's fault;
+  no other process in its sandbox, no descriptors but the protocol's (each still
+  the file or pipe it was before the import), no shared writable mapping, and not
+  dumpable (no game can write into its memory). A failed check is reported to the
+  harness as the bot's fault;
 - the game process gets new user, PID, mount, IPC and network namespaces: it cannot
   see or signal the zygote or any earlier game, System V IPC and abstract sockets
   start empty, `/tmp` (its working directory) and `/dev/shm` are fresh, size-capped
-  tmpfs, `/proc` is empty; then it drops every capability and becomes undumpable.
+  tmpfs, `/proc` is empty; then it drops every capability, becomes undumpable and
+  adds the game's seccomp filter (no new namespaces, no mounts).
 
 Import-time code runs in this interpreter and could rewrite these checks, so the
 harness does not rely on them alone: it stops the zygote and the game's waiter for
@@ -38,21 +40,36 @@ import sys
 import time
 import traceback
 
+from arena.sandbox import seccomp
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 0x1, 0x2, 0x4, 0x8, 0x20, 0x1000, 0x4000
-PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE = 1, 3, 4
+PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 3, 4, 38
 CAPABILITY_VERSION_3 = 0x20080522
 CHANNEL_IN, CHANNEL_OUT = 3, 4  # the protocol's private descriptors
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_GAME_FILTER = seccomp.game_program()
 
 
 class SandboxCheckError(Exception):
     """The zygote is no longer fit to fork a clean game process."""
+
+
+_IDENTITIES: dict[int, tuple[int, int, int]] = {}
+"""What descriptors 0-4 were before the bot was imported: (device, inode, rdev)."""
+
+
+def _identity(fd: int) -> tuple[int, int, int] | None:
+    try:
+        found = os.fstat(fd)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_rdev
 
 
 def _private_channel() -> None:
@@ -92,12 +109,13 @@ class Channel:
             data = data[os.write(CHANNEL_OUT, data):]
 
 
-def check_fit_to_fork() -> None:
-    """Raise SandboxCheckError unless nothing of this process can outlive a game."""
+def check_fit_to_fork(wait: float = 2.0) -> None:
+    """Raise SandboxCheckError unless nothing of this process can outlive a game
+    (`wait`: seconds other processes of the sandbox get to finish exiting)."""
     tasks = os.listdir("/proc/self/task")
     if len(tasks) != 1:
         raise SandboxCheckError(f"{len(tasks)} threads are running (import-time code started threads)")
-    deadline = time.monotonic() + 2.0  # the last game's processes were killed, and may be exiting
+    deadline = time.monotonic() + wait  # the last game's processes were killed, and may be exiting
     while (others := _other_processes()) and time.monotonic() < deadline:
         time.sleep(0.0005)
     if others:
@@ -106,14 +124,49 @@ def check_fit_to_fork() -> None:
     extra = [fd for fd in listed if fd not in (0, 1, 2, CHANNEL_IN, CHANNEL_OUT) and _is_open(fd)]
     if extra:
         raise SandboxCheckError(f"descriptors {extra[:5]} are open besides the protocol's")
-    with open("/proc/self/maps") as maps:
-        for line in maps:
+    for fd, before in sorted(_IDENTITIES.items()):
+        if _identity(fd) not in (before, None):
+            raise SandboxCheckError(f"descriptor {fd} was replaced (it is now {_describe(fd)})")
+    with open("/proc/self/maps", "rb") as maps:
+        text = maps.read()
+    if b"w-s " in text or b"wxs " in text:  # else no shared writable mapping: skip the slower parse
+        for line in text.decode("utf-8", "replace").splitlines():
             perms = line.split()[1]
             if "w" in perms and perms.endswith("s"):
                 raise SandboxCheckError(f"a shared writable mapping is open: {line.strip()[:100]}")
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise SandboxCheckError("cannot make the zygote non-dumpable")
+
+
+def import_plugins_checked() -> str | None:
+    """Import the module of every `arena` entry point, in the order `load_registry`
+    loads them, checking after each one that this process is still fit to fork;
+    returns the distribution after whose import it first was not (None: none). Then
+    `load_registry` finds them imported. A plugin that fails to import is left for
+    `load_registry` to report."""
+    import importlib
+    import importlib.metadata
+
+    check = check_fit_to_fork  # as it is before any plugin runs
+    found = importlib.metadata.entry_points(group="arena")
+    for entry_point in sorted(found, key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
+        try:
+            importlib.import_module(entry_point.module)
+        except Exception:  # noqa: BLE001 - reported by load_registry
+            continue
+        try:
+            check(wait=0.0)
+        except SandboxCheckError:
+            return entry_point.dist.name if entry_point.dist else entry_point.value
+    return None
+
+
+def _describe(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")[:100]
+    except OSError:
+        return "unreadable"
 
 
 def _other_processes() -> list[int]:
@@ -192,6 +245,9 @@ def _fresh_files(tmp_mb: int) -> None:
 
     _check(_libc.capset(ctypes.byref(Header(CAPABILITY_VERSION_3, 0)), (Data * 2)()), "capset")
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    if _GAME_FILTER is not None:
+        seccomp.install(_GAME_FILTER, _libc)
 
 
 def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
@@ -261,6 +317,8 @@ def serve(bot_name: str, tmp_mb: int) -> int:
     """Load the bot, then keep one game process ready: fork it, report how it ended
     (``exit``), and fork the next when the harness says ``next``."""
     _private_channel()
+    _IDENTITIES.update({fd: identity for fd in (0, 1, 2, CHANNEL_IN, CHANNEL_OUT)
+                        if (identity := _identity(fd)) is not None})
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     channel = Channel()
     hello = channel.read()
@@ -271,6 +329,7 @@ def serve(bot_name: str, tmp_mb: int) -> int:
     try:
         from arena.plugins import load_registry
 
+        culprit = import_plugins_checked()
         bot_cls = load_registry().bot(bot_name).cls
     except Exception as exc:
         traceback.print_exc()
@@ -281,7 +340,8 @@ def serve(bot_name: str, tmp_mb: int) -> int:
         try:
             check_fit_to_fork()
         except SandboxCheckError as exc:
-            channel.send({"type": "error", "message": f"sandbox check failed: {exc}"})
+            blame = f" (first seen after importing the distribution {culprit!r})" if culprit else ""
+            channel.send({"type": "error", "message": f"sandbox check failed: {exc}{blame}"})
             return 1
         sys.stderr.flush()
         pid = os.fork()

@@ -633,6 +633,54 @@ class CpuBurner(arena.Bot):
         return observation["legal_actions"][0]
 
 
+class SigcontPair(arena.Bot):
+    """Two processes that keep each other running: a thread of the bot's process and a
+    child both spin, each sending SIGCONT to the other all the time, so that whichever
+    is stopped first is resumed by the other before that one is stopped itself.
+    Reports how much CPU the two got between the bot's decisions (as `Spinner`)."""
+
+    name = "attack-sigcont-pair"
+    rulesets = "*"
+
+    def start(self, info):
+        import mmap
+
+        self.gaps, self.left = [], None
+        self.shared = mmap.mmap(-1, 64)  # the child's CPU seconds, written as it spins
+        sys.setswitchinterval(0.0005)
+        parent = os.getpid()
+        self.child = os.fork()
+        if self.child == 0:
+            while True:
+                os.kill(parent, signal.SIGCONT)
+                self.shared[:16] = b"%-16.6f" % time.process_time()
+        threading.Thread(target=self._spin, daemon=True).start()
+
+    def _spin(self):
+        while True:
+            os.kill(self.child, signal.SIGCONT)
+
+    def _cpu(self):
+        try:
+            child = float(self.shared[:16].decode().strip() or 0)
+        except ValueError:
+            child = 0.0
+        return time.process_time() + child
+
+    def act(self, observation):
+        now_cpu, now_wall = self._cpu(), time.monotonic()
+        if self.left is not None:
+            self.gaps.append((now_cpu - self.left[0], now_wall - self.left[1]))
+        action = observation["legal_actions"][0]
+        self.left = (self._cpu(), time.monotonic())
+        return action
+
+    def end(self, outcome):
+        report(attack="sigcont-pair", cpu=sum(g[0] for g in self.gaps), wall=sum(g[1] for g in self.gaps),
+               gaps=len(self.gaps))
+        os.kill(self.child, signal.SIGKILL)
+
+
 class SlowRival(arena.Bot):
     """An honest rival that takes its time (so others have time to think on)."""
 
@@ -648,7 +696,7 @@ class SlowRival(arena.Bot):
 
 
 BOTS = (Victim, ProcSpy, Killer, Planter, Networker, ForkBomb, Daemon, MemorySpreader, TmpFiller, SleepInStart,
-        SleepInEnd, MemoInModule, MemoInFiles, MemoInKeyring, ZygoteWriter, SeedHunter, Spinner, CpuBurner,
+        SleepInEnd, MemoInModule, MemoInFiles, MemoInKeyring, ZygoteWriter, SeedHunter, Spinner, SigcontPair, CpuBurner,
         SlowRival)
 
 

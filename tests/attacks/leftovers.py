@@ -11,6 +11,7 @@ import ctypes
 import json
 import mmap
 import os
+import re
 import socket
 import sys
 import threading
@@ -26,6 +27,24 @@ _libc.shmat.restype = ctypes.c_void_p
 IPC_CREAT = 0o1000
 _libc.syscall.restype = ctypes.c_long
 NOTES = []
+IN_ZYGOTE = getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", "") == "arena.sandbox.zygote"
+PLACES = []
+
+
+def _patch_zygote_check(before):
+    """Run `before` each time the zygote checks itself before a fork (import-time code
+    owns its interpreter), then the zygote's own check."""
+    import arena.sandbox.zygote as _zygote
+
+    for module in (_zygote, sys.modules.get("__main__")):
+        if hasattr(module, "check_fit_to_fork"):
+            original = module.check_fit_to_fork
+
+            def patched(original=original):
+                before()
+                original()
+
+            module.check_fit_to_fork = patched
 
 if KIND == "thread":  # a thread that keeps what games send it through a pipe
     _READ, _WRITE = os.pipe()
@@ -56,6 +75,61 @@ elif KIND == "mapping":  # anonymous shared memory: every fork shares it
     _MAP = mmap.mmap(-1, 4096)
 elif KIND == "sysv":  # System V shared memory, made (not attached) at import
     _SHM = _libc.shmget(0, 4096, IPC_CREAT | 0o600)
+elif KIND == "stdin":  # a file of the zygote's own /tmp moved onto descriptor 0 (checked by number only)
+    _MEMO = os.open("attack-memo", os.O_RDWR | os.O_CREAT, 0o600)
+    if IN_ZYGOTE:  # descriptor 0 is /dev/null there; elsewhere it is the protocol's
+        os.dup2(_MEMO, 0)
+        os.close(_MEMO)
+        _MEMO = 0
+elif KIND == "log":  # the bot's own stderr log, read back between games
+    def _read_log():
+        try:
+            NOTES.append(os.pread(2, 1 << 16, 0).decode("utf-8", "replace"))
+        except OSError as exc:
+            NOTES.append(f"unreadable: {exc}")
+
+    if IN_ZYGOTE:  # no thread may run there: read it each time the zygote forks a game
+        _patch_zygote_check(_read_log)
+    else:
+        def _reader():
+            while True:
+                _read_log()
+                time.sleep(0.002)
+
+        threading.Thread(target=_reader, daemon=True).start()
+elif KIND == "files":  # a note in every writable place the zygote has
+    for _place in sorted({os.getcwd(), os.environ.get("HOME", "/"), os.environ.get("TMPDIR", "/tmp"), "/tmp",
+                          "/dev/shm", "/", "/dev"}):
+        _path = os.path.join(_place, "attack-note")
+        try:
+            os.close(os.open(_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+            PLACES.append(_path)
+        except OSError:
+            pass
+elif KIND == "mount":  # the zygote's /tmp bound over a folder that games do not remount
+    _libc.prctl(4, 1, 0, 0, 0)  # dumpable, to write its own uid map
+    _uid, _gid = os.getuid(), os.getgid()
+    if _libc.unshare(0x10000000 | 0x00020000) == 0:  # CLONE_NEWUSER | CLONE_NEWNS
+        with open("/proc/self/setgroups", "w") as _f:
+            _f.write("deny")
+        with open("/proc/self/uid_map", "w") as _f:
+            _f.write(f"{_uid} {_uid} 1")
+        with open("/proc/self/gid_map", "w") as _f:
+            _f.write(f"{_gid} {_gid} 1")
+        os.makedirs("/tmp/attack-shared", exist_ok=True)
+        _TARGET = "/etc/alternatives" if os.path.isdir("/etc/alternatives") else "/usr/share"
+        if _libc.mount(b"/tmp/attack-shared", _TARGET.encode(), None, 0x1000, None) == 0:  # MS_BIND
+            PLACES.append(os.path.join(_TARGET, "attack-note"))
+    _libc.prctl(4, 0, 0, 0, 0)
+elif KIND == "filter":  # games get an allow-all seccomp filter in place of the game's (same count)
+    import struct
+
+    import arena.sandbox.zygote as _zygote
+
+    for _module in (_zygote, sys.modules.get("__main__")):
+        if hasattr(_module, "_GAME_FILTER"):
+            _module._GAME_FILTER = struct.pack("=HBBI", 0x06, 0, 0, 0x7FFF0000)  # return ALLOW
+    PLACES.append("/tmp/attack-note")  # (what it would do with nested namespaces is beside the point)
 elif KIND == "keyring":  # a kernel key of the zygote's uid, writable by that uid
     _libc.syscall.restype = ctypes.c_long
     _KEY = _libc.syscall(248, b"user", b"attack-leftover", b"-", 1, -4)  # add_key to the user keyring
@@ -97,6 +171,21 @@ def recall():
     if KIND == "sysv":
         text = _shm().value.decode()
         return [text] if text else []
+    if KIND == "stdin":
+        text = os.pread(_MEMO, 100, 0).decode()
+        return [text] if text else []
+    if KIND == "log":
+        time.sleep(0.01)
+        return sorted({tag for note in NOTES for tag in re.findall(r"LEFT:(\S+)", note)})
+    if KIND in ("files", "mount", "filter"):
+        found = []
+        for path in PLACES:
+            try:
+                with open(path) as note:
+                    found += [line for line in note.read().splitlines() if line]
+            except OSError:
+                pass
+        return found
     if KIND == "keyring":
         buffer = ctypes.create_string_buffer(256)
         size = _libc.syscall(250, 11, _KEY, buffer, 256)  # KEYCTL_READ
@@ -120,6 +209,19 @@ def leave(tag):
         _MAP[: len(tag)] = tag.encode()
     elif KIND == "sysv":
         _shm().value = tag.encode()
+    elif KIND == "stdin":
+        os.pwrite(_MEMO, tag.encode(), 0)
+    elif KIND == "log":
+        print(f"LEFT:{tag}", file=sys.stderr, flush=True)
+        if not IN_ZYGOTE:  # read back at once, so a quick game is not over before the thread looks
+            _read_log()
+    elif KIND in ("files", "mount", "filter"):
+        for path in PLACES:
+            try:
+                with open(path, "a") as note:
+                    note.write(tag + "\n")
+            except OSError:
+                pass
     elif KIND == "keyring":
         if _libc.syscall(250, 2, _KEY, tag.encode(), len(tag)) < 0:  # KEYCTL_UPDATE
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))

@@ -1,0 +1,206 @@
+"""Luck corrections: the part of a game's result that the draw decided, measured and taken out.
+
+For a ruleset that declares `pairwise_value` and `permute_unrevealed` (see
+`Ruleset.capabilities`), `game_corrections` replays a game record and, for every ordered
+pair of seats (a, b), sums the *chance corrections* of its chance events (docs/luck.md):
+
+- the opening deal: ``V(initial) - mean of V over k initial states dealt from derived
+  seeds``;
+- each action that changed the unrevealed cards or drew from the game's chance: ``V after
+  the real action - the mean of V after the same action on clones of the state before
+  it``, each clone with its unrevealed cards reordered and a fresh engine rng, both from
+  ``derive_seed(deal_seed, "luck", decision, i)`` (never the game's own stream);
+- any other action: exactly 0.
+
+Where the ruleset's unrevealed cards are exactly its draw pile (`Ruleset.unrevealed_is_draw_pile`),
+the clones are stratified on the next card drawn: one clone per distinct card, weighted by
+its chance (`draw_outcomes`), the rest of the pile reordered; elsewhere `k` clones are
+sampled. Given everything the seats know and the action, the real outcome is distributed
+as a clone's, so each correction has mean zero whatever the bots do, and
+
+    adjusted comparison of (a, b) = raw comparison (1, 1/2, 0) - summed corrections[a][b]
+
+estimates the same paired score with less of the draw's variance. The statistics stay in
+`arena.pairwise`; this module only makes the per-game numbers. Floats are summed in a
+fixed order, so a replay recomputes them bit for bit.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from arena.errors import ConfigError
+from arena.rules.base import GameState, Ruleset
+from arena.rules.chance import Chance
+from arena.seeding import derive_seed
+
+DEFAULT_CLONES = 16
+"""k, the clones per corrected action where outcomes are sampled (and the initial deals
+compared with the real one). The clone noise falls as 1/k; past about 16 the value's own
+error dominates (docs/luck.md), and the cost grows as k."""
+
+LUCK_MODES = ("adjusted", "raw")
+
+
+@dataclass(frozen=True)
+class LuckMethod:
+    """How corrections are made, as a plan records it: the value's identity and version
+    (`VALUE_ID`, `VALUE_VERSION` of the game's value module) and k."""
+
+    value_id: str
+    value_version: str
+    clones: int = DEFAULT_CLONES
+
+    def record(self) -> dict[str, Any]:
+        return {"value": self.value_id, "version": self.value_version, "clones": self.clones}
+
+
+def supports_luck(ruleset: type[Ruleset]) -> bool:
+    """Whether corrections can be made for `ruleset` (it declares both capabilities)."""
+    return ruleset.supports("pairwise_value") and ruleset.supports("permute_unrevealed")
+
+
+def method_for(ruleset: type[Ruleset], clones: int = DEFAULT_CLONES) -> LuckMethod:
+    """The method `ruleset`'s corrections are made with (ConfigError if it declares no value)."""
+    if not supports_luck(ruleset):
+        raise ConfigError(f"ruleset {ruleset.id!r} declares no pairwise_value and permute_unrevealed: "
+                          f"its scores cannot be luck-adjusted (use luck = \"raw\")")
+    identity = ruleset.pairwise_value_identity
+    assert identity is not None   # required with pairwise_value (Ruleset.__init_subclass__)
+    return LuckMethod(identity[0], identity[1], clones)
+
+
+def _pile_fingerprint(state: GameState) -> tuple[Any, ...]:
+    """What changes when an action draws or reorders: the chance count and the pile's cards."""
+    found = state.chance_pile()
+    if found is None:
+        return (state.chance.points,)
+    pile, name = found
+    return (state.chance.points, len(pile), [name(card) for card in pile])
+
+
+def _clone_for(ruleset: type[Ruleset], state: GameState, rng: random.Random) -> GameState:
+    """A copy of `state` with its unrevealed cards reordered and a fresh chance, both from `rng`."""
+    twin = state.clone()
+    ruleset.permute_unrevealed(twin, rng)
+    chance = Chance(rng)
+    chance.points = state.chance.points
+    twin.chance = chance
+    return twin
+
+
+def _mean(matrices: Sequence[list[list[float]]], weights: Sequence[float] | None = None) -> list[list[float]]:
+    n = len(matrices[0])
+    if weights is None:
+        weights = [1.0 / len(matrices)] * len(matrices)
+    mean = [[0.0] * n for _ in range(n)]
+    for matrix, weight in zip(matrices, weights):
+        for a in range(n):
+            row, out = matrix[a], mean[a]
+            for b in range(n):
+                out[b] += weight * row[b]
+    return mean
+
+
+def _stratified(ruleset: type[Ruleset], before: GameState, action: str, deal_seed: int,
+                decision: int) -> list[list[float]] | None:
+    """The expected value after `action`, one clone per distinct next card weighted by its
+    chance; None when the pile is empty (the caller samples instead)."""
+    outcomes = before.draw_outcomes()
+    if not outcomes:
+        return None
+    found = before.chance_pile()
+    assert found is not None
+    values, weights = [], []
+    for index, (name, probability) in enumerate(outcomes):
+        rng = random.Random(derive_seed(deal_seed, "luck", decision, index))
+        twin = before.clone()
+        ruleset.permute_unrevealed(twin, rng)
+        pile, card_name = twin.chance_pile()  # type: ignore[misc]  # a pile exists: `before` has one
+        places = [i for i, card in enumerate(pile) if card_name(card) == name]
+        place = places[rng.randrange(len(places))]   # a uniform copy: the rest stays uniform
+        pile[place], pile[-1] = pile[-1], pile[place]
+        chance = Chance(rng)
+        chance.points = before.chance.points
+        twin.chance = chance
+        twin.apply(action)
+        values.append(ruleset.pairwise_value(twin))
+        weights.append(probability)
+    return _mean(values, weights)
+
+
+def _sampled(ruleset: type[Ruleset], before: GameState, action: str, deal_seed: int, decision: int,
+             clones: int) -> list[list[float]]:
+    values = []
+    for i in range(clones):
+        twin = _clone_for(ruleset, before, random.Random(derive_seed(deal_seed, "luck", decision, i)))
+        twin.apply(action)
+        values.append(ruleset.pairwise_value(twin))
+    return _mean(values)
+
+
+def deal_correction(ruleset: type[Ruleset], players: int, options: Mapping[str, Any], deal_seed: int,
+                    state: GameState, clones: int = DEFAULT_CLONES) -> list[list[float]]:
+    """V of the dealt `state` minus the mean V over `clones` deals from derived seeds."""
+    others = [ruleset.pairwise_value(ruleset.new_game(players, options,
+                                                       random.Random(derive_seed(deal_seed, "luck", "deal", i))))
+              for i in range(clones)]
+    mean = _mean(others)
+    real = ruleset.pairwise_value(state)
+    return [[real[a][b] - mean[a][b] for b in range(players)] for a in range(players)]
+
+
+@dataclass
+class GameLuck:
+    """One game's corrections: per ordered seat pair the summed correction, and how many
+    actions were corrected (the rest were exactly 0)."""
+
+    corrections: list[list[float]]
+    corrected: int
+    actions: int
+
+
+def game_corrections(ruleset: type[Ruleset], record: Mapping[str, Any],
+                     clones: int = DEFAULT_CLONES) -> GameLuck:
+    """Replay `record` (a game record of `ruleset`) and sum its chance corrections."""
+    if not supports_luck(ruleset):
+        raise ConfigError(f"ruleset {ruleset.id!r} declares no pairwise_value and permute_unrevealed")
+    players = record["players"]
+    options = record["ruleset"]["options"]
+    deal_seed = record["deal_seed"]
+    state = ruleset.new_game(players, options, random.Random(deal_seed))
+    total = deal_correction(ruleset, players, options, deal_seed, state, clones)
+    stratify = ruleset.unrevealed_is_draw_pile
+    corrected = 0
+    for decision, (_, action) in enumerate(record["decisions"]):
+        before = state.clone()
+        fingerprint = _pile_fingerprint(state)
+        state.apply(action)
+        if _pile_fingerprint(state) == fingerprint:
+            continue   # nothing unrevealed moved and nothing was drawn: the correction is 0
+        corrected += 1
+        expected = _stratified(ruleset, before, action, deal_seed, decision) if stratify else None
+        if expected is None:
+            expected = _sampled(ruleset, before, action, deal_seed, decision, clones)
+        real = ruleset.pairwise_value(state)
+        for a in range(players):
+            row, got, mean = total[a], real[a], expected[a]
+            for b in range(players):
+                row[b] += got[b] - mean[b]
+    return GameLuck(total, corrected, len(record["decisions"]))
+
+
+def adjusted_comparisons(record: Mapping[str, Any], corrections: Sequence[Sequence[float]]) -> list[list[float]]:
+    """Per ordered seat pair (a, b): the raw comparison (1 a ahead, 1/2 tied, 0 behind, from
+    the record's standing) minus the summed correction; the diagonal 1/2."""
+    standing = record["outcome"]["standing"]
+    n = len(standing)
+    result = [[0.5] * n for _ in range(n)]
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                raw = 1.0 if standing[a] < standing[b] else 0.5 if standing[a] == standing[b] else 0.0
+                result[a][b] = raw - corrections[a][b]
+    return result

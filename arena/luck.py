@@ -91,6 +91,18 @@ def _clone_for(ruleset: type[Ruleset], state: GameState, rng: random.Random) -> 
     return twin
 
 
+def _without_stream(state: GameState) -> GameState:
+    """A clone of `state` whose chance holds no stream (an unseeded `Chance`, its count
+    kept): every clone made from it either draws nothing from its chance or is given a
+    fresh one, and copying a Mersenne Twister's state for each clone would cost more than
+    the clone."""
+    twin = state.clone()
+    chance = Chance(0)
+    chance.points = state.chance.points
+    twin.chance = chance
+    return twin
+
+
 def _mean(matrices: Sequence[list[list[float]]], weights: Sequence[float] | None = None) -> list[list[float]]:
     n = len(matrices[0])
     if weights is None:
@@ -107,25 +119,34 @@ def _mean(matrices: Sequence[list[list[float]]], weights: Sequence[float] | None
 def _stratified(ruleset: type[Ruleset], before: GameState, action: str, deal_seed: int,
                 decision: int) -> list[list[float]] | None:
     """The expected value after `action`, one clone per distinct next card weighted by its
-    chance; None when the pile is empty (the caller samples instead)."""
+    chance; None when the pile is empty (the caller samples instead).
+
+    The rest of the pile is reordered lazily: a clone whose action drew only that card
+    (no other card left the pile, no other chance point) ends exactly as a reordered one
+    would, since what happens after a draw depends on the card drawn and nothing unrevealed,
+    and the value reads nothing unrevealed. Only the others are replayed reordered."""
     outcomes = before.draw_outcomes()
     if not outcomes:
         return None
-    found = before.chance_pile()
-    assert found is not None
+    size, points = len(before.chance_pile()[0]), before.chance.points  # type: ignore[index]
     values, weights = [], []
     for index, (name, probability) in enumerate(outcomes):
-        rng = random.Random(derive_seed(deal_seed, "luck", decision, index))
         twin = before.clone()
-        ruleset.permute_unrevealed(twin, rng)
-        pile, card_name = twin.chance_pile()  # type: ignore[misc]  # a pile exists: `before` has one
-        places = [i for i, card in enumerate(pile) if card_name(card) == name]
-        place = places[rng.randrange(len(places))]   # a uniform copy: the rest stays uniform
-        pile[place], pile[-1] = pile[-1], pile[place]
-        chance = Chance(rng)
-        chance.points = before.chance.points
-        twin.chance = chance
+        twin.lay_on_top(name)
         twin.apply(action)
+        pile = twin.chance_pile()[0]  # type: ignore[index]
+        if len(pile) != size - 1 or twin.chance.points != points:
+            rng = random.Random(derive_seed(deal_seed, "luck", decision, index))
+            twin = before.clone()
+            ruleset.permute_unrevealed(twin, rng)
+            pile, card_name = twin.chance_pile()  # type: ignore[misc]  # a pile exists: `before` has one
+            places = [i for i, card in enumerate(pile) if card_name(card) == name]
+            place = places[rng.randrange(len(places))]   # a uniform copy: the rest stays uniform
+            pile[place], pile[-1] = pile[-1], pile[place]
+            chance = Chance(rng)
+            chance.points = points
+            twin.chance = chance
+            twin.apply(action)
         values.append(ruleset.pairwise_value(twin))
         weights.append(probability)
     return _mean(values, weights)
@@ -175,7 +196,7 @@ def game_corrections(ruleset: type[Ruleset], record: Mapping[str, Any],
     stratify = ruleset.unrevealed_is_draw_pile
     corrected = 0
     for decision, (_, action) in enumerate(record["decisions"]):
-        before = state.clone()
+        before = _without_stream(state)
         fingerprint = _pile_fingerprint(state)
         state.apply(action)
         if _pile_fingerprint(state) == fingerprint:

@@ -78,8 +78,9 @@ def ahead(mine: float, other: float, target: float) -> float:
 
 def expected_totals(state: Flip7State) -> list[float]:
     """Per seat: its total plus the round score it can still expect (see the module)."""
-    law = _deck_law(state)
-    values = []
+    counts = state._unseen_counts_now() if state.deck else state._set_aside_counts_now()
+    key = tuple([counts.get(card, 0) for card in CARD_ORDER])   # the next card's law (an empty
+    values = []                                                 # deck is refilled from the pile)
     for s in range(state.players):
         status = state.status[s]
         if status == ACTIVE:
@@ -89,7 +90,7 @@ def expected_totals(state: Flip7State) -> list[float]:
                     doubled = True
                 else:
                     bonus += MODIFIER_BONUS[card]
-            row = expected_banked(state.masks[s], bonus, doubled, state.second_chance[s], law)
+            row = _expected_row(state.masks[s], bonus, doubled, state.second_chance[s], key)
         elif status == BUSTED:
             row = 0.0
         else:
@@ -98,11 +99,9 @@ def expected_totals(state: Flip7State) -> list[float]:
     return values
 
 
-def _deck_law(state: Flip7State) -> list[tuple[float, int, int]]:
-    """The next card's law from the deck's composition (the set-aside pile's when the deck
-    is empty: it is reshuffled into the deck then), as `_step` outcomes."""
-    counts = state._unseen_counts_now() if state.deck else state._set_aside_counts_now()
-    return _law(tuple(counts.get(card, 0) for card in CARD_ORDER))
+@functools.lru_cache(maxsize=1 << 16)
+def _expected_row(mask: int, bonus: int, doubled: bool, second_chance: bool, counts: tuple[int, ...]) -> float:
+    return expected_banked(mask, bonus, doubled, second_chance, _law(counts))
 
 
 def _law(counts: tuple[int, ...]) -> list[tuple[float, int, int]]:

@@ -168,19 +168,35 @@ def deal_correction(ruleset: type[Ruleset], players: int, options: Mapping[str, 
     others = [ruleset.pairwise_value(ruleset.new_game(players, options,
                                                        random.Random(derive_seed(deal_seed, "luck", "deal", i))))
               for i in range(clones)]
-    mean = _mean(others)
-    real = ruleset.pairwise_value(state)
-    return [[real[a][b] - mean[a][b] for b in range(players)] for a in range(players)]
+    total = [[0.0] * players for _ in range(players)]
+    _add_difference(total, ruleset.pairwise_value(state), _mean(others))
+    return total
+
+
+def _add_difference(total: list[list[float]], real: list[list[float]], expected: list[list[float]]) -> None:
+    """``total += real - expected`` over the pairs a < b, mirrored (``total[b][a] = -total[a][b]``):
+    corrections are antisymmetric by construction, their diagonal exactly 0."""
+    n = len(total)
+    for a in range(n):
+        for b in range(a + 1, n):
+            difference = real[a][b] - expected[a][b]
+            total[a][b] += difference
+            total[b][a] -= difference
 
 
 @dataclass
 class GameLuck:
-    """One game's corrections: per ordered seat pair the summed correction, and how many
-    actions were corrected (the rest were exactly 0)."""
+    """One game's corrections: per ordered seat pair the summed correction, the decisions
+    (indices) whose actions were corrected (the others' corrections were exactly 0), and the
+    number of actions."""
 
     corrections: list[list[float]]
-    corrected: int
+    decisions: list[int]
     actions: int
+
+    @property
+    def corrected(self) -> int:
+        return len(self.decisions)
 
 
 def game_corrections(ruleset: type[Ruleset], record: Mapping[str, Any],
@@ -194,22 +210,18 @@ def game_corrections(ruleset: type[Ruleset], record: Mapping[str, Any],
     state = ruleset.new_game(players, options, random.Random(deal_seed))
     total = deal_correction(ruleset, players, options, deal_seed, state, clones)
     stratify = ruleset.unrevealed_is_draw_pile
-    corrected = 0
+    corrected: list[int] = []
     for decision, (_, action) in enumerate(record["decisions"]):
         before = _without_stream(state)
         fingerprint = _pile_fingerprint(state)
         state.apply(action)
         if _pile_fingerprint(state) == fingerprint:
             continue   # nothing unrevealed moved and nothing was drawn: the correction is 0
-        corrected += 1
+        corrected.append(decision)
         expected = _stratified(ruleset, before, action, deal_seed, decision) if stratify else None
         if expected is None:
             expected = _sampled(ruleset, before, action, deal_seed, decision, clones)
-        real = ruleset.pairwise_value(state)
-        for a in range(players):
-            row, got, mean = total[a], real[a], expected[a]
-            for b in range(players):
-                row[b] += got[b] - mean[b]
+        _add_difference(total, ruleset.pairwise_value(state), expected)
     return GameLuck(total, corrected, len(record["decisions"]))
 
 

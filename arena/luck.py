@@ -237,3 +237,90 @@ def adjusted_comparisons(record: Mapping[str, Any], corrections: Sequence[Sequen
                 raw = 1.0 if standing[a] < standing[b] else 0.5 if standing[a] == standing[b] else 0.0
                 result[a][b] = raw - corrections[a][b]
     return result
+
+
+# -- adjusted paired scores ----------------------------------------------------------------------
+
+
+class AdjustedTally:
+    """`arena.pairwise.PairTally` for luck-adjusted scores: per ordered pair of entries, per
+    deal, the mean over the deal's games of the pair's adjusted comparison
+    (`adjusted_comparisons`). Sums are kept per deal in the order games are added, so a
+    caller adds them in schedule order (as every reader of a store does)."""
+
+    def __init__(self) -> None:
+        self._tally: dict[tuple[Any, Any], dict[Any, list[float]]] = {}
+
+    def add(self, deal: Any, entries: Sequence[Any], standing: Sequence[int],
+            corrections: Sequence[Sequence[float]]) -> None:
+        """Count one game of deal `deal`: its entries and standing by seat, its corrections."""
+        n = len(entries)
+        for i in range(n):
+            for j in range(n):
+                if i == j:
+                    continue
+                raw = 1.0 if standing[i] < standing[j] else 0.5 if standing[i] == standing[j] else 0.0
+                cell = self._tally.setdefault((entries[i], entries[j]), {}).setdefault(deal, [0.0, 0])
+                cell[0] += raw - corrections[i][j]
+                cell[1] += 1
+
+    def scores(self) -> dict[tuple[Any, Any], tuple[Any, ...]]:
+        """Per ordered pair, its `DealScore`s by deal key (scores may lie outside [0, 1])."""
+        from arena.pairwise import DealScore
+
+        tally = self._tally
+        return {pair: tuple(DealScore(deal, tally[pair][deal][0] / tally[pair][deal][1], int(tally[pair][deal][1]))
+                            for deal in sorted(tally[pair]))
+                for pair in sorted(tally)}
+
+
+ADJUSTED_BOUND = 1.0
+"""B: adjusted deal scores are taken to lie in [-B, 1 + B] when they go through today's
+bounded-range intervals (`for_intervals`). An assumption, not a proof (docs/luck.md): the
+lead switches adjusted scores to an asymptotic confidence sequence, which needs no bound,
+in `for_intervals` alone."""
+
+
+def for_intervals(values: Sequence[float], bound: float = ADJUSTED_BOUND) -> list[float]:
+    """Adjusted deal scores as today's [0, 1] interval methods (`arena.pairwise`) take them:
+    ``(x + B) / (1 + 2B)``, clipped to [0, 1]. The map keeps 1/2 at 1/2, so a verdict against
+    1/2 is unchanged by it; a margin m becomes ``m / (1 + 2B)`` and an interval maps back by
+    `from_interval`. The one place adjusted scores meet the interval methods."""
+    scale = 1.0 + 2.0 * bound
+    return [min(1.0, max(0.0, (x + bound) / scale)) for x in values]
+
+
+def from_interval(value: float, bound: float = ADJUSTED_BOUND) -> float:
+    """A mean or interval end of `for_intervals`' scale on the adjusted scores' own."""
+    return value * (1.0 + 2.0 * bound) - bound
+
+
+def interval_margin(margin: float, bound: float = ADJUSTED_BOUND) -> float:
+    """A margin around 1/2 on `for_intervals`' scale."""
+    return margin / (1.0 + 2.0 * bound)
+
+
+def planned_method(plan: Mapping[str, Any], ruleset: int) -> dict[str, Any] | None:
+    """The luck method a store's plan records for ruleset entry `ruleset` (None: raw, as in
+    every plan made before the `luck` key)."""
+    luck = plan.get("luck")
+    if not isinstance(luck, dict) or luck.get("mode") != "adjusted":
+        return None
+    methods = luck.get("rulesets") or []
+    return methods[ruleset] if ruleset < len(methods) else None
+
+
+def check_planned_method(plan: Mapping[str, Any], ruleset: int, cls: type[Ruleset]) -> dict[str, Any] | None:
+    """`planned_method`, checked against the installed `cls`: ConfigError (one line) if the
+    plan's corrections were made with another value or version than `cls` declares."""
+    method = planned_method(plan, ruleset)
+    if method is None:
+        return None
+    identity = cls.pairwise_value_identity if supports_luck(cls) else None
+    if identity is None or (method.get("value"), method.get("version")) != tuple(identity):
+        label = plan["rulesets"][ruleset].get("label", cls.id)
+        now = "none" if identity is None else f"{identity[0]} {identity[1]}"
+        raise ConfigError(f"{label}: its luck corrections were made with the value {method.get('value')} "
+                          f"{method.get('version')}, and {cls.id} now declares {now} (rank with the version "
+                          f"that played it, or rerun)")
+    return method

@@ -94,6 +94,7 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
                                            "bot": stop.bot, "baseline": stop.baseline, "alpha": stop.alpha,
                                            "beta": stop.beta},
         "look_every": tournament.look_every if stop is not None else None,
+        "luck": tournament.luck_plan(),
         "deals": tournament.deals,
         "max_games": tournament.max_games,
         "total_games": total,
@@ -197,6 +198,11 @@ def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
         elif old.get("files_sha256") and old.get("files_sha256") != new.get("files_sha256"):
             changes.append(f"bot {new['uses']!r} ({new['package']} {new['version']}) has changed files "
                            f"(files sha256 {old['files_sha256'][:12]} -> {str(new.get('files_sha256'))[:12]})")
+    old_luck, new_luck = stored.get("luck") or {}, current.get("luck") or {}
+    for old, new, ruleset in zip(old_luck.get("rulesets") or [], new_luck.get("rulesets") or [], current["rulesets"]):
+        if old and new and (old["value"], old["version"]) != (new["value"], new["version"]):
+            changes.append(f"ruleset {ruleset['id']!r}'s pairwise value was {old['value']} {old['version']}, "
+                           f"is now {new['value']} {new['version']} (its luck corrections would not match)")
     for old, new in zip(stored["rulesets"], current["rulesets"]):
         if (old["version"], old["package"], old["package_version"]) != \
                 (new["version"], new["package"], new["package_version"]):

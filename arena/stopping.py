@@ -151,7 +151,7 @@ class Looks:
             if not rows:
                 break
             for row in rows:
-                self.raters[r].apply(row)
+                self.raters[r].apply(row, corrections.get(row.index))
                 games.append(((row.index - self.offsets[r]) // per_deal, [names[e] for e in row.seats],
                               row.standing))
                 indices.append(row.index)

@@ -630,13 +630,11 @@ def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6
 
 def check_luck_capabilities(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6,
                             report: ConformanceReport | None = None) -> None:
-    """`check_pairwise_value` and `check_unrevealed_law` (a small sample), each skipped, with a
-    note in `report`, when the ruleset lacks what it checks."""
+    """`check_pairwise_value` and `check_unrevealed_law` (a small sample), where the ruleset
+    declares what they check (optional capabilities: a ruleset without them is scored raw,
+    so nothing is skipped)."""
     if cls.supports("pairwise_value") and cls.supports("permute_unrevealed"):
         check_pairwise_value(cls, games, points=points, report=report)
-    elif report:
-        report.skipped.append(f"{cls.id} has no pairwise_value and permute_unrevealed: luck corrections "
-                              f"were not checked")
     if cls.supports("permute_unrevealed"):
         counts = sorted({case.players for case in games})
         check_unrevealed_law(cls, players=counts[0], games=120, report=report)

@@ -148,6 +148,7 @@ from arena.rules.base import Option, Ruleset, winner_takes_all_draws
 from arena.rules.color_flush.deck import DEFAULT_DECK, check_deck
 from arena.rules.color_flush.engine import ACTION_NAMES, DEAL_SIZE, MAX_SEATS, PILE, ColorFlushState
 from arena.rules.color_flush.text import ColorFlushRenderer
+from arena.rules.color_flush.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 # -- the ruleset -----------------------------------------------------------------
@@ -173,7 +174,19 @@ class ColorFlush(Ruleset):
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"])
 
-    capabilities = frozenset({"sample_state", "lay_out"})
+    capabilities = frozenset({"sample_state", "lay_out", "pairwise_value", "permute_unrevealed"})
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+
+    @classmethod
+    def pairwise_value(cls, state: ColorFlushState) -> list[list[float]]:
+        """P(a finishes ahead of b) per ordered seat pair (`color_flush/value.py`)."""
+        return pairwise_value(state)
+
+    @classmethod
+    def permute_unrevealed(cls, state: ColorFlushState, rng: random.Random) -> None:
+        """Reorder the never-seen pile cards, their coins tossed again (`color_flush/value.py`)."""
+        permute_unrevealed(state, rng)
+
     renderer = ColorFlushRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_bot": "arena_bots.color_flush_heuristic:ColorFlushHeuristicBot", "playout_depth": 3,

@@ -272,39 +272,33 @@ class Store:
     def add(self, games: Iterable[StoredGame], run: int) -> int:
         """Store finished games in one transaction; return how many. A game already
         stored is an error (sqlite3.IntegrityError): the runner never plays one twice.
-        Games with luck corrections also get their row in the luck table (`add_luck`)."""
+        Games with luck corrections get their luck rows in the same transaction (a reader
+        never sees such a game without them)."""
         games = list(games)
-        if any(g.luck is not None for g in games):
-            prepare_luck(self)
-        count = self._add(games, run)
         lucky = [(g.index, g.luck.decode()) for g in games if g.luck is not None]
         if lucky:
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO luck (game_index, corrections) VALUES (?, ?)", lucky)
-        return count
-
-    def _add(self, games: list[StoredGame], run: int) -> int:
+            prepare_luck(self)
         now = time.time()
         if self.version >= 3:
             zdict = self._zdict
             rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
                      pack_record(g.record, zdict), g.result_hash, run, now) for g in games]
-            with self.db:
-                self.db.executemany("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
-                                    "transcript_hash, record, result_hash, run, stored_at) "
-                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            return len(rows)
-        if self.version == 2:
-            zdict = self._zdict
-            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                     pack_record(g.record, zdict), run, now) for g in games]
+            sql = ("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
+                   "transcript_hash, record, result_hash, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         else:
-            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                     g.record.decode(), run, now) for g in games]
+            if self.version == 2:
+                zdict = self._zdict
+                rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                         pack_record(g.record, zdict), run, now) for g in games]
+            else:
+                rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                         g.record.decode(), run, now) for g in games]
+            sql = ("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
+                   "transcript_hash, record, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         with self.db:
-            self.db.executemany("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
-                                "transcript_hash, record, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                rows)
+            self.db.executemany(sql, rows)
+            if lucky:
+                self.db.executemany("INSERT OR REPLACE INTO luck (game_index, corrections) VALUES (?, ?)", lucky)
         return len(rows)
 
     def count(self) -> int:

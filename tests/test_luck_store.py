@@ -113,3 +113,13 @@ def test_games_past_a_stop_take_their_corrections_with_them(tmp_path):
         assert moved > 0
         assert sorted(read_luck(store)) == [row.index for row in store.stored_rows()]
         assert store._read("SELECT COUNT(*) FROM luck_after_stop")[0][0] == moved == after_stop_count(store)
+
+
+def test_the_sites_rating_history_reads_an_adjusted_stores_corrections(tmp_path):
+    from arena.site.data import rate_with_history
+
+    path = _run(tmp_path, _text("adjusted", "deals = 1"))
+    with Store.open(path) as store:
+        standings, _ = rate_with_history(store)
+        assert standings == rate_store(store)
+        assert standings["pairwise"]["rulesets"]["flip-7"]["luck"] == "adjusted"

@@ -14,8 +14,7 @@ from arena.match import Entrant, play_game
 from arena.rules.chance import shuffle
 from arena.rules.flip_7.ruleset import Flip7
 from arena.seeding import bot_seed, derive_seed
-from arena.testing import (ConformanceError, cases, check_pairwise_value, check_unrevealed_law, low_rank_p_value,
-                           unrevealed_law_ranks)
+from arena.testing import ConformanceError, cases, check_pairwise_value, check_unrevealed_law
 from arena_bots.flip7_threshold import Flip7ThresholdBot
 from arena_bots.random_bot import RandomBot
 
@@ -74,12 +73,6 @@ def test_flip7_reveals_its_cards_as_its_unrevealed_law_says():
 def test_a_biased_permute_is_caught_by_the_unrevealed_law_check():
     with pytest.raises(ConformanceError, match="not distributed as permute_unrevealed says"):
         check_unrevealed_law(_BiasedFlip7, players=2, games=300)
-
-
-def test_the_rank_test_is_not_low_for_the_true_law_and_low_for_a_biased_one():
-    fair = unrevealed_law_ranks(Flip7, players=2, games=150, seed=9)
-    biased = unrevealed_law_ranks(Flip7, players=2, games=150, seed=9, permute=_biased_permute)
-    assert low_rank_p_value(fair, 21) > low_rank_p_value(biased, 21)
 
 
 def test_flip7_value_is_exact_at_the_end_and_antisymmetric_before():
@@ -151,7 +144,7 @@ def _mean_correction(games: int, clones: int) -> tuple[float, float]:
 
 
 def test_mean_summed_correction_is_zero_within_its_interval_small_sample():
-    mean, se = _mean_correction(40, clones=4)
+    mean, se = _mean_correction(30, clones=4)
     assert abs(mean) < 3.29 * se   # 99.9%: the corrections have mean zero whatever the bots do
 
 
@@ -164,7 +157,7 @@ def test_mean_summed_correction_is_zero_within_its_interval_10000_games():
 def test_adjusted_and_raw_means_agree_within_their_intervals_on_a_known_pair():
     a, b = Entrant(Flip7ThresholdBot, {"threshold": 23}), Entrant(Flip7ThresholdBot, {"threshold": 17})
     raw, adjusted = [], []
-    for deal in range(30):
+    for deal in range(20):
         raw_deal = adjusted_deal = 0.0
         for seats in ((a, b), (b, a)):
             record = _game(deal, *seats, seed=31)

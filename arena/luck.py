@@ -104,6 +104,10 @@ def _without_stream(state: GameState) -> GameState:
 
 
 def _mean(matrices: Sequence[list[list[float]]], weights: Sequence[float] | None = None) -> list[list[float]]:
+    """The (weighted) mean matrix; exactly the common one when all are equal (an action
+    whose outcome chance did not touch is then corrected by exactly 0)."""
+    if all(matrix == matrices[0] for matrix in matrices):
+        return [row[:] for row in matrices[0]]
     n = len(matrices[0])
     if weights is None:
         weights = [1.0 / len(matrices)] * len(matrices)

@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from arena.luck import adjusted_comparisons, game_corrections, method_for, supports_luck
+from arena.luck import _sampled, adjusted_comparisons, game_corrections, method_for, supports_luck
 from arena.match import Entrant, play_game
 from arena.rules.chance import shuffle
 from arena.rules.flip_7.ruleset import Flip7
@@ -171,3 +171,30 @@ def test_adjusted_and_raw_means_agree_within_their_intervals_on_a_known_pair():
     gap = abs(statistics.fmean(raw) - statistics.fmean(adjusted))
     assert gap < half[0] + half[1]
     assert statistics.stdev(adjusted) < statistics.stdev(raw)
+
+
+def test_color_flush_pairwise_value_passes_the_kit_and_a_place_on_the_pile_is_corrected_by_zero():
+    from arena.rules.color_flush.ruleset import ColorFlush
+
+    check_pairwise_value(ColorFlush, cases(ColorFlush, seeds=2, players=[2, 3]), points=4)
+    record = play_game(ColorFlush, [Entrant(RandomBot), Entrant(RandomBot)], 3).record
+    luck = game_corrections(ColorFlush, record, clones=4)
+    assert luck.corrected > 0
+    state = ColorFlush.new_game(2, record["ruleset"]["options"], random.Random(record["deal_seed"]))
+    for index, (_, action) in enumerate(record["decisions"]):
+        if index in luck.decisions and action.startswith("place:"):
+            before = state.clone()
+            state.apply(action)
+            # the pile changed (a card placed on it), nothing of chance did: every clone agrees
+            expected = _sampled(ColorFlush, before, action, record["deal_seed"], index, 3)
+            assert expected == ColorFlush.pairwise_value(state)
+            return
+        state.apply(action)
+    raise AssertionError("no card was placed on the pile in this game")
+
+
+def test_clones_that_all_agree_give_exactly_their_value_so_the_correction_is_exactly_zero():
+    from arena.luck import _mean
+
+    matrix = [[0.5, 0.123], [0.877, 0.5]]   # 0.123 / 3 summed three times is not 0.123
+    assert _mean([matrix, [row[:] for row in matrix], [row[:] for row in matrix]]) == matrix

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.errors import ConfigError
 from arena.rules.base import GameState, Ruleset
@@ -40,9 +40,6 @@ DEFAULT_CLONES = 16
 """k, the clones per corrected action where outcomes are sampled (and the initial deals
 compared with the real one). The clone noise falls as 1/k; past about 16 the value's own
 error dominates (docs/luck.md), and the cost grows as k."""
-
-LUCK_MODES = ("adjusted", "raw")
-
 
 @dataclass(frozen=True)
 class LuckMethod:
@@ -72,6 +69,23 @@ def method_for(ruleset: type[Ruleset], clones: int = DEFAULT_CLONES) -> LuckMeth
     return LuckMethod(identity[0], identity[1], clones)
 
 
+def _pile(state: GameState) -> tuple[list[Any], Callable[[Any], str]]:
+    """The state's draw pile and card names (a state with `draw_outcomes` has one)."""
+    found = state.chance_pile()
+    assert found is not None
+    return found
+
+
+def _value(ruleset: type[Ruleset]) -> Callable[[GameState], list[list[float]]]:
+    """The ruleset's declared `pairwise_value` (a capability: not on `Ruleset` itself)."""
+    return getattr(ruleset, "pairwise_value")
+
+
+def _permute(ruleset: type[Ruleset]) -> Callable[[GameState, random.Random], None]:
+    """The ruleset's declared `permute_unrevealed`."""
+    return getattr(ruleset, "permute_unrevealed")
+
+
 def _pile_fingerprint(state: GameState) -> tuple[Any, ...]:
     """What changes when an action draws or reorders: the chance count and the pile's cards."""
     found = state.chance_pile()
@@ -84,7 +98,7 @@ def _pile_fingerprint(state: GameState) -> tuple[Any, ...]:
 def _clone_for(ruleset: type[Ruleset], state: GameState, rng: random.Random) -> GameState:
     """A copy of `state` with its unrevealed cards reordered and a fresh chance, both from `rng`."""
     twin = state.clone()
-    ruleset.permute_unrevealed(twin, rng)
+    _permute(ruleset)(twin, rng)
     chance = Chance(rng)
     chance.points = state.chance.points
     twin.chance = chance
@@ -132,18 +146,17 @@ def _stratified(ruleset: type[Ruleset], before: GameState, action: str, deal_see
     outcomes = before.draw_outcomes()
     if not outcomes:
         return None
-    size, points = len(before.chance_pile()[0]), before.chance.points  # type: ignore[index]
+    size, points = len(_pile(before)[0]), before.chance.points
     values, weights = [], []
     for index, (name, probability) in enumerate(outcomes):
         twin = before.clone()
         twin.lay_on_top(name)
         twin.apply(action)
-        pile = twin.chance_pile()[0]  # type: ignore[index]
-        if len(pile) != size - 1 or twin.chance.points != points:
+        if len(_pile(twin)[0]) != size - 1 or twin.chance.points != points:
             rng = random.Random(derive_seed(deal_seed, "luck", decision, index))
             twin = before.clone()
-            ruleset.permute_unrevealed(twin, rng)
-            pile, card_name = twin.chance_pile()  # type: ignore[misc]  # a pile exists: `before` has one
+            _permute(ruleset)(twin, rng)
+            pile, card_name = _pile(twin)
             places = [i for i, card in enumerate(pile) if card_name(card) == name]
             place = places[rng.randrange(len(places))]   # a uniform copy: the rest stays uniform
             pile[place], pile[-1] = pile[-1], pile[place]
@@ -151,7 +164,7 @@ def _stratified(ruleset: type[Ruleset], before: GameState, action: str, deal_see
             chance.points = points
             twin.chance = chance
             twin.apply(action)
-        values.append(ruleset.pairwise_value(twin))
+        values.append(_value(ruleset)(twin))
         weights.append(probability)
     return _mean(values, weights)
 
@@ -162,18 +175,18 @@ def _sampled(ruleset: type[Ruleset], before: GameState, action: str, deal_seed: 
     for i in range(clones):
         twin = _clone_for(ruleset, before, random.Random(derive_seed(deal_seed, "luck", decision, i)))
         twin.apply(action)
-        values.append(ruleset.pairwise_value(twin))
+        values.append(_value(ruleset)(twin))
     return _mean(values)
 
 
 def deal_correction(ruleset: type[Ruleset], players: int, options: Mapping[str, Any], deal_seed: int,
                     state: GameState, clones: int = DEFAULT_CLONES) -> list[list[float]]:
     """V of the dealt `state` minus the mean V over `clones` deals from derived seeds."""
-    others = [ruleset.pairwise_value(ruleset.new_game(players, options,
+    others = [_value(ruleset)(ruleset.new_game(players, options,
                                                        random.Random(derive_seed(deal_seed, "luck", "deal", i))))
               for i in range(clones)]
     total = [[0.0] * players for _ in range(players)]
-    _add_difference(total, ruleset.pairwise_value(state), _mean(others))
+    _add_difference(total, _value(ruleset)(state), _mean(others))
     return total
 
 
@@ -225,7 +238,7 @@ def game_corrections(ruleset: type[Ruleset], record: Mapping[str, Any],
         expected = _stratified(ruleset, before, action, deal_seed, decision) if stratify else None
         if expected is None:
             expected = _sampled(ruleset, before, action, deal_seed, decision, clones)
-        _add_difference(total, ruleset.pairwise_value(state), expected)
+        _add_difference(total, _value(ruleset)(state), expected)
     return GameLuck(total, corrected, len(record["decisions"]))
 
 

@@ -317,6 +317,19 @@ def interval_margin(margin: float, bound: float = ADJUSTED_BOUND) -> float:
     return margin / (1.0 + 2.0 * bound)
 
 
+def planned_luck_mode(plan: Mapping[str, Any]) -> str:
+    """The `luck` mode a store's plan records ("raw" for a plan made before the key)."""
+    luck = plan.get("luck")
+    return luck.get("mode", "raw") if isinstance(luck, dict) else "raw"
+
+
+def planned_clones(plan: Mapping[str, Any]) -> tuple[int | None, ...]:
+    """Per ruleset entry of `plan`: k for its luck corrections, or None (raw): what the
+    workers of a run on that store make, whatever the file now says by default."""
+    methods = [planned_method(plan, r) for r in range(len(plan["rulesets"]))]
+    return tuple(None if method is None else int(method["clones"]) for method in methods)
+
+
 def planned_method(plan: Mapping[str, Any], ruleset: int) -> dict[str, Any] | None:
     """The luck method a store's plan records for ruleset entry `ruleset` (None: raw, as in
     every plan made before the `luck` key)."""

@@ -35,6 +35,7 @@ from arena.seats import Limits, privilege_notice
 from arena.stopping import Feed, Looks
 from arena.store import Store, StoreError, add_after_stop, store_path
 from arena.tournament import SEED_DERIVATION, GameSpec, Schedule, Tournament
+from arena.luck import planned_clones
 from arena.worker import BatchResult, GameFailedError, make_job
 
 # Importable from here as before the backends and the worker side had modules of their own.
@@ -471,7 +472,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             try:
                 source = Path(tournament.path)
                 protected = tuple(str(p.resolve()) for p in (source, out) if p.exists())
-                backend.start(make_job(tournament, isolation, protected))
+                # corrections as the store's plan says (an older store's plan: raw)
+                backend.start(make_job(tournament, isolation, protected, luck=planned_clones(store.plan())))
             except BaseException:
                 if followers is not None:
                     followers.stop()

@@ -50,9 +50,11 @@ class Job:
     luck: tuple[int | None, ...] = ()  # per ruleset: k for its luck corrections (arena.luck), None: raw
 
 
-def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = ()) -> Job:
+def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = (),
+             luck: tuple[int | None, ...] | None = None) -> Job:
     """The job of `tournament`, its bots run under `isolation` (default: the file's),
-    and no sandbox showing any of the `protected` paths."""
+    and no sandbox showing any of the `protected` paths; `luck`: per ruleset, k for its luck
+    corrections or None (default: the file's; a run passes its store's plan's)."""
     limits = tournament.limits()
     policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
                          time_bank=tournament.time_bank)
@@ -60,7 +62,7 @@ def make_job(tournament: Tournament, isolation: str | None = None, protected: tu
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
                isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy,
                tuple(getattr(b, "submission", None) for b in tournament.bots), protected,
-               luck=tuple(tournament.luck_clones(r) for r in tournament.rulesets))
+               luck=luck if luck is not None else tuple(tournament.luck_clones(r) for r in tournament.rulesets))
 
 
 class HostPool:

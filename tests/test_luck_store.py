@@ -123,3 +123,22 @@ def test_the_sites_rating_history_reads_an_adjusted_stores_corrections(tmp_path)
         standings, _ = rate_with_history(store)
         assert standings == rate_store(store)
         assert standings["pairwise"]["rulesets"]["flip-7"]["luck"] == "adjusted"
+
+
+def test_a_store_made_before_the_luck_key_stays_raw_when_extended_and_resumed(tmp_path):
+    path = _run(tmp_path, _text(None, "deals = 1"))
+    db = sqlite3.connect(path)   # as an arena before luck corrections left it: no key, no table
+    plan = json.loads(db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()[0])
+    del plan["luck"]
+    db.execute("UPDATE meta SET value = ? WHERE key = 'plan'", (json.dumps(plan),))
+    db.execute("DROP TABLE luck")
+    db.execute("DROP TABLE luck_after_stop")
+    db.commit()
+    db.close()
+    path = _run(tmp_path, _text(None, "deals = 2"))   # the same file with a deal more: an extension
+    with Store.open(path) as store:
+        assert store.count() == 4
+        assert read_luck(store) == {}
+        assert planned_method(store.plan(), 0) is None
+        assert "luck" not in rate_store(store)["pairwise"]["rulesets"]["flip-7"]
+        start_verification(store, processes=0).result()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.luck import planned_luck_mode
 from arena.store import Store
 from arena.tournament import SEED_DERIVATION, Tournament
 
@@ -122,6 +123,8 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
              f"rulesets {', '.join(repr(r['label']) for i, r in enumerate(plan['rulesets']) if i not in ruleset_map)}"
              if len(plan["rulesets"]) > len(ruleset_map) else "",
              f"deals {old['deals']} -> {plan['deals']}" if plan["deals"] > old["deals"] else ""]
+    if planned_luck_mode(old) != "adjusted":   # stored games without corrections: stay raw
+        plan = dict(plan, luck={"mode": "raw", "rulesets": [None] * len(plan["rulesets"])})
     return Extension(plan, moves, entry_map, [a for a in added if a])
 
 

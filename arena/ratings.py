@@ -44,10 +44,12 @@ from typing import Any, Callable, Mapping
 
 import trueskill
 
+from arena import luck
 from arena.confidence import BettingCS
+from arena.luck import AdjustedTally, planned_method
 from arena.pairwise import BETTING, CLASSIC, EQUAL, REVERSED, SEPARATED, UNSETTLED, PairTally, compare, split_alpha
 from arena.rules.base import forfeit_standing
-from arena.store import GameRow, Store
+from arena.store import GameRow, Store, StoreError, read_luck_range
 
 WILSON_Z = 1.959963984540054  # two-sided 95%
 DEFAULT_DRAW_PROBABILITY = 0.05
@@ -139,6 +141,7 @@ class _Scope:
         self.entries = entries
         self.challengers = None if challengers is None else frozenset(challengers)
         self.tally = PairTally() if paired else None
+        self.luck_tally: AdjustedTally | None = None   # a ruleset scored luck-adjusted (Rater)
         self.ratings = {e: env.create_rating() for e in entries}
         self.games = [0] * n_entries
         self.wins = [0] * n_entries
@@ -149,7 +152,8 @@ class _Scope:
         self.ahead: dict[int, dict[int, int]] = {}
         self.met: dict[int, dict[int, int]] = {}
 
-    def add(self, env: trueskill.TrueSkill, row: GameRow, max_faults: int) -> None:
+    def add(self, env: trueskill.TrueSkill, row: GameRow, max_faults: int,
+            corrections: list[list[float]] | None = None) -> None:
         seats = row.seats
         standing = list(row.standing)
         out = [seat for seat, entry in enumerate(seats) if self.disqualified[entry]]
@@ -167,6 +171,11 @@ class _Scope:
             # The unit is the deal number: deal d at every table holding both entries of a
             # pair, every rotation (as arena.stopping looks at it); d sorts in schedule order.
             self.tally.add(row.index if row.deal is None else row.deal, seats, standing)
+        if self.luck_tally is not None:
+            if corrections is None:
+                raise StoreError(f"game {row.index} has no luck corrections, and its ruleset is scored "
+                                 f"luck-adjusted (the store is damaged)")
+            self.luck_tally.add(row.index if row.deal is None else row.deal, seats, standing, corrections)
         for seat, entry in enumerate(seats):
             self.ratings[entry] = rated[seat]
             self.games[entry] += 1
@@ -286,6 +295,10 @@ class Rater:
         self.scopes = {i: _Scope(list(plan["rulesets"][i]["entries"]), n, self.envs[i], paired=True,
                                  challengers=challengers)
                        for i in self.chains if i != OVERALL}
+        for i, scope in self.scopes.items():   # the plan's `luck`: scores net of the draw
+            if planned_method(plan, i) is not None:
+                scope.luck_tally = AdjustedTally()
+        self.adjusted = any(scope.luck_tally is not None for scope in self.scopes.values())
         # A rater of one ruleset alone reads only that ruleset's games: its indices
         # are contiguous in the schedule, from the ruleset's offset on.
         self.only = self.chains[0] if len(self.chains) == 1 and self.chains[0] != OVERALL else None
@@ -296,13 +309,14 @@ class Rater:
             self.end_index = self.next_index + plan["rulesets"][self.only]["games"]
         self.rated = 0
 
-    def apply(self, row: GameRow) -> None:
-        """Rate one game. Callers apply games in schedule order."""
+    def apply(self, row: GameRow, corrections: list[list[float]] | None = None) -> None:
+        """Rate one game (with its luck corrections, for a ruleset scored luck-adjusted).
+        Callers apply games in schedule order."""
         env = self.envs[row.ruleset]
         max_faults = self.plan.get("max_faults", 0)
         scope = self.scopes.get(row.ruleset)
         if scope is not None:
-            scope.add(env, row, max_faults)
+            scope.add(env, row, max_faults, corrections)
         if self.overall is not None:
             self.overall.add(env, row, max_faults)
         self.rated += 1
@@ -319,10 +333,11 @@ class Rater:
             rows = store.rows(self.next_index, chunk, ruleset=self.only, end=self.end_index)
             if not rows:
                 return False
+            luck = read_luck_range(store, rows[0].index, rows[-1].index + 1) if self.adjusted else {}
             for row in rows:
                 if stop_at_gap and row.index != self.next_index:
                     return False
-                self.apply(row)
+                self.apply(row, luck.get(row.index))
                 self.next_index = row.index + 1
                 if deadline is not None and time.perf_counter() > deadline:
                     return True
@@ -372,13 +387,19 @@ class Rater:
         names = [e["bot"] for e in self.entries]
         settings = comparison_settings(self.plan)
         assert scope.tally is not None
-        scores = scope.tally.scores()
-        paired = {(names[a], names[b]): deals for (a, b), deals in scores.items() if is_compared(self.plan, a, b)}
+        adjusted = scope.luck_tally is not None
+        scores = scope.luck_tally.scores() if scope.luck_tally is not None else scope.tally.scores()
+        paired: dict[tuple[str, str], Any] = {
+            (names[a], names[b]): luck.for_intervals([d.score for d in deals]) if adjusted else deals
+            for (a, b), deals in scores.items() if is_compared(self.plan, a, b)}
         order = [r["bot"] for r in rows]
         # K = the pairs with a deal: in a stopping run, from its first look on, every pair its
-        # schedule seats together, which is the K arena.stopping fixed in advance.
-        comparison = compare(order, paired, confidence=settings["confidence"], margin=settings["margin"],
+        # schedule seats together, which is the K arena.stopping fixed in advance. Adjusted
+        # scores go through the same methods on `luck.for_intervals`' scale, mapped back below.
+        margin = luck.interval_margin(settings["margin"]) if adjusted else settings["margin"]
+        comparison = compare(order, paired, confidence=settings["confidence"], margin=margin,
                              method=settings["method"], intervals=settings["intervals"])
+        back = luck.from_interval if adjusted else (lambda x: x)
         verdicts = {(v.upper, v.lower): v for v in comparison.verdicts}
         number = {name: e for e, name in enumerate(names)}
         for upper, lower in zip(rows, rows[1:]):
@@ -386,12 +407,15 @@ class Rater:
             upper["vs_next"] = (VERDICTS[v.status] if v else NOT_SEPARATED) \
                 if is_compared(self.plan, number[upper["bot"]], number[lower["bot"]]) else NOT_COMPARED
         settled = all(row["vs_next"] in SETTLED_VERDICTS for row in rows[:-1])
-        results = [{"a": v.upper, "b": v.lower, "deals": v.deals, "mean": _round(v.mean),
-                    "low": _round(v.interval.low), "high": _round(v.interval.high), "los": _round(v.los),
+        results = [{"a": v.upper, "b": v.lower, "deals": v.deals, "mean": _round(back(v.mean)),
+                    "low": _round(back(v.interval.low)), "high": _round(back(v.interval.high)), "los": _round(v.los),
                     "verdict": VERDICTS[v.status]}
                    for v in sorted(comparison.verdicts, key=lambda v: (order.index(v.upper), order.index(v.lower)))]
-        return {"pairs": comparison.pairs, "alpha_per_pair": _round(comparison.alpha_per_pair),
-                "settled": settled, "results": results}
+        found = {"pairs": comparison.pairs, "alpha_per_pair": _round(comparison.alpha_per_pair),
+                 "settled": settled, "results": results}
+        if adjusted:
+            found["luck"] = "adjusted"   # scores net of the luck of the draw (docs/luck.md)
+        return found
 
     def order(self, ruleset: int) -> list[str]:
         """The names of ruleset `ruleset`'s entries in its table's order (best first), as

@@ -273,7 +273,8 @@ class Plan(msgspec.Struct, kw_only=True):
     without plugins. ``seed_derivation``: how deal seeds are derived (older stores: 1);
     ``look_every``: deals between a `stop`'s looks (None without one); ``intervals``: the
     family of intervals and stopping tests (`arena.pairwise.INTERVALS`; absent, older stores:
-    the classic ones, so they rank as they did). A stored plan may
+    the classic ones, so they rank as they did); ``luck``: the luck mode and each ruleset's
+    correction method (`arena.tournament.Tournament.luck_plan`; absent: raw). A stored plan may
     hold more keys (an extended store's ``seed_history``)."""
 
     name: str
@@ -283,6 +284,7 @@ class Plan(msgspec.Struct, kw_only=True):
     stop: PlanStop | None = None
     look_every: int | None = None
     intervals: str | None = None
+    luck: dict[str, Any] | None = None
     deals: int
     max_games: int | None = None
     total_games: int

@@ -39,6 +39,7 @@ from arena.seats import Limits, privilege_notice
 from arena.stopping import Feed, Looks
 from arena.store import Store, StoreError, add_after_stop, store_path
 from arena.tournament import SEED_DERIVATION, GameSpec, Schedule, Tournament
+from arena.luck import planned_clones
 from arena.worker import BatchResult, GameFailedError, make_job
 
 # Importable from here as before the backends and the worker side had modules of their own.
@@ -99,6 +100,7 @@ def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
                                                 beta=stop.beta),
         look_every=tournament.look_every if stop is not None else None,
         intervals=BETTING,
+        luck=tournament.luck_plan(),
         deals=tournament.deals,
         max_games=tournament.max_games,
         total_games=total,
@@ -204,6 +206,11 @@ def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
         elif old.get("files_sha256") and old.get("files_sha256") != new.get("files_sha256"):
             changes.append(f"bot {new['uses']!r} ({new['package']} {new['version']}) has changed files "
                            f"(files sha256 {old['files_sha256'][:12]} -> {str(new.get('files_sha256'))[:12]})")
+    old_luck, new_luck = stored.get("luck") or {}, current.get("luck") or {}
+    for old, new, ruleset in zip(old_luck.get("rulesets") or [], new_luck.get("rulesets") or [], current["rulesets"]):
+        if old and new and (old["value"], old["version"]) != (new["value"], new["version"]):
+            changes.append(f"ruleset {ruleset['id']!r}'s pairwise value was {old['value']} {old['version']}, "
+                           f"is now {new['value']} {new['version']} (its luck corrections would not match)")
     for old, new in zip(stored["rulesets"], current["rulesets"]):
         if (old["version"], old["package"], old["package_version"]) != \
                 (new["version"], new["package"], new["package_version"]):
@@ -475,7 +482,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
             try:
                 source = Path(tournament.path)
                 protected = tuple(str(p.resolve()) for p in (source, out) if p.exists())
-                backend.start(make_job(tournament, isolation, protected))
+                # corrections as the store's plan says (an older store's plan: raw)
+                backend.start(make_job(tournament, isolation, protected, luck=planned_clones(store.plan())))
             except BaseException:
                 if followers is not None:
                     followers.stop()

@@ -31,9 +31,10 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterator
 
-from arena import pairwise
+from arena import luck, pairwise
 from arena.ratings import Rater
-from arena.store import (Look, Store, count_games, move_past_stops, prepare_looks, read_looks,
+from arena.store import (Look, Store, StoreError, count_games, move_past_stops, prepare_looks, read_looks,
+                         read_luck_range,
                          record_look)
 from arena.tournament import GameSpec, Schedule, Tournament
 
@@ -55,6 +56,7 @@ class Looks:
         self.verdicts: list[dict[str, Any] | None] = [None] * n  # the detail of the last look
         self.scores: list[dict[tuple[str, str], list[float]]] = [{} for _ in range(n)]
         self.pair_count = [0] * n
+        self.adjusted = [False] * n   # per ruleset: luck-adjusted scores (the plan's `luck`)
         # Per ruleset, its games so far rated as its published table rates them (the order
         # "adjacent" refers to).
         self.raters: list[Rater] = []
@@ -63,6 +65,7 @@ class Looks:
             return
         plan = store.plan()
         self.intervals = plan.get("intervals") or pairwise.CLASSIC  # as the plan was made
+        self.adjusted = [luck.planned_method(plan, r) is not None for r in range(n)]
         self.raters = [Rater(plan, [r]) for r in range(n)]
         self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
         prepare_looks(store)
@@ -143,16 +146,29 @@ class Looks:
         stop = self.offsets[r] + end * per_deal
         names = [b.display for b in self.tournament.bots]
         games = []
+        indices: list[int] = []
+        corrections = read_luck_range(self.store, start, stop) if self.adjusted[r] else {}
         index = start
         while index < stop:
             rows = self.store.rows(index, 5000, ruleset=r, end=stop)
             if not rows:
                 break
             for row in rows:
-                self.raters[r].apply(row)
+                self.raters[r].apply(row, corrections.get(row.index))
                 games.append(((row.index - self.offsets[r]) // per_deal, [names[e] for e in row.seats],
                               row.standing))
+                indices.append(row.index)
             index = rows[-1].index + 1
+        if self.adjusted[r]:
+            tally = luck.AdjustedTally()
+            for (deal, entries, standing), index in zip(games, indices):
+                if index not in corrections:
+                    raise StoreError(f"{self.store.path}: game {index} has no luck corrections, and its ruleset "
+                                     f"is scored luck-adjusted (the store is damaged)")
+                tally.add(deal, entries, standing, corrections[index])
+            for pair, deals in tally.scores().items():   # on the interval methods' scale (luck.for_intervals)
+                self.scores[r].setdefault(pair, []).extend(luck.for_intervals([d.score for d in deals]))
+            return
         for pair, deals in pairwise.paired_scores(games).items():
             self.scores[r].setdefault(pair, []).extend(d.score for d in deals)
 
@@ -168,6 +184,17 @@ class Looks:
         return max(1, len(pairs))
 
     def _decide(self, r: int) -> tuple[dict[str, Any], bool]:
+        detail, settled = self._decide_on_scale(r)
+        if self.adjusted[r]:
+            detail = _adjusted_detail(detail)
+        return detail, settled
+
+    def _margin(self, r: int) -> float:
+        """The stop's margin on the scale of ruleset `r`'s scores."""
+        assert self.stop is not None
+        return luck.interval_margin(self.stop.margin) if self.adjusted[r] else self.stop.margin
+
+    def _decide_on_scale(self, r: int) -> tuple[dict[str, Any], bool]:
         stop = self.stop
         assert stop is not None
         scores = self.scores[r]
@@ -176,8 +203,8 @@ class Looks:
             assert stop.bot is not None and stop.baseline is not None  # an sprt stop names both
             values = scores.get((names[stop.bot], names[stop.baseline]), [])
             if self.intervals == pairwise.BETTING:
-                return self._decide_betting_sprt(values)
-            result = pairwise.sprt(values, stop.margin, stop.alpha, stop.beta)
+                return self._decide_betting_sprt(values, self._margin(r))
+            result = pairwise.sprt(values, self._margin(r), stop.alpha, stop.beta)
             return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
                      "decision": result.decision, "llr": round(result.llr, 6), "lower": round(result.lower, 6),
                      "upper": round(result.upper, 6), "deals": result.deals, "mean": round(result.mean, 6)},
@@ -186,7 +213,7 @@ class Looks:
         if self.tournament.challengers:
             return self._decide_gauntlet(r, entries)
         order = self.raters[r].order(r)
-        settlement = pairwise.settle(order, scores, confidence=stop.confidence, margin=stop.margin,
+        settlement = pairwise.settle(order, scores, confidence=stop.confidence, margin=self._margin(r),
                                      method="sequence", pair_count=self.pair_count[r], intervals=self.intervals)
         settled = all(v.status in (pairwise.SEPARATED, pairwise.EQUAL) for v in settlement.verdicts)
         return ({"test": "settled", "pairs": settlement.pairs, "order": order,
@@ -196,11 +223,11 @@ class Looks:
         """A look's record of its intervals: none for the classic ones (as before issue 43)."""
         return {} if self.intervals == pairwise.CLASSIC else {"intervals": self.intervals}
 
-    def _decide_betting_sprt(self, values: list[float]) -> tuple[dict[str, Any], bool]:
+    def _decide_betting_sprt(self, values: list[float], margin: float) -> tuple[dict[str, Any], bool]:
         stop = self.stop
         assert stop is not None
         names = [b.display for b in self.tournament.bots]
-        result = pairwise.betting_sprt(values, stop.margin, stop.alpha, stop.beta)
+        result = pairwise.betting_sprt(values, margin, stop.alpha, stop.beta)
         return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
                  "decision": result.decision, "against_h0": round(result.against_h0, 6),
                  "against_h1": round(result.against_h1, 6), "h0_bound": round(result.h0_bound, 6),
@@ -218,10 +245,21 @@ class Looks:
         for challenger in challengers:
             for other in field:
                 values = self.scores[r].get((challenger, other), [])
-                verdicts.append(_verdict(pairwise.judge(challenger, other, values, alpha, stop.margin, "sequence",
+                verdicts.append(_verdict(pairwise.judge(challenger, other, values, alpha, self._margin(r), "sequence",
                                                         self.intervals)))
         settled = all(v[2] in pairwise.SETTLED_STATES for v in verdicts)
         return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts, **self._family()}, settled
+
+
+def _adjusted_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    """A look's detail computed on `luck.for_intervals`' scale, its means and intervals put back
+    on the adjusted scores' own scale, and marked so."""
+    detail = dict(detail, luck="adjusted", luck_bound=luck.ADJUSTED_BOUND)
+    if detail.get("test") == "sprt":
+        detail["mean"] = round(luck.from_interval(detail["mean"]), 6)
+        return detail
+    detail["verdicts"] = [v[:4] + [round(luck.from_interval(x), 6) for x in v[4:7]] for v in detail["verdicts"]]
+    return detail
 
 
 def _verdict(v: pairwise.AdjacentVerdict) -> list[Any]:

@@ -108,6 +108,7 @@ class StoredGame(NamedTuple):
     transcript_hash: str
     record: bytes  # JSON record
     result_hash: str | None = None  # `result_hash` of the game (stored from schema version 3 on)
+    luck: bytes | None = None  # JSON of its luck corrections (arena.luck), for a ruleset played "adjusted"
 
 
 class StoredRow(NamedTuple):
@@ -270,29 +271,35 @@ class Store:
 
     def add(self, games: Iterable[StoredGame], run: int) -> int:
         """Store finished games in one transaction; return how many. A game already
-        stored is an error (sqlite3.IntegrityError): the runner never plays one twice."""
+        stored is an error (sqlite3.IntegrityError): the runner never plays one twice.
+        Games with luck corrections get their luck rows in the same transaction (a reader
+        never sees such a game without them)."""
+        games = list(games)
+        lucky = [(g.index, g.luck.decode()) for g in games if g.luck is not None]
+        if lucky:
+            prepare_luck(self)
         now = time.time()
         rows: list[tuple[Any, ...]]
         if self.version >= 3:
             zdict = self._zdict
             rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
                      pack_record(g.record, zdict), g.result_hash, run, now) for g in games]
-            with self.db:
-                self.db.executemany("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
-                                    "transcript_hash, record, result_hash, run, stored_at) "
-                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            return len(rows)
-        if self.version == 2:
-            zdict = self._zdict
-            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                     pack_record(g.record, zdict), run, now) for g in games]
+            sql = ("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
+                   "transcript_hash, record, result_hash, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         else:
-            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                     g.record.decode(), run, now) for g in games]
+            if self.version == 2:
+                zdict = self._zdict
+                rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                         pack_record(g.record, zdict), run, now) for g in games]
+            else:
+                rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
+                         g.record.decode(), run, now) for g in games]
+            sql = ("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
+                   "transcript_hash, record, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         with self.db:
-            self.db.executemany("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
-                                "transcript_hash, record, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                rows)
+            self.db.executemany(sql, rows)
+            if lucky:
+                self.db.executemany("INSERT OR REPLACE INTO luck (game_index, corrections) VALUES (?, ?)", lucky)
         return len(rows)
 
     def count(self) -> int:
@@ -465,6 +472,7 @@ def record_look(store: Store, look: Look, plan: dict[str, Any] | None = None) ->
                              (look.ruleset, look.deals))
             moved = store.db.execute("DELETE FROM games WHERE ruleset = ? AND deal >= ?",
                                      (look.ruleset, look.deals)).rowcount
+            _move_luck_past_stops(store)
         if plan is not None:
             store.db.execute("UPDATE meta SET value = ? WHERE key = 'plan'", (json.dumps(plan),))
     return moved
@@ -491,6 +499,7 @@ def move_past_stops(store: Store) -> int:
             store.db.execute("INSERT INTO games_after_stop SELECT * FROM games WHERE ruleset = ? AND deal >= ?",
                              (ruleset, deals))
             moved += store.db.execute("DELETE FROM games WHERE ruleset = ? AND deal >= ?", (ruleset, deals)).rowcount
+        _move_luck_past_stops(store)
     return moved
 
 
@@ -520,6 +529,10 @@ def renumber_games(store: Store, moves: Mapping[int, tuple[int, int, int]], entr
         changed.append((new_index, ruleset, table, result, hashed, -1 - row.index))
     with store.db:
         store.db.execute("UPDATE games SET game_index = -1 - game_index")  # frees every new index first
+        if _has_table(store, "luck"):   # a game's luck corrections keep its index
+            store.db.execute("UPDATE luck SET game_index = -1 - game_index")
+            store.db.executemany("UPDATE luck SET game_index = ? WHERE game_index = ?",
+                                 [(c[0], c[5]) for c in changed])
         if store.version >= 3:
             store.db.executemany("UPDATE games SET game_index = ?, ruleset = ?, table_index = ?, result = ?, "
                                  "result_hash = ? WHERE game_index = ?", changed)
@@ -529,6 +542,60 @@ def renumber_games(store: Store, moves: Mapping[int, tuple[int, int, int]], entr
         store.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
                              "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                              [(key, json.dumps(value)) for key, value in meta.items()])
+
+
+# -- luck corrections (arena.luck) ------------------------------------------------------------
+#
+# A ruleset played with luck = "adjusted" stores each game's summed luck corrections, per
+# ordered seat pair, in a table of its own, created when first needed (no schema version
+# change), keyed by the game's index as `games` is: renumbered with it (`renumber_games`) and
+# moved with it past a stop (to luck_after_stop). Floats are stored as JSON (repr: exact).
+
+_LUCK_SCHEMA = """
+CREATE TABLE IF NOT EXISTS luck (
+    game_index INTEGER PRIMARY KEY,  -- the game's game_index in games
+    corrections TEXT NOT NULL        -- JSON [[float]]: per ordered seat pair (a, b), the summed correction
+);
+CREATE TABLE IF NOT EXISTS luck_after_stop AS SELECT * FROM luck WHERE 0;
+"""
+
+
+def _has_table(store: Store, name: str) -> bool:
+    return bool(store._read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
+
+
+def prepare_luck(store: Store) -> None:
+    """Make the luck and luck_after_stop tables of `store` if it has none yet."""
+    with store.db:
+        store.db.executescript(_LUCK_SCHEMA)
+
+
+def read_luck(store: Store) -> dict[int, list[list[float]]]:
+    """Every stored game's luck corrections, by game index ({} for a store without them);
+    only those of games in `games` (not past a stop)."""
+    if not _has_table(store, "luck"):
+        return {}
+    return {index: store._json("luck", text) for index, text in
+            store._read("SELECT luck.game_index, luck.corrections FROM luck JOIN games "
+                        "ON games.game_index = luck.game_index ORDER BY luck.game_index")}
+
+
+def read_luck_range(store: Store, start: int, end: int) -> dict[int, list[list[float]]]:
+    """The luck corrections of the games of index [start, end) in `games` ({} without any)."""
+    if not _has_table(store, "luck"):
+        return {}
+    return {index: store._json("luck", text) for index, text in
+            store._read("SELECT game_index, corrections FROM luck WHERE game_index >= ? AND game_index < ?",
+                        (start, end))}
+
+
+def _move_luck_past_stops(store: Store) -> None:
+    """Inside a transaction: luck rows of games now in games_after_stop go to luck_after_stop."""
+    if not _has_table(store, "luck"):
+        return
+    store.db.execute("INSERT INTO luck_after_stop SELECT * FROM luck WHERE game_index IN "
+                     "(SELECT game_index FROM games_after_stop)")
+    store.db.execute("DELETE FROM luck WHERE game_index IN (SELECT game_index FROM games_after_stop)")
 
 
 def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:

@@ -58,6 +58,7 @@ a missing bound is the option's `test_range`).
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence
@@ -71,8 +72,9 @@ from arena.rules.page import missing_sections
 
 __all__ = ["ConformanceError", "ConformanceReport", "Case", "check_ruleset", "check_determinism",
            "check_playouts", "check_replay", "check_fresh_copies", "check_sampling", "cases",
-           "observation_for", "check_rules_page", "check_illegal_actions", "option_range_cases"]
-__all__ += ["check_declared_capabilities"]
+           "observation_for", "check_rules_page", "check_illegal_actions", "option_range_cases",
+           "check_luck_capabilities", "check_pairwise_value", "check_unrevealed_law", "unrevealed_law_ranks",
+           "low_rank_p_value", "check_declared_capabilities"]
 
 NOT_AN_ACTION = "\x00not-an-action"
 
@@ -148,6 +150,7 @@ def check_ruleset(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3,
     check_fresh_copies(cls, games, stride=stride, report=report)
     check_sampling(cls, games, points=points, samples=samples, report=report)
     check_declared_capabilities(cls, games, points=points, report=report)
+    check_luck_capabilities(cls, games, points=points, report=report)
     return report
 
 
@@ -879,3 +882,173 @@ def option_range_cases(cls: type[Ruleset], *, seeds: int | Iterable[int] = 3, pl
             result.append(Case(count, 2000 + seed, given))
             index += 1
     return result
+
+
+# -- the luck capabilities: pairwise_value and permute_unrevealed (docs/luck.md) -------------
+
+
+def check_luck_capabilities(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6,
+                            report: ConformanceReport | None = None) -> None:
+    """`check_pairwise_value` and `check_unrevealed_law` (a small sample), where the ruleset
+    declares what they check (optional capabilities: a ruleset without them is scored raw,
+    so nothing is skipped)."""
+    if cls.supports("pairwise_value") and cls.supports("permute_unrevealed"):
+        check_pairwise_value(cls, games, points=min(points, 8), permutations=2, report=report)
+    if cls.supports("permute_unrevealed"):
+        counts = sorted({case.players for case in games})
+        check_unrevealed_law(cls, players=counts[0], games=40, report=report)
+
+
+def check_pairwise_value(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6, permutations: int = 3,
+                         report: ConformanceReport | None = None) -> None:
+    """At random decision points: ``pairwise_value`` is an n x n matrix of numbers in [0, 1]
+    with ``V[a][a] == 1/2`` and ``V[b][a] == 1 - V[a][b]``; it is exactly the same on clones
+    whose unrevealed cards were reordered (`permute_unrevealed`, several rngs) or whose chance
+    was reseeded (so it reads nothing unrevealed); reordering gives nothing away (every seat's
+    view and the legal actions stay), and neither call changes the state it is given."""
+    name = "pairwise value"
+    value: Callable[[GameState], list[list[float]]] = getattr(cls, "pairwise_value")
+    permute: Callable[[GameState, random.Random], None] = getattr(cls, "permute_unrevealed")
+    compared = 0
+    for case in games:
+        for state, _, _, decision in _decision_points(cls, case, points):
+            n = case.players
+            seen = ([state.view(s) for s in range(n)], state.legal_actions(), state.rng.getstate())
+            matrix = value(state)
+            if ([state.view(s) for s in range(n)], state.legal_actions(), state.rng.getstate()) != seen:
+                _fail(cls, name, case, "pairwise_value changed the state it was given", decision)
+            if (not isinstance(matrix, list) or len(matrix) != n
+                    or any(not isinstance(row, list) or len(row) != n for row in matrix)):
+                _fail(cls, name, case, f"pairwise_value is not a {n} x {n} list of lists: {_short(matrix)}",
+                      decision)
+            for a in range(n):
+                for b in range(n):
+                    v = matrix[a][b]
+                    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+                        _fail(cls, name, case, f"V[{a}][{b}] = {v!r} is not a number in [0, 1]", decision)
+                    if a == b and v != 0.5:
+                        _fail(cls, name, case, f"V[{a}][{a}] = {v!r}, not 1/2", decision)
+                    if abs(v + matrix[b][a] - 1.0) > 1e-9:
+                        _fail(cls, name, case, f"V[{a}][{b}] + V[{b}][{a}] = {v + matrix[b][a]!r}, not 1",
+                              decision)
+            for index in range(permutations):
+                twin = state.clone()
+                permute(twin, random.Random(f"permute:{decision}:{index}"))
+                problem = _difference([twin.view(s) for s in range(n)], seen[0], "views") or \
+                    _difference(twin.legal_actions(), seen[1], "legal actions")
+                if problem:
+                    _fail(cls, name, case, f"permute_unrevealed gave something away: {problem}", decision)
+                if value(twin) != matrix:
+                    _fail(cls, name, case, "pairwise_value changed when the unrevealed cards were reordered "
+                                           "(it reads what no seat knows)", decision)
+                twin = state.clone()
+                twin.rng = random.Random(f"reseed:{decision}:{index}")
+                if value(twin) != matrix:
+                    _fail(cls, name, case, "pairwise_value changed when the state's chance was reseeded",
+                          decision)
+                compared += 1
+    if report:
+        report.add(name, compared)
+
+
+def _drawn(state: GameState) -> tuple[int, int]:
+    """The chance count and the draw pile's size: what an action that draws changes."""
+    found = state.chance_pile()
+    return state.chance.points, -1 if found is None else len(found[0])
+
+
+def _revealed(state: GameState) -> str:
+    """What every seat knows of `state`: their views and the legal actions, as one text."""
+    return json.dumps([[state.view(s) for s in range(state.players)], state.legal_actions()], sort_keys=True)
+
+
+def unrevealed_law_ranks(cls: type[Ruleset], *, players: int, games: int, clones: int = 21,
+                         options: Mapping[str, Any] | None = None, seed: int = 0,
+                         permute: Callable[[GameState, random.Random], None] | None = None) -> list[int]:
+    """Per game, the rank of what the engine really revealed among what the law reveals.
+
+    In each random game, from a random decision on, the first random action that draws or
+    reshuffles (within 200 decisions) is applied to a copy of the real state (its own chance:
+    what the engine really reveals next) and to `clones` copies whose unrevealed cards were
+    reordered by `permute` (default: the ruleset's) and whose chance was reseeded; each outcome is what every seat then knows (`_revealed`).
+    When the real unrevealed cards are distributed as the law says, the real outcome and
+    the clones' are exchangeable, so the rank of the real one's *share* (how many others
+    are the same outcome) among everyone's shares, ties broken at random, is uniform on
+    0..clones, whatever the action. A law that favours some outcomes gives the real one a
+    low share (`_share_rank`). Points where no outcome differed are passed over (they carry
+    no information). A law that copies the real order cannot be told from the truth this
+    way; `check_pairwise_value` and the luck corrections' zero mean (tests/test_luck.py)
+    catch what such a law does to the value."""
+    permute = permute or getattr(cls, "permute_unrevealed")
+    resolved = cls.resolve_options(options)
+    ranks = []
+    for game in range(games):
+        rng = random.Random(f"unrevealed-law:{seed}:{game}")
+        state = cls.new_game(players, resolved, random.Random(rng.getrandbits(63)))
+        start = rng.randrange(60)   # the first action from here on that draws is the one compared
+        decision = 0
+        while not state.is_terminal() and decision < start + 200:
+            action = rng.choice(state.legal_actions())
+            if decision >= start and rng.random() < 0.5:
+                real = state.clone()
+                real.apply(action)
+                if _drawn(real) != _drawn(state):   # it drew or reshuffled: an outcome of chance
+                    mine = _revealed(real)
+                    outcomes = []
+                    for i in range(clones):
+                        twin = state.clone()
+                        permute(twin, random.Random(rng.getrandbits(63)))
+                        twin.rng = random.Random(rng.getrandbits(63))
+                        twin.apply(action)
+                        outcomes.append(_revealed(twin))
+                    if any(outcome != mine for outcome in outcomes):
+                        ranks.append(_share_rank([mine, *outcomes], rng))
+                        break
+            state.apply(action)
+            decision += 1
+    return ranks
+
+
+def _share_rank(outcomes: Sequence[str], rng: random.Random) -> int:
+    """The rank of ``outcomes[0]``'s share among all shares (a share: how many of the other
+    outcomes are equal to it), ties broken by `rng`."""
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome] = counts.get(outcome, 0) + 1
+    shares = [counts[outcome] - 1 for outcome in outcomes]
+    mine = shares[0]
+    below = sum(1 for share in shares[1:] if share < mine)
+    ties = sum(1 for share in shares[1:] if share == mine)
+    return below + rng.randrange(ties + 1)
+
+
+def low_rank_p_value(ranks: Sequence[int], clones: int) -> float:
+    """The one-sided p-value that `ranks`, uniform on 0..clones under the law, are this low on
+    average (a z-test of their mean; a law that favours some outcomes lowers it)."""
+    n = len(ranks)
+    if n == 0:
+        return 1.0
+    mean = sum(ranks) / n
+    sd = math.sqrt(((clones + 1) ** 2 - 1) / 12 / n)
+    return 0.5 * math.erfc(-(mean - clones / 2) / sd / math.sqrt(2))
+
+
+def check_unrevealed_law(cls: type[Ruleset], *, players: int, games: int = 300, clones: int = 21,
+                         alpha: float = 1e-3, options: Mapping[str, Any] | None = None,
+                         report: ConformanceReport | None = None) -> None:
+    """Over `games` random games, what the engine really reveals next is distributed as
+    `permute_unrevealed`'s law says: the ranks of `unrevealed_law_ranks` are not too low at
+    level `alpha` (`low_rank_p_value`; a statistical check: a correct law fails it with
+    probability `alpha`; the seeds are fixed, so a given ruleset passes or fails every time).
+    A law favouring one card 30% of the time is caught at 300 games (tests/test_luck.py)."""
+    name = "unrevealed law"
+    ranks = unrevealed_law_ranks(cls, players=players, games=games, clones=clones, options=options)
+    # no rank at all: no action of these games let the unrevealed cards decide what was seen
+    # (a game whose draws seldom reach them); nothing to test, nothing failed
+    p = low_rank_p_value(ranks, clones)
+    if p < alpha:
+        _fail(cls, name, None, f"what the engine reveals is not distributed as permute_unrevealed says "
+                               f"(the real outcomes are rarer than the law's: p = {p:.2g} over "
+                               f"{len(ranks)} games)")
+    if report:
+        report.add(name, len(ranks))

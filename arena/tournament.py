@@ -173,6 +173,24 @@ class Tournament:
     challengers: tuple[int, ...] = ()  # gauntlet: the entries of which every table holds exactly one
     stop: Stop | None = None
     look_every: int = 4
+    luck: str = "adjusted"
+    """The file's `luck`: "adjusted" (the default) scores a ruleset that declares a pairwise
+    value net of the luck of the draw (arena.luck, docs/luck.md); "raw" as played."""
+
+    def luck_clones(self, ruleset: "RulesetSpec") -> int | None:
+        """k for `ruleset`'s luck corrections, or None where its scores are raw."""
+        from arena.luck import DEFAULT_CLONES, supports_luck
+
+        return DEFAULT_CLONES if self.luck == "adjusted" and supports_luck(ruleset.cls) else None
+
+    def luck_plan(self) -> dict[str, Any]:
+        """What the plan records of `luck`: the mode and, per ruleset, the method of its
+        corrections (`arena.luck.LuckMethod.record`) or None (raw)."""
+        from arena.luck import method_for
+
+        return {"mode": self.luck,
+                "rulesets": [None if (k := self.luck_clones(r)) is None else method_for(r.cls, k).record()
+                             for r in self.rulesets]}
 
     def schedule(self, seed: int, history: Any = ()) -> "Schedule":
         """The games of this tournament dealt from `seed` (the file's, or the secret one);
@@ -408,7 +426,8 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                             float(limits["time_bank"]), limits["memory_mb"], OnFault(head.on_fault), max_faults,
                             float(limits["time_for_start"]), float(limits["time_for_end"]),
                             float(limits["cpu_per_game"]), limits["max_processes"], limits["tmp_mb"],
-                            challengers=challengers, stop=stop, look_every=look_every)
+                            challengers=challengers, stop=stop, look_every=look_every,
+                            luck="adjusted" if head.luck is UNSET else head.luck)
     if fmt != "sampled":
         games = sum(count * deals * r.players for r, count in zip(rulesets, (_table_count(tournament, r)
                                                                               for r in rulesets)))

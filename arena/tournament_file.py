@@ -74,6 +74,7 @@ class TournamentSection(_Table, frozen=True):
     max_deals: int | UnsetType = UNSET  # 1000, with stop only
     look_every: int | UnsetType = UNSET  # 4, with stop only
     isolation: Literal["sandbox", "process", "inline"] = "sandbox"
+    luck: Literal["adjusted", "raw"] | UnsetType = UNSET  # "adjusted" where a ruleset declares a pairwise value
     time_per_decision: Number = Limits.time_per_decision
     workers: int = 0
     time_bank: Number = Limits.time_bank

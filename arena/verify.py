@@ -43,7 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, NoReturn
 
-from arena.store import Store, StoreError, StoredRow, faults_per_seat, record_result_hash
+from arena.errors import ArenaError
+from arena.luck import check_planned_method, game_corrections, planned_method
+from arena.store import (Store, StoreError, StoredRow, faults_per_seat, read_luck, read_luck_range,
+                         record_result_hash)
 
 PARALLEL_FROM = 200
 """Stores of at least this many games are verified by several processes (one range each):
@@ -58,9 +61,11 @@ class Verification:
     replayed: int = 0
     unverifiable: dict[str, int] = field(default_factory=dict)  # "ruleset version" -> games not replayed
     without_result_hash: int = 0  # games of a store from before schema version 3
+    luck_checked: int = 0  # games whose luck corrections were recomputed and matched
 
     def add(self, other: "Verification") -> None:
         self.games += other.games
+        self.luck_checked += other.luck_checked
         self.replayed += other.replayed
         self.without_result_hash += other.without_result_hash
         for key, count in other.unverifiable.items():
@@ -75,6 +80,8 @@ class Verification:
                      f"installed, so they were checked but not replayed: {parts})")
         if self.without_result_hash:
             line += f"; {self.without_result_hash:,} stored before result hashes (schema < 3)"
+        if self.luck_checked:
+            line += f"; {self.luck_checked:,} games' luck corrections recomputed exactly"
         return line
 
 
@@ -140,8 +147,9 @@ def start_verification(store: Store, processes: int | None = None,
     workers = max(1, cores() - 1) if processes is None else processes
     if workers < 1 or store.count() < PARALLEL_FROM:
         checker = _Checker(store.path, plan, seed, rulesets)
+        corrections = read_luck(store)
         for row in store.stored_rows():
-            checker.check(row)
+            checker.check(row, corrections.get(row.index))
         return PendingVerification(checker.found)
     import multiprocessing
     import sys
@@ -235,6 +243,25 @@ class _Checker:
         self.derivation = plan.get("seed_derivation", 1)  # 2: deal-major order, content-keyed deal seeds
         self.tables: dict[int, tuple[Iterator[tuple[int, ...]], list[tuple[int, ...]]]] = {}
 
+    def _check_luck(self, index: int, ruleset: int, record: Mapping[str, Any], cls: Any,
+                    stored: list[list[float]] | None) -> None:
+        """A ruleset scored luck-adjusted: the stored corrections are the ones its record makes
+        (recomputed, the very same floats) with the plan's value, which must be installed."""
+        if stored is not None and planned_method(self.plan, ruleset) is None:
+            self.fail(index, "it has luck corrections, but its ruleset is not scored luck-adjusted in the plan")
+        try:
+            method = check_planned_method(self.plan, ruleset, cls)
+        except ArenaError as exc:
+            self.fail(index, str(exc))
+        if method is None:
+            return
+        if stored is None:
+            self.fail(index, "its ruleset is scored luck-adjusted, but it has no luck corrections")
+        again = game_corrections(cls, record, method["clones"]).corrections
+        if again != stored:
+            self.fail(index, "its stored luck corrections are not the ones its record makes")
+        self.found.luck_checked += 1
+
     def fail(self, index: int, problem: str) -> NoReturn:
         raise StoreError(f"{self.path}: game {index}: {problem}; the store disagrees with its records, "
                          "so it is refused")
@@ -266,7 +293,7 @@ class _Checker:
             seen.append(tuple(table))
         return seen[number]
 
-    def check(self, row: StoredRow) -> None:
+    def check(self, row: StoredRow, corrections: list[list[float]] | None = None) -> None:
         from arena.match import replay, transcript_hash
         from arena.seeding import bot_seed, derive_seed
 
@@ -369,6 +396,7 @@ class _Checker:
             if problem:
                 self.fail(index, f"its record's faults are not what was played: {problem}")
             self.found.replayed += 1
+            self._check_luck(index, row.ruleset, record, cls, corrections)
         self.found.games += 1
 
 
@@ -422,6 +450,7 @@ def _verify_range(path: str, plan: Mapping[str, Any], seed: int, rulesets: Mappi
     """Check the stored games with index in [start, end) (a process pool task)."""
     checker = _Checker(Path(path), plan, seed, rulesets)
     with Store.open(path) as store:
+        corrections = read_luck_range(store, start or 0, end if end is not None else 2 ** 62)
         for row in store.stored_rows(start=start, end=end):
-            checker.check(row)
+            checker.check(row, corrections.get(row.index))
     return checker.found

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 from arena.errors import ArenaError
+from arena.luck import game_corrections
 from arena.match import Entrant, FaultPolicy, play_game
 from arena.rules.base import Ruleset
 from arena.seats import BotHost, InlineHost, Limits, ProcessHost
@@ -46,18 +47,22 @@ class Job:
     submissions: tuple[Any, ...] = ()  # per entrant: its arena.submissions.Submission, or None
     protected: tuple[str, ...] = ()  # paths no sandbox may show: the tournament file, the results folder
     local: tuple[bool, ...] = ()  # per entrant: a class only this process can load (a local file): run inline
+    luck: tuple[int | None, ...] = ()  # per ruleset: k for its luck corrections (arena.luck), None: raw
 
 
-def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = ()) -> Job:
+def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = (),
+             luck: tuple[int | None, ...] | None = None) -> Job:
     """The job of `tournament`, its bots run under `isolation` (default: the file's),
-    and no sandbox showing any of the `protected` paths."""
+    and no sandbox showing any of the `protected` paths; `luck`: per ruleset, k for its luck
+    corrections or None (default: the file's; a run passes its store's plan's)."""
     limits = tournament.limits()
     policy = FaultPolicy(on_fault=tournament.on_fault, time_per_decision=tournament.time_per_decision,
                          time_bank=tournament.time_bank)
     return Job(tuple((r.cls, r.options) for r in tournament.rulesets),
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
                isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy,
-               tuple(getattr(b, "submission", None) for b in tournament.bots), protected)
+               tuple(getattr(b, "submission", None) for b in tournament.bots), protected,
+               luck=luck if luck is not None else tuple(tournament.luck_clones(r) for r in tournament.rulesets))
 
 
 class HostPool:
@@ -178,13 +183,17 @@ def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
             detail = str(exc) if isinstance(exc, ArenaError) else \
                 f"{type(exc).__name__}: {exc} [{traceback.format_exc(limit=-1).strip().splitlines()[-3].strip()}]"
             return BatchResult(games, f"{where} failed: {detail}", time.perf_counter() - started)
+        luck = None
+        clones = job.luck[spec.ruleset] if job.luck else None
+        if clones is not None:   # the corrections replay the record: made here, in parallel
+            luck = encode(game_corrections(ruleset, record, clones).corrections)
         outcome = record["outcome"]
         seats = list(spec.seats)
         faults = faults_per_seat(record, len(seats))
         packed = encode([seats, outcome["standing"], outcome["scores"], faults])
         games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, packed,
                                 record["transcript_hash"], encode(record),
-                                record_result_hash(spec.index, seats, record, faults)))
+                                record_result_hash(spec.index, seats, record, faults), luck))
     return BatchResult(games, None, time.perf_counter() - started)
 
 

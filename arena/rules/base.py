@@ -77,7 +77,7 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
     return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
 
 
-CAPABILITIES = ("sample_state", "lay_out")
+CAPABILITIES = ("sample_state", "lay_out", "pairwise_value", "permute_unrevealed")
 """The optional parts a ruleset may declare (see `Ruleset.capabilities`)."""
 
 # What a game tells the environments and search bots about itself (issue 34, item 1).
@@ -128,7 +128,35 @@ class Ruleset(ABC):
       outcomes one chance draw of the engine can have at that table (the longest
       shuffle, or the largest ``below(n)``), at least 2 (OpenSpiel's
       ``max_chance_outcomes``).
+
+    What the luck-adjusted scores need of a game (`arena.luck`):
+
+    - ``"pairwise_value"``: ``pairwise_value(state) -> list[list[float]]``, for a full
+      state, per ordered pair of seats (a, b), an estimate of P(a finishes ahead of b), a
+      tie counting a half: ``V[b][a] == 1 - V[a][b]``, ``V[a][a] == 0.5``. Fixed before
+      play (no learning during a tournament) and reading nothing unrevealed: it is
+      unchanged by `permute_unrevealed` and by reseeding the state's chance (the kit checks
+      both: `arena.testing.check_pairwise_value`). The luck-adjusted scores
+      (`arena.luck`, docs/luck.md) subtract its changes at chance events. A ruleset that
+      declares it names it in `pairwise_value_identity`.
+    - ``"permute_unrevealed"``: ``permute_unrevealed(state, rng)``, reorder in place,
+      uniformly from `rng`, exactly the *unrevealed* cards: those in places whose order no
+      seat knows, whether or not their faces were ever seen (a pile below its visible top,
+      a reshuffled discard pile, a card put back at a random place), with coin-given
+      orientations where the game has them; nothing else changes and nothing is given
+      away. Cards whose place some seat knows (a visible top, a card a player placed, a
+      hand) stay. The kit checks that the cards the engine reveals next are distributed
+      as this law says (`arena.testing.check_unrevealed_law`).
     """
+
+    pairwise_value_identity: ClassVar[tuple[str, str] | None] = None
+    """``(name, version)`` of the `pairwise_value` a ruleset declares: plans record it, and
+    stored luck corrections made with another value or version are refused."""
+
+    unrevealed_is_draw_pile: ClassVar[bool] = False
+    """True when the unrevealed cards are exactly the draw pile's (`GameState.chance_pile`),
+    its top included: the luck corrections then enumerate the next card drawn, each with
+    its exact chance, instead of sampling clones."""
 
     # What the harness asks of a game, declared by the game (defaults: a game that declares
     # nothing); tables keyed by ruleset id elsewhere read these instead.
@@ -180,6 +208,8 @@ class Ruleset(ABC):
         missing = sorted(name for name in cls.capabilities if not callable(getattr(cls, name, None)))
         if missing:
             raise TypeError(f"{cls.__name__} declares {missing} but does not define them")
+        if "pairwise_value" in cls.capabilities and cls.pairwise_value_identity is None:
+            raise TypeError(f"{cls.__name__} declares pairwise_value but no pairwise_value_identity")
 
     @classmethod
     def supports(cls, capability: str) -> bool:

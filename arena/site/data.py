@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from arena.decisions import shown_number
 from arena.ratings import OVERALL, Rater
-from arena.store import Store, StoreError
+from arena.store import Store, StoreError, read_luck
 
 DEFAULT_REPLAY_SAMPLE = 100
 """Replays written for a tournament larger than `SMALL_TOURNAMENT` games when
@@ -58,8 +58,9 @@ def rate_with_history(store: Store, max_points: int = 300) -> tuple[dict[str, An
         for entry in scope.entries:
             prior = scope.ratings[entry]
             history[label][names[entry]] = [[0, -1, round(prior.mu, 4), round(prior.sigma, 4)]]
+    luck = read_luck(store) if rater.adjusted else {}   # a ruleset scored luck-adjusted
     for row in store.iter_rows():
-        rater.apply(row)
+        rater.apply(row, luck.get(row.index))
         rater.next_index = row.index + 1
         for label, scope, only in tracked:
             if only is not None and row.ruleset != only:

@@ -157,6 +157,7 @@ from arena.rules.color_flush.deck import DEFAULT_DECK, check_deck
 from arena.rules.color_flush.engine import ACTION_NAMES, DEAL_SIZE, MAX_SEATS, PILE, ColorFlushState
 from arena.rules.color_flush.evaluation import evaluate_color_flush
 from arena.rules.color_flush.text import ColorFlushRenderer
+from arena.rules.color_flush.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 # -- the ruleset -----------------------------------------------------------------
@@ -182,7 +183,20 @@ class ColorFlush(Ruleset):
     def check_options(cls, options: dict[str, Any]) -> None:
         check_deck(options["deck"])
 
-    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
+    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes",
+                              "pairwise_value", "permute_unrevealed"})
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+
+    @classmethod
+    def pairwise_value(cls, state: ColorFlushState) -> list[list[float]]:
+        """P(a finishes ahead of b) per ordered seat pair (`color_flush/value.py`)."""
+        return pairwise_value(state)
+
+    @classmethod
+    def permute_unrevealed(cls, state: ColorFlushState, rng: random.Random) -> None:
+        """Reorder the never-seen pile cards, their coins tossed again (`color_flush/value.py`)."""
+        permute_unrevealed(state, rng)
+
     renderer = ColorFlushRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,

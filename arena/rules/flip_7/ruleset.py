@@ -169,6 +169,7 @@ from arena.rules.flip_7.deck import MODIFIERS
 from arena.rules.flip_7.engine import Flip7State
 from arena.rules.flip_7.evaluation import evaluate_flip_7
 from arena.rules.flip_7.text import Flip7Renderer
+from arena.rules.flip_7.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 class Flip7(Ruleset):
@@ -193,7 +194,10 @@ class Flip7(Ruleset):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise OptionError(f"option {name!r} must be an integer of at least 1, not {value!r}")
 
-    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
+    capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes",
+                              "pairwise_value", "permute_unrevealed"})
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+    unrevealed_is_draw_pile = True   # the deck's order is the only thing hidden
     renderer = Flip7Renderer
     card_faces = {**{bonus: ("green", bonus) for bonus in ("+2", "+4", "+6", "+8", "+10")},
                   "x2": ("bright-green", "x2"), "freeze": ("teal", "freeze"),
@@ -269,6 +273,16 @@ class Flip7(Ruleset):
         """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
         in a pile): the cards in play, and one."""
         return 94 * (2 if players > 18 else 1) + 1
+
+    @classmethod
+    def pairwise_value(cls, state: Flip7State) -> list[list[float]]:
+        """P(a finishes ahead of b) per ordered seat pair (`flip_7/value.py`)."""
+        return pairwise_value(state)
+
+    @classmethod
+    def permute_unrevealed(cls, state: Flip7State, rng: random.Random) -> None:
+        """Shuffle the deck, the only unrevealed cards (`flip_7/value.py`)."""
+        permute_unrevealed(state, rng)
 
     @classmethod
     def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,

@@ -183,3 +183,24 @@ def test_bad_options_are_refused_in_one_line_naming_them():
         env("flip-7", seats="mine")
     with pytest.raises(ValueError, match="history must be"):
         env("flip-7", history=-1)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_each_learning_preset_is_valid_options_and_a_copy(ruleset):
+    from arena.envs.presets import learning_options
+
+    options = learning_options(ruleset)
+    game = env(ruleset, players=2, options=options)
+    game.reset(seed=0)
+    assert game.unwrapped.game_options == game.unwrapped.ruleset.resolve_options(options)
+    options["mutated"] = True
+    assert "mutated" not in learning_options(ruleset)
+
+
+def test_random_uno_flip_games_reach_the_limit_by_default_and_end_under_the_preset():
+    from arena.envs.presets import learning_options
+
+    default = [play_to_end(env("uno-flip", players=3), seed)[2].game.outcome()["reason"] for seed in range(2)]
+    preset = [play_to_end(env("uno-flip", players=3, options=learning_options("uno-flip")), seed)[2]
+              .game.outcome()["reason"] for seed in range(2)]
+    assert default == ["max_turns", "max_turns"] and "max_turns" not in preset

@@ -204,3 +204,21 @@ def test_random_uno_flip_games_reach_the_limit_by_default_and_end_under_the_pres
     preset = [play_to_end(env("uno-flip", players=3, options=learning_options("uno-flip")), seed)[2]
               .game.outcome()["reason"] for seed in range(2)]
     assert default == ["max_turns", "max_turns"] and "max_turns" not in preset
+
+
+def test_an_illegal_action_under_the_penalty_ends_every_agent_in_the_agent_loop():
+    game = env("uno-flip", players=3, illegal_reward=-2)
+    game.reset(seed=4)
+    first = game.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game.step(int(np.flatnonzero(game.last()[0]["action_mask"] == 0)[0]))
+    totals, ends = dict.fromkeys(game.possible_agents, 0.0), set()
+    for agent in game.agent_iter():
+        _, reward, termination, truncation, _ = game.last()
+        totals[agent] += reward
+        assert termination and not truncation
+        ends.add(agent)
+        game.step(None)
+    assert ends == set(game.possible_agents)
+    assert totals == {agent: (-2.0 if agent == first else 0.0) for agent in game.possible_agents}

@@ -222,3 +222,11 @@ def test_an_illegal_action_under_the_penalty_ends_every_agent_in_the_agent_loop(
         game.step(None)
     assert ends == set(game.possible_agents)
     assert totals == {agent: (-2.0 if agent == first else 0.0) for agent in game.possible_agents}
+
+
+def test_last_before_reset_is_refused_as_the_order_enforcing_wrapper_does():
+    game = env("flip-7", players=2)
+    with pytest.raises(AttributeError, match="before reset"):
+        game.last()
+    game.reset(seed=1)
+    assert game.last()[0]["action_mask"].any()

@@ -73,9 +73,20 @@ def env(ruleset: str | type[Ruleset], players: int = 2, options: Mapping[str, An
         illegal_reward: float | None = -1.0) -> AECEnv:
     """The AEC environment of `ruleset` for `players` seats and `options` (defaults for
     the rest), in PettingZoo's OrderEnforcingWrapper. See the module docstring."""
-    return wrappers.OrderEnforcingWrapper(ArenaEnv(ruleset, players, options, render_mode, seats=seats,
+    return _OrderEnforcing(ArenaEnv(ruleset, players, options, render_mode, seats=seats,
                                                    history=history, truncation=truncation,
                                                    illegal_reward=illegal_reward))
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with `last` asked of the environment at once: the
+    inherited `last` reads six attributes through the wrapper's `__getattr__`, about a tenth
+    of a step's time."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
 
 class ArenaEnv(AECEnv):

@@ -1,4 +1,4 @@
-"""The bot side of process isolation: `python -m arena.host BOT_NAME`.
+"""The bot side of process isolation: `python -m arena.host BOT_NAME` (or ``PATH.py:Class``).
 
 Runs one registered bot behind the line protocol (`arena.protocol`), with a fresh
 bot instance per game. The protocol channel is moved to private file descriptors
@@ -35,7 +35,12 @@ def serve(bot_name: str) -> int:
     from arena.plugins import load_registry
     from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode, encode
 
-    bot_cls = load_registry().bot(bot_name).cls
+    if ".py:" in bot_name:  # a bot in a file (absolute PATH.py:Class), as a tournament file may name one
+        from arena.api import bot_from_file
+
+        bot_cls = bot_from_file(bot_name)
+    else:
+        bot_cls = load_registry().bot(bot_name).cls
     bot = None
     reader = channel_in
     buffer = b""

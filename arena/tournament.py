@@ -101,6 +101,7 @@ class BotSpec:
     only: tuple[str, ...] | None = None  # ruleset labels it is limited to, or None for all it plays
     command: tuple[str, ...] | None = None  # an executable speaking docs/protocol.md, instead of `uses`
     submission: Any = None  # an arena.submissions.Submission: built and probed in a sandbox, never imported
+    file: str | None = None  # a bot in a file, absolute PATH.py:Class: played in a sandbox, never imported here
 
 
 @dataclass(frozen=True)
@@ -308,8 +309,15 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     for i, bot_table in enumerate(file.bots):
         where = f"bots[{i}]"
         command = _command({} if bot_table.command is UNSET else {"command": bot_table.command}, where, base)
-        submission = None
-        if bot_table.submission is not UNSET:
+        submission = in_file = None
+        if bot_table.use is not UNSET and command is None and bot_table.submission is UNSET and ".py:" in bot_table.use:
+            from arena.api import bot_name
+            from arena.submissions import SubmittedBot, stand_in
+
+            in_file = _local_file(bot_table.use, where, base, isolation)
+            use, cls = bot_table.use, stand_in(SubmittedBot(bot_name(in_file.rpartition(":")[2]), "*", "file", ""))
+            package, version = "file", _command_version((in_file.rpartition(":")[0],))
+        elif bot_table.submission is not UNSET:
             if command is not None:
                 raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
             submission = _submission(bot_table, where, base, name, isolation, wheelhouse, registry, submissions, quota)
@@ -332,7 +340,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                 raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
             cls = registry.bots[use].cls
             package, version = registry.bots[use].origin.package, registry.bots[use].origin.version
-        display = use if bot_table.as_ is UNSET else bot_table.as_
+        display = (cls.name if in_file else use) if bot_table.as_ is UNSET else bot_table.as_
         if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
             raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
                               "no control or format characters)")
@@ -345,7 +353,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         displays[same] = (i, display)
         params = bot_table.params
         _plain_json(params, f"{where}.params")
-        if command is None and submission is None:  # a submission's constructor ran in its probe's sandbox
+        if command is None and submission is None and in_file is None:  # the others' run in their sandboxes
             try:
                 cls(**params)
             except Exception as exc:  # a constructor is the bot's own check of its params
@@ -361,7 +369,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                 if not cls.plays(ruleset_id):
                     raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
             only = tuple(dict.fromkeys(bot_table.rulesets))
-        entries.append(BotSpec(i, display, use, cls, params, package, version, only, command, submission))
+        entries.append(BotSpec(i, display, use, cls, params, package, version, only, command, submission, in_file))
 
     rulesets: list[RulesetSpec] = []
     for i, (table, label) in enumerate(zip(file.rulesets, labels)):
@@ -592,6 +600,21 @@ def _submission(table: BotEntry, where: str, base: Path, name: str, isolation: s
         raise _KeyProblem(key, f"{path}: bot {submission.chosen!r} declares rulesets not installed here: "
                           f"{', '.join(unknown)} (installed: {', '.join(registry.rulesets)})")
     return submission
+
+
+def _local_file(use: str, where: str, base: Path, isolation: str) -> str:
+    """A ``use = "PATH.py:Class"`` entry's bot as an absolute ``PATH.py:Class`` (the path
+    relative to the tournament file's folder); one-line problems name the key."""
+    path_text, _, attribute = use.rpartition(":")
+    if not path_text.endswith(".py") or not attribute.isidentifier():
+        raise _KeyProblem(f"{where}.use", f"{use!r}: a bot in a file is written PATH.py:ClassName, e.g. ./policy.py:MyBot")
+    path = (base / path_text).resolve()
+    if not path.is_file():
+        raise _KeyProblem(f"{where}.use", f"{use!r}: no file {path} (the path is relative to the tournament file)")
+    if isolation == "inline":
+        raise _KeyProblem(f"{where}.use", f"{use!r}: a bot in a file plays in a sandbox (or its own process), "
+                          'not inline: isolation must be "sandbox" or "process"')
+    return f"{path}:{attribute}"
 
 
 def _command_version(command: tuple[str, ...]) -> str:

@@ -48,6 +48,7 @@ class Job:
     protected: tuple[str, ...] = ()  # paths no sandbox may show: the tournament file, the results folder
     local: tuple[bool, ...] = ()  # per entrant: a class only this process can load (a local file): run inline
     luck: tuple[int | None, ...] = ()  # per ruleset: k for its luck corrections (arena.luck), None: raw
+    files: tuple[str | None, ...] = ()  # per entrant: a tournament's bot in a file (absolute PATH.py:Class), or None
 
 
 def make_job(tournament: Tournament, isolation: str | None = None, protected: tuple[str, ...] = (),
@@ -62,7 +63,8 @@ def make_job(tournament: Tournament, isolation: str | None = None, protected: tu
                tuple(Entrant(b.cls, b.params, b.display, b.package, b.version) for b in tournament.bots),
                isolation or tournament.isolation, tuple(b.command for b in tournament.bots), limits, policy,
                tuple(getattr(b, "submission", None) for b in tournament.bots), protected,
-               luck=luck if luck is not None else tuple(tournament.luck_clones(r) for r in tournament.rulesets))
+               luck=luck if luck is not None else tuple(tournament.luck_clones(r) for r in tournament.rulesets),
+               files=tuple(getattr(b, "file", None) for b in tournament.bots))
 
 
 class HostPool:
@@ -88,6 +90,14 @@ class HostPool:
                 ensure_built(submission)
                 self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
                                                         read_only=submission.read_only())
+            elif job.files and job.files[entry] is not None:  # in a sandbox (its folder read-only) or a process
+                file = job.files[entry]
+                if self.isolation == "sandbox":
+                    from arena.sandbox import SandboxHost
+
+                    self.hosts[entry] = SandboxHost.for_file(file, job.limits, protected=job.protected)
+                else:
+                    self.hosts[entry] = ProcessHost.for_bot(file, job.limits)
             elif job.local and job.local[entry]:
                 self.hosts[entry] = InlineHost(entrant.cls)
             elif command is not None and self.isolation != "sandbox":  # (a program cannot run inline)

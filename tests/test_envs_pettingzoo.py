@@ -54,7 +54,7 @@ def test_a_whole_game_replays_on_the_engine_and_rewards_are_the_returns(ruleset)
         game.step(None if termination or truncation
                   else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     raw = game.unwrapped
-    assert list(rewards.values()) == returns(raw.state.outcome()["standing"])
+    assert list(rewards.values()) == returns(raw.game.outcome()["standing"])
     assert abs(sum(rewards.values())) < 1e-9
     taken = play_out(env(ruleset, players=3), seed=4)
     state = arena.rulesets.get(ruleset).new_game(3, raw.game_options, random.Random(raw.deal_seed))
@@ -76,8 +76,8 @@ def test_the_raw_observation_in_infos_is_what_a_bot_gets_and_the_mask_marks_exac
     assert not game.observe(other)["action_mask"].any()
 
 
-def test_an_illegal_index_is_refused_with_its_action_named():
-    game = env("flip-7", players=2)
+def test_an_illegal_index_is_refused_with_its_action_named_when_no_illegal_reward_is_set():
+    game = env("flip-7", players=2, illegal_reward=None)
     game.reset(seed=1)
     mask = game.last()[0]["action_mask"]
     with pytest.raises(ValueError, match="is not legal"):
@@ -88,7 +88,7 @@ def test_render_ansi_shows_the_acting_seats_frame():
     game = env("flip-7", players=2, render_mode="ansi")
     game.reset(seed=3)
     text = game.render()
-    assert f"seat {game.unwrapped.state.current_seat()} (player_" in text and "hit" in text
+    assert f"seat {game.unwrapped.game.current_seat()} (player_" in text and "hit" in text
 
 
 @pytest.mark.parametrize("ruleset", ["color-flush", "flip-hue"])

@@ -12,8 +12,13 @@ A ruleset that declares ``"encoding"`` (`Ruleset.capabilities`) returns an `Enco
 - ``encode(observation)``: a ``float32`` array of ``size`` built from ONE seat's
   observation (its ``seat`` and ``view``) and nothing else, so it hides exactly what the
   observation hides.
-- ``features``: the array's consecutive named blocks (`Feature`: name, offset, length),
-  covering it exactly; `feature_name(i)` names entry ``i``.
+- ``features``: the array's consecutive named blocks (`Feature`: name, offset, length,
+  per_seat), covering it exactly; `feature_name(i)` names entry ``i``. A ``per_seat`` block
+  is one equal part per seat, in absolute seat order (a one-hot over seats, or a row or
+  hand per seat); the environments' relative seats (`arena.envs.seats`) rotate exactly these.
+- ``action_seats``: action kind (the text before the first ``:``) -> the ``:``-separated
+  field of its actions that names a seat (``{"freeze": 1}`` for ``freeze:s``); the
+  environments rotate those seats too. Kinds not listed name no seat.
 
 Making arrays needs numpy (the ``test`` or ``examples`` extra); the layout and the action
 index (what `arena docs` shows) do not.
@@ -43,6 +48,8 @@ class Feature:
     name: str
     offset: int
     length: int
+    per_seat: bool = False
+    """One equal part per seat, seats in absolute order."""
 
 
 class Layout:
@@ -52,11 +59,12 @@ class Layout:
         self.size = 0
         self.features: list[Feature] = []
 
-    def block(self, name: str, length: int) -> int:
-        """Add a block of `length` entries named `name`; its offset."""
+    def block(self, name: str, length: int, per_seat: bool = False) -> int:
+        """Add a block of `length` entries named `name` (`per_seat`: one equal part per
+        seat, in seat order); its offset."""
         start = self.size
         self.size += length
-        self.features.append(Feature(name, start, length))
+        self.features.append(Feature(name, start, length, per_seat))
         return start
 
 
@@ -65,7 +73,7 @@ class Encoding:
 
     def __init__(self, ruleset_id: str, players: int, options: Mapping[str, Any], actions: Sequence[str],
                  layout: Layout, fill: Callable[[np.ndarray, int, Mapping[str, Any]], None],
-                 hand_cap: int | None = None):
+                 hand_cap: int | None = None, action_seats: Mapping[str, int] | None = None):
         self.ruleset_id = ruleset_id
         self.players = players
         self.options = dict(options)
@@ -75,6 +83,8 @@ class Encoding:
         self.features: tuple[Feature, ...] = tuple(layout.features)
         self.hand_cap = hand_cap
         """Hand positions encoded (and in the action index), for a game with hands."""
+        self.action_seats: dict[str, int] = dict(action_seats or {})
+        """Action kind -> the field of its actions naming a seat (see the module docstring)."""
         self._fill = fill
 
     def mask(self, legal_actions: Sequence[str]) -> np.ndarray:

@@ -96,6 +96,21 @@ class SandboxHost(ProcessHost):
         return cls(SandboxSpec(argv, tuple(paths), (), child_env, limits.tmp_mb), limits, bot_name, zygote=True)
 
     @classmethod
+    def for_file(cls, spec: str, limits: Limits = Limits(), protected: Sequence[str] = ()) -> "SandboxHost":
+        """A bot in a file (absolute ``PATH.py:Class``), loaded by a zygote of this Python
+        as a registered bot is, with the file's folder bound read-only (so it finds its
+        own files, weights included); of a folder holding one of the `protected` paths,
+        every entry but those."""
+        folder = os.path.dirname(spec.rpartition(":")[0])
+        shown = [folder] if not _holds_any(folder, protected) else \
+            [os.path.join(folder, entry) for entry in sorted(os.listdir(folder))
+             if not _holds_any(os.path.join(folder, entry), protected)]
+        # One thread for numerical libraries: numpy's BLAS would start threads at import, and a
+        # zygote forks only a single-threaded process.
+        single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+        return cls.for_bot(spec, limits, env=single, read_only=shown, protected=protected)
+
+    @classmethod
     def for_command(cls, argv: Sequence[str], limits: Limits = Limits(), name: str = "bot",
                     protected: Sequence[str] = ()) -> "SandboxHost":
         """A program speaking the protocol. The folder of each file its command names

@@ -330,7 +330,12 @@ def serve(bot_name: str, tmp_mb: int) -> int:
         from arena.plugins import load_registry
 
         culprit = import_plugins_checked()
-        bot_cls = load_registry().bot(bot_name).cls
+        if ".py:" in bot_name:  # a bot in a file (absolute PATH.py:Class), its folder bound read-only
+            from arena.api import bot_from_file
+
+            bot_cls = bot_from_file(bot_name)
+        else:
+            bot_cls = load_registry().bot(bot_name).cls
     except Exception as exc:
         traceback.print_exc()
         channel.send({"type": "error", "message": f"cannot load bot {bot_name!r}: {type(exc).__name__}: {exc}"})

@@ -35,12 +35,12 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     faces = deck_faces(options)
     slot = 2 * len(faces)
     layout = Layout()
-    me, turn, winner = layout.block("me", players), layout.block("turn", players), layout.block("winner", players)
+    me, turn, winner = (layout.block(name, players, per_seat=True) for name in ("me", "turn", "winner"))
     awaiting, left = layout.block("awaiting", 2), layout.block("actions_left", 3)
-    turns, sizes = layout.block("turn_number", 1), layout.block("hand_sizes", players)
+    turns, sizes = layout.block("turn_number", 1), layout.block("hand_sizes", players, per_seat=True)
     pile_size = layout.block("pile_size", 1)
     pile_top = layout.block("pile_top", slot)
-    hands = layout.block("hands", players * cap * slot)
+    hands = layout.block("hands", players * cap * slot, per_seat=True)
     deck_cards = float(len(options["deck"]))
 
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
@@ -59,4 +59,5 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
         put_hands(hot, hands, view["hands"], cap, slot, faces)
         out[hot] = 1.0
 
-    return Encoding("color-flush", players, options, actions, layout, fill, hand_cap=cap)
+    return Encoding("color-flush", players, options, actions, layout, fill, hand_cap=cap,
+                    action_seats={"give": 2, "take": 1, "swap": 1})

@@ -30,9 +30,9 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
                                  for s in range(players)]
     seats = list(range(players))
     layout = Layout()
-    me, turn, dealer = layout.block("me", players), layout.block("turn", players), layout.block("dealer", players)
+    me, turn, dealer = (layout.block(name, players, per_seat=True) for name in ("me", "turn", "dealer"))
     per_row = 13 + 6 + 1 + len(STATUS) + 2  # numbers, modifiers, second chance, status, score, total
-    rows = layout.block("rows", players * per_row)
+    rows = layout.block("rows", players * per_row, per_seat=True)
     unseen = layout.block("unseen", len(CARDS))
     deck = layout.block("deck_size", 1)
     decision = layout.block("decision", 4)
@@ -65,4 +65,5 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
         for frame in view["pending"]:
             one_hot(out, pending, frame["kind"], ("deal", "flip-three", "hand-out"))
 
-    return Encoding("flip-7", players, options, actions, layout, fill)
+    return Encoding("flip-7", players, options, actions, layout, fill,
+                    action_seats={"freeze": 1, "flip-three": 1, "second-chance": 1})

@@ -36,15 +36,16 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     faces = deck_faces(options)
     slot = 2 * len(faces)
     layout = Layout()
-    me, turn, to_act, winner = (layout.block(name, players) for name in ("me", "turn", "to_act", "winner"))
+    me, turn, to_act, winner = (layout.block(name, players, per_seat=True)
+                               for name in ("me", "turn", "to_act", "winner"))
     step = layout.block("step", 5)
-    turns, sizes = layout.block("turn_number", 1), layout.block("hand_sizes", players)
+    turns, sizes = layout.block("turn_number", 1), layout.block("hand_sizes", players, per_seat=True)
     draw_size, discard_size = layout.block("draw_size", 1), layout.block("discard_size", 1)
     draw_top, discard_top = layout.block("draw_top", slot), layout.block("discard_top", slot)
-    factions = layout.block("factions", players * slot)
-    puller, pulled = layout.block("pull_seat", players), layout.block("pull_target", players)
+    factions = layout.block("factions", players * slot, per_seat=True)
+    puller, pulled = (layout.block(name, players, per_seat=True) for name in ("pull_seat", "pull_target"))
     pulled_pos = layout.block("pull_position", cap)
-    hands = layout.block("hands", players * cap * slot)
+    hands = layout.block("hands", players * cap * slot, per_seat=True)
     deck_cards = float(len(options["deck"]))
 
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
@@ -71,4 +72,5 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
         put_hands(hot, hands, view["hands"], cap, slot, faces)
         out[hot] = 1.0
 
-    return Encoding("flip-hue", players, options, actions, layout, fill, hand_cap=cap)
+    return Encoding("flip-hue", players, options, actions, layout, fill, hand_cap=cap,
+                    action_seats={"give": 2, "flip": 2, "pull": 1})

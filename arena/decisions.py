@@ -52,6 +52,8 @@ def silenced_from(record: Mapping[str, Any]) -> dict[int, int]:
             decision = -1
         else:
             seen_indexed = True
+        if not isinstance(seat, int):
+            continue  # a fault not tied to a seat silences nobody
         if fault.get("fatal", fault.get("kind") in FATAL_KINDS) or seat in forfeited:
             out.setdefault(seat, decision)
     return out
@@ -69,7 +71,7 @@ def decision_notes(record: Mapping[str, Any], forced: Container[int] = ()) -> di
     for fault in record.get("faults") or []:
         if isinstance(fault, dict) and fault.get("decision") is not None:
             what = "forfeits the game; " if fault.get("seat") in forfeited else ""
-            notes[fault["decision"]] = (f"{fault.get('kind')} fault by {names.get(fault.get('seat'), '?')}: "
+            notes[fault["decision"]] = (f"{fault.get('kind')} fault by {names.get(fault.get('seat', -1), '?')}: "
                                         f"{fault.get('detail', '')}; {what}a replacement action was played")
     silenced = silenced_from(record)
     for index, (seat, _action) in enumerate(record.get("decisions") or []):

@@ -53,8 +53,8 @@ class RatingFollowers:
 
     def __init__(self, path: Path, plan: dict[str, Any]):
         self.plan = plan
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
-        context = multiprocessing.get_context(method)
+        linux = sys.platform.startswith("linux")
+        context = multiprocessing.get_context("fork") if linux else multiprocessing.get_context("spawn")
         self.processes = []
         for chain in scope_plan(plan):
             mine, theirs = context.Pipe()

@@ -29,7 +29,7 @@ import re
 import textwrap
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from tabulate import tabulate
 
@@ -269,7 +269,7 @@ def markdown_text(value: Any) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(str(value), quote=False))
 
 
-def provenance_lines(p: dict[str, Any]) -> list[str]:
+def provenance_lines(p: Mapping[str, Any]) -> list[str]:
     if p["seed_secret"] and p["seed"] is None:
         seed = (f"secret until the tournament is complete; commitment sha256 `{p['seed_commitment']}` "
                 "= SHA-256 of \"<seed>:<salt>\"")
@@ -295,7 +295,7 @@ def provenance_lines(p: dict[str, Any]) -> list[str]:
     ]
 
 
-def time_lines(p: dict[str, Any]) -> list[str]:
+def time_lines(p: Mapping[str, Any]) -> list[str]:
     """When the run started and finished, where `p` has them (a committed standings file
     does not: they are in run.json)."""
     if "started_at" not in p:
@@ -331,7 +331,7 @@ BASELINE_BOTS = (("flip-arena", "random"),)
 overall table that would rank only entries using them is left out (`overall_shown`)."""
 
 
-def overall_shown(doc: dict[str, Any]) -> bool:
+def overall_shown(doc: Mapping[str, Any]) -> bool:
     """Whether the overall table is worth showing: it ranks at least two entries, and not
     only baselines (`BASELINE_BOTS`); a tournament of one ruleset always has it."""
     rows = doc["overall"]
@@ -340,7 +340,7 @@ def overall_shown(doc: dict[str, Any]) -> bool:
     return len(rows) > 1 and not all((r["package"], r["uses"]) in BASELINE_BOTS for r in rows)
 
 
-def overall_note(doc: dict[str, Any]) -> str:
+def overall_note(doc: Mapping[str, Any]) -> str:
     """Which bots the overall table ranks and why, in a sentence (or why it is left out)."""
     overall = (doc.get("pairwise") or {}).get("overall") or {}
     left_out = overall.get("left_out") or []

@@ -55,7 +55,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from arena.archives import archive_problem
 from arena.bot import BOT_NAME, Bot
@@ -163,6 +163,10 @@ class Submission:
 class _StandIn(type):
     """The metaclass of submission stand-ins: pickled by value (name, rulesets), never by import."""
 
+    name: str
+    rulesets: tuple[str, ...] | str
+    time_dependent: bool
+
 
 def _rebuild_stand_in(name: str, rulesets: Any, time_dependent: bool) -> type[Bot]:
     return stand_in(SubmittedBot(name, rulesets if rulesets == "*" else tuple(rulesets), "", "", time_dependent))
@@ -175,12 +179,13 @@ def stand_in(bot: SubmittedBot) -> type[Bot]:
     def act(self: Bot, observation: dict[str, Any]) -> str:
         raise ArenaError(f"submitted bot {bot.name!r} plays only in its sandbox")
 
-    return _StandIn(f"Submitted[{bot.name}]", (Bot,), {
+    # a class made by its metaclass: mypy cannot see that _StandIn(...) subclasses Bot
+    return cast("type[Bot]", _StandIn(f"Submitted[{bot.name}]", (Bot,), {
         "name": bot.name, "rulesets": bot.rulesets, "time_dependent": bot.time_dependent, "act": act,
-        "__module__": __name__, "submitted": True})
+        "__module__": __name__, "submitted": True}))
 
 
-def _reduce_stand_in(cls: type) -> tuple[Any, ...]:
+def _reduce_stand_in(cls: _StandIn) -> tuple[Any, ...]:
     return _rebuild_stand_in, (cls.name, cls.rulesets, cls.time_dependent)
 
 

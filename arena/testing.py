@@ -720,8 +720,7 @@ def _check_encoded(cls: type[Ruleset], name: str, case: Case, encoding: Any, sta
     import numpy as np
 
     for seat in _some_seats(state, case.players):
-        observation = observation_for(cls, state)
-        observation = dict(observation, seat=seat, view=state.view(seat))
+        observation: dict[str, Any] = dict(observation_for(cls, state), seat=seat, view=state.view(seat))
         array = encoding.encode(observation)
         if array.dtype != np.float32 or array.shape != (encoding.size,):
             _fail(cls, name, case, f"seat {seat}'s array is {array.dtype} of shape {array.shape}, not float32 "

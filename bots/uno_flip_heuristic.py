@@ -27,10 +27,13 @@ SIDES = {"light": 0, "dark": 1}
 CHALLENGE_THRESHOLD = 0.4
 
 
-def _pairings(deck):
+Pairings = tuple[dict[str, list[str]], dict[str, list[str]]]
+
+
+def _pairings(deck) -> Pairings:
     """For each side: inactive face -> the active faces it is printed with (with repeats),
     from `deck` (option ``deck``: [light_face, dark_face] pairs)."""
-    table: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+    table: Pairings = ({}, {})
     for light, dark in deck:
         table[0].setdefault(dark, []).append(light)
         table[1].setdefault(light, []).append(dark)
@@ -50,7 +53,7 @@ class UnoFlipHeuristicBot(arena.Bot):
     name = "uno-flip-heuristic"
     rulesets = ("uno-flip",)
 
-    _pairs = None   # per game (a fresh instance each game): the pairing of the game's deck
+    _pairs: Pairings | None = None   # per game (a fresh instance each game): the pairing of the game's deck
 
     def act(self, observation):
         legal = observation["legal_actions"]
@@ -62,7 +65,7 @@ class UnoFlipHeuristicBot(arena.Bot):
             if self._pairs is None:
                 # the game's deck; an observation made without options: the real deck
                 self._pairs = _pairings((observation.get("options") or {}).get("deck") or DEFAULT_DECK)
-            return "challenge" if self._bluff_likely(view) > CHALLENGE_THRESHOLD else "accept"
+            return "challenge" if self._bluff_likely(view, self._pairs) > CHALLENGE_THRESHOLD else "accept"
         reading = reading_of(view, observation["seat"])
         if phase == "color":
             return "color:" + self._best_color(reading)
@@ -80,12 +83,13 @@ class UnoFlipHeuristicBot(arena.Bot):
 
     # -- challenging ------------------------------------------------------------
 
-    def _bluff_likely(self, view):
-        """The chance that the offender held a card of the prior color or a Wild."""
+    def _bluff_likely(self, view, pairings: Pairings):
+        """The chance that the offender held a card of the prior color or a Wild (`pairings`:
+        the game's deck's, `_pairings`)."""
         pending = view["pending"]
         prior = pending["prior_color"]
         side = SIDES[view["side"]]
-        pairs = self._pairs[side]
+        pairs = pairings[side]
         clean = 1.0
         for card in view["hands"][pending["offender"]]:
             if card["face"] is not None:

@@ -25,7 +25,7 @@ def bots() -> None:
 def bots_list(as_json: bool) -> None:
     """List every registered bot with its package, version and rulesets."""
     registry = load_plugins()
-    rows = [{"name": e.name, "package": e.origin.package, "version": e.origin.version,
+    rows: list[dict[str, Any]] = [{"name": e.name, "package": e.origin.package, "version": e.origin.version,
              "rulesets": _plays(e.cls, registry.rulesets), "status": "ok"}
             for e in registry.bots.values()]
     rows += [{"name": None, "package": b.package, "version": b.version, "rulesets": None,
@@ -44,7 +44,7 @@ def _plays(cls: Any, installed: Any) -> str | list[str]:
     (e.g. by what a ruleset declares), the installed rulesets it says yes to."""
     from arena.bot import Bot
 
-    if getattr(cls.plays, "__func__", None) is not Bot.plays.__func__:
+    if getattr(cls.plays, "__func__", None) is not Bot.__dict__["plays"].__func__:
         return [ruleset_id for ruleset_id in installed if cls.plays(ruleset_id)]
     return "*" if cls.rulesets == "*" else list(cls.rulesets)
 
@@ -60,7 +60,7 @@ def rulesets() -> None:
 def rulesets_list(as_json: bool) -> None:
     """List every registered ruleset with its version, players and options."""
     registry = load_plugins()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for entry in registry.rulesets.values():
         cls = entry.cls
         rows.append({

@@ -59,7 +59,7 @@ next:
 @click.option("--time-bank", type=click.FloatRange(*LIMIT_BOUNDS["time_bank"]), default=Limits.time_bank,
               show_default=True,
               help="Extra seconds per game that slow decisions draw on.")
-@click.option("--memory-mb", type=click.IntRange(*map(int, LIMIT_BOUNDS["memory_mb"])), default=Limits.memory_mb,
+@click.option("--memory-mb", type=click.IntRange(int(LIMIT_BOUNDS["memory_mb"][0]), int(LIMIT_BOUNDS["memory_mb"][1])), default=Limits.memory_mb,
               show_default=True, help="Memory limit of the bot process (MiB).")
 @click.option("--ruleset", "rulesets", multiple=True, metavar="ID",
               help="Check only this ruleset of the bot's (repeatable; default: every ruleset it declares).")
@@ -113,7 +113,7 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
 
     if (target is None) == (command is None):
         raise UserError("give either NAME_OR_PATH or --command CMD")
-    if command is not None or is_local_bot(target):
+    if target is None or is_local_bot(target):  # (target None: a --command)
         registry = load_plugins()
         for ruleset_id in rulesets:
             registry.ruleset(ruleset_id)  # an unknown --ruleset is an error, not a skip
@@ -131,6 +131,7 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
             report = validate_command(argv, settings, registry, progress, isolation,
                                       command_name(argv))
         else:
+            assert target is not None  # exactly one of the two is given (checked above)
             report = validate_local(target, settings, registry, progress)
         if as_json:
             print_json(report)
@@ -138,16 +139,17 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
             click.echo(format_report(report))
         sys.exit(0 if report["passed"] else 1)
 
-    registry = None
+    assert target is not None  # no --command (it exits above), so NAME_OR_PATH is given
+    installed = None
     if not is_submission_path(target):
-        registry = load_plugins()
-        if target not in registry.bots and not Path(target).exists():
-            known = ", ".join(registry.bots) or "none"
+        installed = load_plugins()
+        if target not in installed.bots and not Path(target).exists():
+            known = ", ".join(installed.bots) or "none"
             raise UserError(f"{target!r} is neither an installed bot (installed: {known}) nor a file or folder")
     elif not Path(target).exists():
         raise UserError(f"{target}: no such file or folder (give a project folder, a wheel, an sdist or an "
                         "installed bot's name)")
-    if registry is not None and target in registry.bots:
+    if installed is not None and target in installed.bots:
         if isolation == "sandbox":
             from arena.sandbox import sandbox_unavailable
 
@@ -155,7 +157,7 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
                 click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own process",
                            err=True)
                 isolation = "process"
-        report = validate_installed([target], settings, registry=registry, echo=progress, isolation=isolation)
+        report = validate_installed([target], settings, registry=installed, echo=progress, isolation=isolation)
     else:
         report = validate_path(target, settings, echo=progress, keep=keep, wheelhouse=wheelhouse,
                                network=allow_network, quota=Quota(build_quota_mb, build_quota_files))

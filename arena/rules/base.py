@@ -16,7 +16,7 @@ import copy
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence, cast
 
 from arena.errors import OptionError, PlayerCountError
 from arena.rules.game_state import GameState, OwnEventCopies, fresh_copy, plain_copy  # noqa: F401 (the rules API)
@@ -77,7 +77,7 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
     return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
 
 
-CAPABILITIES = ("sample_state", "lay_out", "pairwise_value", "permute_unrevealed")
+CAPABILITIES: tuple[str, ...] = ("sample_state", "lay_out", "pairwise_value", "permute_unrevealed")
 """The optional parts a ruleset may declare (see `Ruleset.capabilities`)."""
 
 # What a game tells the environments and search bots about itself (issue 34, item 1).
@@ -157,6 +157,25 @@ class Ruleset(ABC):
     """True when the unrevealed cards are exactly the draw pile's (`GameState.chance_pile`),
     its top included: the luck corrections then enumerate the next card drawn, each with
     its exact chance, instead of sampling clones."""
+
+    if TYPE_CHECKING:  # the optional capabilities' types, for callers that asked `supports` first;
+        # the type checker's only, so a ruleset that does not define one has no such attribute
+
+        @classmethod
+        def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
+                         events: list[dict[str, Any]] | None = None) -> GameState: ...
+
+        @classmethod
+        def encoding(cls, players: int, options: Mapping[str, Any]) -> Any: ...
+
+        @classmethod
+        def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int: ...
+
+        @classmethod
+        def pairwise_value(cls, state: GameState) -> list[list[float]]: ...
+
+        @classmethod
+        def permute_unrevealed(cls, state: GameState, rng: random.Random) -> None: ...
 
     # What the harness asks of a game, declared by the game (defaults: a game that declares
     # nothing); tables keyed by ruleset id elsewhere read these instead.

@@ -63,16 +63,16 @@ def bot_pages(plan: Mapping[str, Any], rows: Iterable[GameRow], scopes: Sequence
     for fault in faults:
         if fault["bot"] in by_name:
             by_name[fault["bot"]]["faults"].append(fault)
-    for game in sorted(records):
-        record = records[game]
+    for number in sorted(records):
+        record = records[number]
         entry_of_seat = [s.get("display", s.get("bot")) for s in record.get("seats", [])]
         for seat, text in seat_logs(record):
-            page = by_name.get(entry_of_seat[seat]) if seat < len(entry_of_seat) else None
-            if page is None:
+            logged = by_name.get(entry_of_seat[seat]) if seat < len(entry_of_seat) else None
+            if logged is None:
                 continue
-            page["logs_total"] += 1
-            if len(page["logs"]) < MAX_LOGS:
-                page["logs"].append({"game": game, "seat": seat, "text": text})
+            logged["logs_total"] += 1
+            if len(logged["logs"]) < MAX_LOGS:
+                logged["logs"].append({"game": number, "seat": seat, "text": text})
     for page in pages:
         page["log_note"] = LOG_NOTE
         page["opponents"] = [

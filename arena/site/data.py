@@ -127,7 +127,7 @@ def pairwise_view(rows: Sequence[Mapping[str, Any]], pairwise: Mapping[str, Any]
             continue
         low, high, los = r.get("low"), r.get("high"), r.get("los")
         found[(r["a"], r["b"])] = _pair_cell(r["a"], r["b"], mean, low, high, los, r, r["verdict"], kind)
-        found[(r["b"], r["a"])] = _pair_cell(r["b"], r["a"], _mirror(mean), _mirror(high), _mirror(low), _mirror(los),
+        found[(r["b"], r["a"])] = _pair_cell(r["b"], r["a"], round(1 - mean, 6), _mirror(high), _mirror(low), _mirror(los),
                                              r, _MIRRORED.get(r["verdict"], r["verdict"]), kind)
     cells = [[None if a == b else found.get((a, b)) for b in bots] for a in bots]
     return {"bots": bots, "cells": cells, "pairs": list(scope["results"]), "interval": pairwise.get("interval", ""),

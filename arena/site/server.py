@@ -33,6 +33,15 @@ SERVED_PATH = "/static/served.js"
 """Says whether `arena serve` serves the pages (static/served.js: no; the server's: yes)."""
 
 
+class SiteServer(ThreadingHTTPServer):
+    """The HTTP server of `make_server`, with what its handler and `arena serve` read off it."""
+
+    verbose: bool = False
+    """Log each request (the handler asks)."""
+    missing: str | None = None
+    """What a results folder without a store lacks (None with a store)."""
+
+
 class SiteHandler(SimpleHTTPRequestHandler):
     """Serves a results folder's site; makes missing replay files on demand."""
 
@@ -91,7 +100,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
 
 def make_server(results_dir: str | Path, host: str = "127.0.0.1", port: int = 8000,
-                verbose: bool = False) -> ThreadingHTTPServer:
+                verbose: bool = False) -> SiteServer:
     """An HTTP server for RESULTS_DIR's site (written first if missing); port 0 picks a free one.
     Without a store, the site of the published standings; ``server.missing`` then says
     what is not there (None with a store). ConfigError if there is neither."""
@@ -112,9 +121,9 @@ def make_server(results_dir: str | Path, host: str = "127.0.0.1", port: int = 80
         rulesets = {}
     handler = type("BoundSiteHandler", (SiteHandler,), {"results_dir": results_dir, "rulesets": rulesets,
                                                          "missing": missing, "lock": threading.Lock()})
-    server = ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(site)))
-    server.verbose = verbose  # type: ignore[attr-defined]  # read by the handler off its server
-    server.missing = missing  # type: ignore[attr-defined]  # read by the handler off its server
+    server = SiteServer((host, port), functools.partial(handler, directory=str(site)))
+    server.verbose = verbose
+    server.missing = missing
     server.daemon_threads = True
     return server
 

@@ -50,9 +50,9 @@ class FlipHueRenderer(Renderer):
             return f"pull card {pos} of {self.who(target)} (its back: {s.face(card(pos, other).get('back'))})"
         pull = view.get("pull") or {}
         if action == "allow":
-            pos = pull.get("pos")
-            shown = s.held(card(pos)) if isinstance(pos, int) else "[?]"
-            return f"let {self.who(pull.get('seat'))} take your card {pos} {shown}"
+            asked = pull.get("pos")
+            shown = s.held(card(asked)) if isinstance(asked, int) else "[?]"
+            return f"let {self.who(pull.get('seat'))} take your card {asked} {shown}"
         if parts[0] == "block":
             return f"block with your Flip card {parts[1]}: {self.who(pull.get('seat'))} flips their hand"
         if parts[0] == "discard":

@@ -561,8 +561,8 @@ def test_a_question_mark_shows_the_rules_then_the_decision_again_and_play_goes_o
     result = CliRunner().invoke(play, ["flip-7", "random", "--seed", "2", "--color", "never"], input="?\n1\nq\n")
     assert result.exit_code == 0, result.output
     out = result.output
-    rules = out.index("== rules of flip-7")
-    assert "Action cards" in out[rules:] and "View fields" not in out[rules:]  # play rules, not the bot reference
+    rules = out.index("== how to play flip-7")
+    assert "Second Chance" in out[rules:] and "View fields" not in out[rules:]  # play rules, not the bot reference
     after = out[out.index("== end of the rules =="):]
     assert after.count("== flip-7 · decision 1 ·") == 1  # the same decision shown again
     assert "== flip-7 · decision 2 ·" in after or "You left the game" in after
@@ -618,6 +618,6 @@ def test_a_question_mark_at_the_god_view_offer_shows_the_rules_then_asks_again(t
     ruleset_or_skip("flip-7")
     output, record = play_game_cli("flip-7", tmp_path, seed=5, end_answer="?\ny")
     tail = output.split("Show the whole game")[1]
-    assert "== rules of flip-7" in tail and "== end of the rules ==" in tail
+    assert "== how to play flip-7" in tail and "== end of the rules ==" in tail
     after_rules = output.split("== end of the rules ==")[1]
     assert "Show the whole game from the god view" in after_rules and "· god view ·" in after_rules

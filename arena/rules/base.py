@@ -77,11 +77,11 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
     return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
 
 
-CAPABILITIES: tuple[str, ...] = ("sample_state", "lay_out", "pairwise_value", "permute_unrevealed")
-"""The optional parts a ruleset may declare (see `Ruleset.capabilities`)."""
-
-# What a game tells the environments and search bots about itself (issue 34, item 1).
-CAPABILITIES += ("encoding", "evaluate", "chance_outcomes")
+CAPABILITIES: tuple[str, ...] = ("sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes",
+                                 "pairwise_value", "permute_unrevealed")
+"""The optional parts a ruleset may declare (see `Ruleset.capabilities`): for tests, for the
+environments and search bots (what a game tells them about itself), and for the luck-adjusted
+scores."""
 
 
 class Ruleset(ABC):

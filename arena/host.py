@@ -78,8 +78,12 @@ def serve(bot_name: str) -> int:
                 bot.start(message["info"])
                 send({"type": "ok"})
             elif kind == "act":
+                if bot is None:  # (was an AttributeError on None)
+                    raise ProtocolError("'act' before a game's start")
                 send({"type": "action", "action": bot.act(message["observation"])})
             elif kind == "end":
+                if bot is None:
+                    raise ProtocolError("'end' before a game's start")
                 bot.end(message["outcome"])
                 bot = None
                 send({"type": "ok"})

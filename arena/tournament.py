@@ -376,13 +376,13 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         where = f"rulesets[{i}]"
         use, players = table.use, table.players
         reg = registry.rulesets[use]
-        cls = reg.cls
+        ruleset_cls = reg.cls
         if players < 2:
             raise _KeyProblem(f"{where}.players", f"a table of {players} is not a tournament table: "
                               "use at least 2 players")
-        if not cls.min_players <= players <= cls.max_players:
-            raise _KeyProblem(f"{where}.players", f"{use} takes {cls.min_players} to {cls.max_players} "
-                              f"players, not {players}")
+        if not ruleset_cls.min_players <= players <= ruleset_cls.max_players:
+            raise _KeyProblem(f"{where}.players", f"{use} takes {ruleset_cls.min_players} to "
+                              f"{ruleset_cls.max_players} players, not {players}")
         playing = tuple(b.index for b in entries
                         if b.cls.plays(use) and (b.only is None or label in b.only))
         if len(playing) < players:
@@ -390,28 +390,29 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
             raise _KeyProblem(f"{where}.players", f"a table of {players} needs {players} entries that play "
                               f"{use}; this file has {len(playing)} ({names})")
         for key, value in table.options.items():
-            if key not in cls.options:
-                known = ", ".join(cls.options) or "none"
+            if key not in ruleset_cls.options:
+                known = ", ".join(ruleset_cls.options) or "none"
                 raise _KeyProblem(f"{where}.options.{key}", f"unknown option for {use} (known: {known})")
             try:
-                cls.options[key].check(key, value)
+                ruleset_cls.options[key].check(key, value)
             except ArenaError as exc:
                 raise _KeyProblem(f"{where}.options.{key}", str(exc)) from None
         try:
-            options = cls.resolve_options(table.options)
+            options = ruleset_cls.resolve_options(table.options)
         except ArenaError as exc:
             raise _KeyProblem(f"{where}.options", str(exc)) from None
         _plain_json(options, f"{where}.options")
         draw = table.draw_probability
         if draw is UNSET:
             from arena.ratings import default_draw_probability
-            draw = default_draw_probability(cls, players)
+            draw = default_draw_probability(ruleset_cls, players)
         elif not 0 <= draw < 1:
             raise _KeyProblem(f"{where}.draw_probability", f"must be at least 0 and below 1, not {draw}")
-        rulesets.append(RulesetSpec(i, label, use, cls, str(cls.version), reg.origin.package, reg.origin.version,
-                                    players, options, float(draw), playing))
+        rulesets.append(RulesetSpec(i, label, use, ruleset_cls, str(ruleset_cls.version), reg.origin.package,
+                                    reg.origin.version, players, options, float(draw), playing))
 
-    challengers = _challengers(head.challengers, entries) if fmt == "gauntlet" else ()
+    # (challengers are set exactly for a gauntlet: checked above)
+    challengers = _challengers(head.challengers, entries) if head.challengers is not UNSET else ()
     stop = None if head.stop is UNSET else _stop(head, entries)
     if stop is not None and stop.kind == "sprt" and fmt == "sampled":
         raise _KeyProblem("tournament.stop", 'the SPRT needs format = "round-robin" or "gauntlet" (tables holding '
@@ -420,8 +421,10 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         for ruleset in rulesets:
             if not any(_table_filter(fmt, challengers, stop)(t)
                        for t in itertools.combinations(ruleset.entries, ruleset.players)):
-                need = ("exactly one challenger" if fmt == "gauntlet" or stop is None else
-                        f"both {entries[stop.bot].display} and {entries[stop.baseline].display}")
+                if fmt == "gauntlet" or stop is None or stop.bot is None or stop.baseline is None:
+                    need = "exactly one challenger"
+                else:  # an sprt stop (it names both)
+                    need = f"both {entries[stop.bot].display} and {entries[stop.baseline].display}"
                 raise _KeyProblem(f"rulesets[{ruleset.index}].players",
                                   f"no table of {ruleset.players} of {ruleset.label}'s entries holds {need}")
     for bot in entries:

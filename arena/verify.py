@@ -197,8 +197,8 @@ def check_seed(store: Store) -> int:
             raise StoreError(f"{path}: its seed and salt do not hash to its seed commitment {commitment[:16]}...: "
                              "the seed was changed after the commitment was published")
         for epoch in (meta.get("plan") or {}).get("seed_history") or ():  # earlier seeds of an extended store
-            if not isinstance(epoch, dict) or seed_commitment(epoch.get("seed"), epoch.get("salt")) != \
-                    epoch.get("commitment"):
+            if not isinstance(epoch, dict) or type(old_seed := epoch.get("seed")) is not int or not isinstance(
+                    old_salt := epoch.get("salt"), str) or seed_commitment(old_seed, old_salt) != epoch.get("commitment"):
                 raise StoreError(f"{path}: an earlier seed of its seed history does not hash to its commitment")
     else:
         try:

@@ -90,8 +90,7 @@ class HostPool:
                 ensure_built(submission)
                 self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
                                                         read_only=submission.read_only())
-            elif job.files and job.files[entry] is not None:  # in a sandbox (its folder read-only) or a process
-                file = job.files[entry]
+            elif job.files and (file := job.files[entry]) is not None:  # in a sandbox (folder read-only) or a process
                 if self.isolation == "sandbox":
                     from arena.sandbox import SandboxHost
 

@@ -10,7 +10,7 @@ import pytest
 
 from arena.match import Entrant, FaultPolicy, play_game, replay
 from arena.plugins import load_registry
-from arena.protocol import MAX_REPLY_BYTES, MAX_REPLY_DEPTH, ProtocolError, decode, decode_reply, nesting_depth
+from arena.protocol import MAX_REPLY_BYTES, MAX_REPLY_DEPTH, ProtocolError, decode, decode_reply, encode, nesting_depth
 from arena.seats import BotFault, InlineHost, Limits, ProcessHost
 from arena_bots.random_bot import RandomBot
 
@@ -252,6 +252,19 @@ def test_a_bot_whose_answer_cannot_be_sent_is_an_error_fault_and_its_host_lives_
         assert host._proc is not None and host._proc.poll() is None  # not a crash: the same process
     finally:
         host.close()
+
+
+def test_the_host_answers_act_or_end_before_a_game_start_with_a_named_error_and_lives_on():
+    import subprocess
+
+    lines = b"".join(encode(m) for m in ({"type": "act", "observation": {}}, {"type": "end", "outcome": {}},
+                                         {"type": "hello"}))
+    result = subprocess.run([sys.executable, "-m", "arena.host", "random"], input=lines, capture_output=True,
+                            timeout=60)
+    replies = [decode(line) for line in result.stdout.splitlines()]
+    assert replies[:2] == [{"type": "error", "message": "ProtocolError: 'act' before a game's start"},
+                           {"type": "error", "message": "ProtocolError: 'end' before a game's start"}]
+    assert replies[2]["type"] == "hello" and result.returncode == 0
 
 
 def test_every_limit_default_and_bound_is_the_one_in_limits_and_limit_bounds():

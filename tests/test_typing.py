@@ -17,7 +17,7 @@ IGNORE = re.compile(r"#\s*type:\s*ignore(\[[^\]]*\])?(?P<rest>.*)$")
 
 # The errors mypy still reports (issue 34 item 6 asks for none): a ratchet, lowered as they
 # are fixed; the test fails when there are more, so no new code adds one.
-KNOWN_ERRORS = 41
+KNOWN_ERRORS = 4
 
 
 def type_ignores(root: Path = ROOT) -> list[tuple[str, int, str]]:

@@ -29,7 +29,7 @@ def replays_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.command("run")
 @click.argument("tournament_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--workers", type=click.IntRange(*BOUNDS["workers"]), default=None,
+@click.option("--workers", type=click.IntRange(int(BOUNDS["workers"][0]), int(BOUNDS["workers"][1])), default=None,
               help="Processes playing games (default: the file's `workers`; 0 = every core).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Results folder (default: results/<name>/).")

@@ -111,6 +111,8 @@ def load_game(ruleset: str | type[Ruleset], players: int = 2, max_game_length: i
 class ArenaGame(pyspiel.Game):
     """One ruleset, table size and options as an OpenSpiel game."""
 
+    ruleset: type[Ruleset]  # the class default of a registered game's subclass (`register_games`)
+
     def __init__(self, params: Mapping[str, Any] | None = None, ruleset: type[Ruleset] | None = None,
                  options: Mapping[str, Any] | None = None, max_game_length: int = MAX_GAME_LENGTH):
         ruleset = ruleset or self.ruleset
@@ -236,6 +238,11 @@ class ArenaState(pyspiel.State):
 
     # -- steps and chance ------------------------------------------------------------
 
+    def _engine(self) -> GameState:
+        """The engine state, there once the deal is played (whenever no chance is pending)."""
+        assert self.engine is not None, "the deal is waiting for chance"
+        return self.engine
+
     def _resolve(self) -> None:
         """Play the pending step with the outcomes chosen so far; stop at the next chance
         point it needs (a chance node), or finish it (the engine moves on)."""
@@ -246,7 +253,8 @@ class ArenaState(pyspiel.State):
                 if self._pending == "":
                     engine = game.ruleset.new_game(game.players, game.options, scripted)
                 else:
-                    engine = self.engine.clone()
+                    assert self._pending is not None  # (called with a step pending)
+                    engine = self._engine().clone()
                     engine.rng = scripted
                     engine.apply(self._pending)
             except _NeedChance as need:
@@ -265,17 +273,18 @@ class ArenaState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if self._need is not None:
             return pyspiel.PlayerId.CHANCE
-        seat = self.engine.current_seat()
+        seat = self._engine().current_seat()
         return pyspiel.PlayerId.TERMINAL if seat is None else seat
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        assert self._need is not None, "not a chance node"
         kind, n = self._need
         choices = n - len(self._choices) if kind == "shuffle" else n
         return [(outcome, 1.0 / choices) for outcome in range(choices)]
 
     def _legal_actions(self, player: int) -> list[int]:
         index = self._game.encoding.index
-        return sorted(index[a] for a in self.engine.legal_actions() if a in index)
+        return sorted(index[a] for a in self._engine().legal_actions() if a in index)
 
     def _apply_action(self, action: int) -> None:
         self._moves += 1
@@ -293,7 +302,9 @@ class ArenaState(pyspiel.State):
             self._resolve()
         else:
             text = self._game.encoding.actions[action]
-            self.own_actions[self.engine.current_seat()].append(text)
+            seat = self._engine().current_seat()
+            assert seat is not None  # (a player acts)
+            self.own_actions[seat].append(text)
             self._pending = text
             self._resolve()
         self._check_cap()
@@ -308,12 +319,12 @@ class ArenaState(pyspiel.State):
         return self._game.encoding.actions[action]
 
     def is_terminal(self) -> bool:
-        return self._capped or (self._need is None and self.engine.current_seat() is None)
+        return self._capped or (self._need is None and self._engine().current_seat() is None)
 
     def returns(self) -> list[float]:
         if self._capped or not self.is_terminal():
             return [0.0] * self._game.players
-        return returns(self.engine.outcome()["standing"])
+        return returns(self._engine().outcome()["standing"])
 
     def __str__(self) -> str:
         if self.engine is None:
@@ -337,6 +348,7 @@ class ArenaState(pyspiel.State):
         if self.engine is None or self._need is not None:
             return self.clone()
         observation = self.observation_for(player_id)
+        assert observation is not None  # (the deal is played)
         rng = random.Random(int(probability_sampler() * (1 << 53)))
         sampled = self._game.ruleset.sample_state(observation, rng, observation["events"])
         return self._game.state_around(sampled, player_id, self.own_actions[player_id], self.events[player_id],
@@ -434,8 +446,8 @@ class OpenSpielBot(Bot):
         if sum(1 for a in legal if a in index) <= 1:
             action = next((a for a in legal if a in index), legal[0])
         else:
-            observation = dict(observation, events=list(self.events))
-            engine = self.game.ruleset.sample_state(observation, self.rng, self.events)
+            seen = dict(observation, events=list(self.events))
+            engine = self.game.ruleset.sample_state(seen, self.rng, self.events)
             state = self.game.state_around(engine, observation["seat"], self.mine, self.events)
             action = self.game.encoding.actions[self.bot.step(state)]
         self.mine.append(action)

@@ -93,7 +93,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 class ArenaEnv(AECEnv):
     """One table of one ruleset as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "arena_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "arena_v0", "is_parallelizable": False}
 
     def __init__(self, ruleset: str | type[Ruleset], players: int = 2, options: Mapping[str, Any] | None = None,
                  render_mode: str | None = None, *, seats: str = "absolute", history: int = 0,
@@ -188,13 +188,19 @@ class ArenaEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._raw = None
         self._next_decision()
 
+    def _playing(self) -> GameState:
+        """The game in play: `reset` deals one, `close` drops it."""
+        if self.game is None:  # (the AttributeError a None game gave before)
+            raise AttributeError(f"{self.ruleset.id}: no game in play: reset() deals one")
+        return self.game
+
     def _next_decision(self) -> None:
         """Point at the seat to act and build its raw observation; or end the game."""
-        game = self.game
+        game = self._playing()
         seat = game.current_seat()
         if seat is None:
             outcome = game.outcome()
@@ -218,34 +224,38 @@ class ArenaEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if action is None:  # (the TypeError int(None) gave before)
+            raise TypeError(f"{self.ruleset.id}: {agent} is to act; step(None) is for a done agent")
+        raw = self._raw
+        assert raw is not None  # a live agent is the one to act
         actions = self.encoding.actions
         number = int(action)
         if not 0 <= number < len(actions):
             raise ValueError(f"{self.ruleset.id}: action {action!r} is outside the index (0 to {len(actions) - 1})")
         text = self.action_string(number)
-        if text not in self._raw["legal_actions"]:
+        if text not in raw["legal_actions"]:
             if self.illegal_reward is None:
                 raise ValueError(f"{self.ruleset.id}: action {number} ({text!r}) is not legal for {agent}; "
                                  "use the action_mask")
-            self._end_illegal(agent, number, text)
+            self._end_illegal(agent, number, text, self.illegal_reward)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply(text)
+        self._playing().apply(text)
         if self.history:
-            self.history.record(self._raw["seat"], text)
+            self.history.record(raw["seat"], text)
         self._next_decision()
         if self._raw is None:
             # The game is over: the rewards are in; every agent is done, the last to act asked first.
             self._accumulate_rewards()
             self.agent_selection = agent
 
-    def _end_illegal(self, agent: str, number: int, text: str) -> None:
+    def _end_illegal(self, agent: str, number: int, text: str, penalty: float) -> None:
         """End the game as TerminateIllegalWrapper does: every agent terminated, `agent`
-        rewarded the penalty, the others 0."""
+        rewarded `penalty`, the others 0."""
         EnvLogger.warn_on_illegal_move()
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = self.illegal_reward
+        self.rewards[agent] = penalty
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos = {other: {} for other in self.agents}
         self.infos[agent] = {"illegal_action": (number, text)}
@@ -255,16 +265,16 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seats[agent]
-        acting = self._raw is not None and self._raw["seat"] == seat
-        view = self._raw["view"] if acting else self.game.view(seat)
+        acting = self._raw if self._raw is not None and self._raw["seat"] == seat else None
+        view = acting["view"] if acting is not None else self._playing().view(seat)
         encoding, relative = self.encoding, self.relative
         observation = np.zeros(self.size, dtype=np.float32)
         encoding.encode({"seat": seat, "view": view}, out=observation[:encoding.size])
-        mask = encoding.mask(self._raw["legal_actions"]) if acting else \
+        mask = encoding.mask(acting["legal_actions"]) if acting is not None else \
             np.zeros(len(encoding.actions), dtype=np.int8)
         if relative is not None:
             observation[:encoding.size] = observation[relative.array_order[seat]]
-            if acting:
+            if acting is not None:
                 mask = mask[relative.actions[seat]]
         if self.history:
             self.history.fill(observation, seat if relative else 0, relative.to_relative[seat] if relative else None)
@@ -275,10 +285,10 @@ class ArenaEnv(AECEnv):
             return None
         from arena.render import Style, frame, renderer_for, seat_names
 
-        if self._raw is None and self.game.current_seat() is not None:
+        if self._raw is None and self._playing().current_seat() is not None:
             return f"{self.ruleset.id}: over (an illegal action)"
         if self._raw is None:
-            outcome = self.game.outcome()
+            outcome = self._playing().outcome()
             return f"{self.ruleset.id}: over ({outcome['reason']}); standing {outcome['standing']}, " \
                    f"scores {outcome['scores']}"
         names = seat_names(self.possible_agents, None)

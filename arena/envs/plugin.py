@@ -33,7 +33,7 @@ class OpenSpielISMCTS(arena.Bot):
     rulesets = "*"
 
     def __init__(self, simulations: int = 50, rollouts: int = 1, uct_c: float = 2.0):
-        self.params = {"simulations": simulations, "rollouts": rollouts, "uct_c": uct_c}
+        self.params: dict[str, Any] = {"simulations": simulations, "rollouts": rollouts, "uct_c": uct_c}
 
     @classmethod
     def plays(cls, ruleset_id: str) -> bool:

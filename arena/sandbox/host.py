@@ -174,8 +174,10 @@ class SandboxHost(ProcessHost):
             if filter_fd is not None:
                 os.close(filter_fd)
         log = os.fstat(self._log_file.fileno())
-        self._descriptors = checks.Descriptors((log.st_dev, log.st_ino), os.fstat(self._proc.stdin.fileno()).st_ino,
-                                               os.fstat(self._proc.stdout.fileno()).st_ino)
+        stdin, stdout = self._proc.stdin, self._proc.stdout
+        assert stdin is not None and stdout is not None  # both PIPE
+        self._descriptors = checks.Descriptors((log.st_dev, log.st_ino), os.fstat(stdin.fileno()).st_ino,
+                                               os.fstat(stdout.fileno()).st_ino)
         self._buffer = b""
         # Not _request: a zygote may say more after its hello (its first game process's
         # "ready", or why it cannot fork one); that stays buffered for start_game.

@@ -263,9 +263,13 @@ def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
                 bot.start(message["info"])
                 channel.send({"type": "ok"})
             elif kind == "act":
+                if bot is None:  # its start failed (was an AttributeError on None)
+                    raise RuntimeError("'act' before a game's start")
                 channel.send({"type": "action", "action": bot.act(message["observation"])})
             elif kind == "end":
                 try:
+                    if bot is None:
+                        raise RuntimeError("'end' before a game's start")
                     bot.end(message["outcome"])
                 finally:
                     channel.send({"type": "ok"})

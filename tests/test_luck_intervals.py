@@ -137,3 +137,54 @@ def test_the_asymptotic_cs_covers_adjusted_like_scores_over_long_runs(draw, mean
     # 2,000 runs of 2,000 deals (SE 0.005 at alpha 0.05, 0.0022 at 0.01).
     rate = _miss_rate(draw, mean, runs=2000, deals=2000, alpha=alpha, first=ASYMPTOTIC_MIN_DEALS)
     assert rate <= alpha + 3 * (alpha * (1 - alpha) / 2000) ** 0.5
+
+
+# ---------------------------------------------------------------- in a run
+
+
+def _stopping_text(stop: str) -> str:
+    return ('[tournament]\nname = "luck-stop"\nseed = 4\nisolation = "inline"\nluck = "adjusted"\n'
+            f'{stop}\nmax_deals = 8\nlook_every = 4\n\n'
+            '[[bots]]\nuse = "flip7-threshold"\nas = "t23"\nparams = { threshold = 23 }\n\n'
+            '[[bots]]\nuse = "flip7-threshold"\nas = "t31"\nparams = { threshold = 31 }\n\n'
+            '[[rulesets]]\nuse = "flip-7"\nplayers = 2\n')
+
+
+@pytest.mark.parametrize("stop", ['stop = "settled"',
+                                  'stop = { test = "sprt", bot = "t23", baseline = "t31", margin = 0.1 }'])
+def test_an_adjusted_stopping_run_judges_its_own_scale_with_the_asymptotic_family(tmp_path, stop):
+    from arena.luck import AdjustedTally, planned_method
+    from arena.plugins import load_registry
+    from arena.ratings import rate_store
+    from arena.runner import RunObserver, run_tournament
+    from arena.store import Store, read_looks, read_luck, store_path
+    from arena.tournament import parse_tournament
+
+    tournament = parse_tournament(_stopping_text(stop), load_registry(), str(tmp_path / "t.toml"))
+    run_tournament(tournament, tmp_path / "out", workers=1, observer=RunObserver(lambda line: None))
+    with Store.open(store_path(tmp_path / "out")) as store:
+        plan = store.plan()
+        assert planned_method(plan, 0)["intervals"] == ASYMPTOTIC
+        looks = read_looks(store)
+        assert [look.deals for look in looks] == [4, 8]   # under ASYMPTOTIC_MIN_DEALS: no verdict, max_deals
+        detail = looks[-1].detail
+        assert (detail["intervals"], detail["t_star"], detail["luck"]) == (ASYMPTOTIC, ASYMPTOTIC_T_STAR, "adjusted")
+        per_deal = 2
+        tally = AdjustedTally()
+        corrections = read_luck(store)
+        for row in store.iter_rows():
+            tally.add(row.index // per_deal, ["t23" if e == 0 else "t31" for e in row.seats], row.standing,
+                      corrections[row.index])
+        scores = [d.score for d in tally.scores()[("t23", "t31")]]
+        mean = sum(scores) / len(scores)
+        if "sprt" in stop:
+            assert detail["decision"] == pairwise.CONTINUE and detail["mean"] == pytest.approx(mean, abs=1e-6)
+        else:
+            (upper, lower, status, deals, shown, low, high), = detail["verdicts"]
+            assert status == pairwise.UNSETTLED and deals == 8
+            assert shown == pytest.approx(mean if upper == "t23" else 1 - mean, abs=1e-6)
+            assert low < shown < high
+        table = rate_store(store)["pairwise"]["rulesets"]["flip-7"]
+        assert (table["luck"], table["intervals"]) == ("adjusted", ASYMPTOTIC)
+        (result,) = table["results"]
+        assert result["mean"] == pytest.approx(mean if result["a"] == "t23" else 1 - mean, abs=1e-6)

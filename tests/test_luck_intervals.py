@@ -189,3 +189,13 @@ def test_an_adjusted_stopping_run_judges_its_own_scale_with_the_asymptotic_famil
         assert (table["luck"], table["intervals"]) == ("adjusted", ASYMPTOTIC)
         (result,) = table["results"]
         assert result["mean"] == pytest.approx(mean if result["a"] == "t23" else 1 - mean, abs=1e-6)
+
+
+def test_an_adjusted_pair_of_one_deal_is_published_with_an_unbounded_interval():
+    from arena.publish import pair_table
+
+    verdict = pairwise.judge("a", "b", [0.7], 0.05, 0.05, "sequence", ASYMPTOTIC)
+    assert verdict.status == pairwise.UNSETTLED and verdict.interval.low == float("-inf")
+    row = {"a": "a", "b": "b", "deals": 1, "mean": 0.7, "low": None, "high": None, "los": 0.5,
+           "verdict": "not separated"}
+    assert "any" in pair_table([row])

@@ -716,7 +716,7 @@ def pair_status(values: Sequence[float], alpha: float, margin: float, method: st
     the rest of its verdict: for a betting interval, no bisection for the interval's ends."""
     if intervals == BETTING:
         return _betting_status(BettingCS(values, alpha, fixed_n=len(values) if method == "fixed" else None), margin)
-    if method == "sequence":  # `judge`'s rule, without its LOS
+    if method == "sequence" and intervals == CLASSIC:  # `judge`'s rule, without its LOS
         return _classic_status(confidence_sequence(values, alpha).interval, margin)
     return judge("a", "b", values, alpha, margin, method, intervals).status
 

@@ -56,6 +56,9 @@ def test_asymptotic_verdicts_take_scores_outside_the_unit_range_and_report_them_
         assert verdict.status == pairwise.SEPARATED
         assert verdict.mean == pytest.approx(sum(values) / len(values))
         assert verdict.interval.low < verdict.mean < verdict.interval.high
+        assert pairwise.pair_status(values, 0.05, 0.05, method, ASYMPTOTIC) == verdict.status
+        assert pairwise.pair_status(values[:ASYMPTOTIC_MIN_DEALS - 1], 0.05, 0.05, method, ASYMPTOTIC) == \
+            pairwise.UNSETTLED
     narrow = pairwise.judge("a", "b", [0.5 + 0.9 * (i % 2) for i in range(100)], 0.05, 0.05, "fixed", ASYMPTOTIC)
     assert narrow.interval.high > 1   # mean 0.95, sd 0.45: a [0, 1] clip would cut it
 

@@ -559,6 +559,8 @@ def _stratified(a: str, b: str, strata: Mapping[str, Any], margin: float) -> dic
             bounds.append((1 - high, 1 - low))
         else:
             return {"low": None, "high": None, "verdict": NOT_SEPARATED}
+    if not all(math.isfinite(lo) and math.isfinite(hi) for lo, hi in bounds):   # an adjusted pair of one deal
+        return {"low": None, "high": None, "verdict": NOT_SEPARATED}
     low = math.fsum(lo for lo, _ in bounds) / len(bounds)
     high = math.fsum(hi for _, hi in bounds) / len(bounds)
     status = (SEPARATED if low > 0.5 else REVERSED if high < 0.5 else

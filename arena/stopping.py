@@ -22,6 +22,10 @@ every table holding both entries, all rotations; the deal index is the key):
   challenger-field pair is separated, reversed or shown equal (it ranks no one).
 - "sprt": `pairwise.sprt` of the stop's bot against its baseline, per ruleset.
 
+A luck-adjusted ruleset (`arena.luck`) is judged on its adjusted scores' own scale by the
+"asymptotic" family (`pairwise.ASYMPTOTIC`; `pairwise.asymptotic_sprt` for "sprt"), at the
+same error split, with the t_star its plan records.
+
 A ruleset also stops at its last deal (`max_deals`), its unsettled pairs reported so.
 Games played past a stop (in flight when it came) go to the store's games_after_stop.
 """

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from arena.errors import ConfigError
+from arena.pairwise import ASYMPTOTIC, ASYMPTOTIC_T_STAR
 from arena.rules.base import GameState, Ruleset
 from arena.rules.chance import Chance
 from arena.seeding import derive_seed
@@ -51,7 +52,10 @@ class LuckMethod:
     clones: int = DEFAULT_CLONES
 
     def record(self) -> dict[str, Any]:
-        return {"value": self.value_id, "version": self.value_version, "clones": self.clones}
+        """As a plan records it, with the interval family adjusted scores are judged by
+        (they have no usable bound: `arena.pairwise.ASYMPTOTIC`) and its tuning."""
+        return {"value": self.value_id, "version": self.value_version, "clones": self.clones,
+                "intervals": ASYMPTOTIC, "t_star": ASYMPTOTIC_T_STAR}
 
 
 def supports_luck(ruleset: type[Ruleset]) -> bool:
@@ -291,30 +295,11 @@ class AdjustedTally:
                 for pair in sorted(tally)}
 
 
-ADJUSTED_BOUND = 1.0
-"""B: adjusted deal scores are taken to lie in [-B, 1 + B] when they go through today's
-bounded-range intervals (`for_intervals`). An assumption, not a proof (docs/luck.md): the
-lead switches adjusted scores to an asymptotic confidence sequence, which needs no bound,
-in `for_intervals` alone."""
-
-
-def for_intervals(values: Sequence[float], bound: float = ADJUSTED_BOUND) -> list[float]:
-    """Adjusted deal scores as today's [0, 1] interval methods (`arena.pairwise`) take them:
-    ``(x + B) / (1 + 2B)``, clipped to [0, 1]. The map keeps 1/2 at 1/2, so a verdict against
-    1/2 is unchanged by it; a margin m becomes ``m / (1 + 2B)`` and an interval maps back by
-    `from_interval`. The one place adjusted scores meet the interval methods."""
-    scale = 1.0 + 2.0 * bound
-    return [min(1.0, max(0.0, (x + bound) / scale)) for x in values]
-
-
-def from_interval(value: float, bound: float = ADJUSTED_BOUND) -> float:
-    """A mean or interval end of `for_intervals`' scale on the adjusted scores' own."""
-    return value * (1.0 + 2.0 * bound) - bound
-
-
-def interval_margin(margin: float, bound: float = ADJUSTED_BOUND) -> float:
-    """A margin around 1/2 on `for_intervals`' scale."""
-    return margin / (1.0 + 2.0 * bound)
+def planned_t_star(plan: Mapping[str, Any], ruleset: int) -> int:
+    """The deals at which ruleset entry `ruleset`'s asymptotic confidence sequence is
+    tightest, as its plan records it (`arena.pairwise.ASYMPTOTIC_T_STAR` if none)."""
+    method = planned_method(plan, ruleset)
+    return int(method.get("t_star", ASYMPTOTIC_T_STAR)) if method else ASYMPTOTIC_T_STAR
 
 
 def planned_luck_mode(plan: Mapping[str, Any]) -> str:

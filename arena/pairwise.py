@@ -26,7 +26,13 @@ What is here, all pure functions of their arguments and small frozen values:
   sequence with `stop`, the fixed-n betting interval without), and "classic" (the
   empirical-Bernstein sequence and the Student-t interval above), which a plan without
   a recorded method keeps, so that stores made before issue 43 rank as they did.
-- `iter_betting_sprt`: the SPRT's question answered by two betting e-processes.
+- A third family, "asymptotic" (`ASYMPTOTIC`), for scores with no usable bound (the
+  luck-adjusted scores of `arena.luck`): the asymptotic confidence sequence
+  (`arena.confidence.asymptotic_cs`) with `stop`, a Student-t interval without (neither
+  clipped to [0, 1]); its verdicts wait for `ASYMPTOTIC_MIN_DEALS` deals (its
+  calibration: docs/statistics.md).
+- `iter_betting_sprt`: the SPRT's question answered by two betting e-processes;
+  `iter_asymptotic_sprt`: the same question answered by the asymptotic CS.
 
 Order matters for the sequential methods (the CS's bets and the SPRT's looks depend on
 which deals came first), so deal keys must sort in schedule order (a deal index, or a
@@ -42,7 +48,7 @@ from functools import lru_cache
 from statistics import NormalDist
 from typing import Any, Hashable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
-from arena.confidence import BettingCS
+from arena.confidence import BettingCS, asymptotic_cs, normal_mixture_radius, optimal_rho2
 
 SEPARATED = "separated"   # the interval excludes 1/2 on the side the ranking says
 REVERSED = "reversed"     # the interval excludes 1/2 on the other side: the order is wrong
@@ -52,7 +58,19 @@ SETTLED_STATES = (SEPARATED, REVERSED, EQUAL)
 
 BETTING = "betting"   # intervals: arena.confidence's betting CS / fixed-n interval (issue 43)
 CLASSIC = "classic"   # intervals: empirical-Bernstein CS / Student t (a plan with no recorded method)
-INTERVALS = (BETTING, CLASSIC)
+ASYMPTOTIC = "asymptotic"  # intervals: asymptotic CS / Student t on unbounded (luck-adjusted) scores
+INTERVALS = (BETTING, CLASSIC, ASYMPTOTIC)
+
+ASYMPTOTIC_T_STAR = 100
+"""The deals at which the asymptotic CS is tightest (`arena.confidence.optimal_rho2`): about
+where adjusted stops end (docs/statistics.md)."""
+ASYMPTOTIC_MIN_DEALS = 20
+"""Deals an "asymptotic" pair needs before its interval may give a verdict (fewer: not
+settled). The CS is a large-sample approximation whose spread is estimated: read from the
+first looks it misses far more often than alpha (12-13% at alpha 0.05 from deal 4 on, on
+raw-like and on recorded Flip 7 scores); from 20 deals on it held on recorded adjusted Flip 7
+scores (3.1-3.4%) and on symmetric nulls (docs/luck.md, which also says where it does not:
+strongly skewed scores)."""
 
 ACCEPT_H0 = "accept H0"
 ACCEPT_H1 = "accept H1"
@@ -228,16 +246,18 @@ class PairTally:
         }
 
 
-def _values(scores: Scores) -> list[float]:
-    return list(_iter_values(scores))
+def _values(scores: Scores, bounded: bool = True) -> list[float]:
+    return list(_iter_values(scores, bounded))
 
 
-def _iter_values(scores: Iterable[Union[float, DealScore]]) -> Iterator[float]:
+def _iter_values(scores: Iterable[Union[float, DealScore]], bounded: bool = True) -> Iterator[float]:
     # Lazy, so that a sequential procedure fed a generator reads only what it uses.
     for s in scores:
         v = s.score if isinstance(s, DealScore) else float(s)
-        if not 0.0 <= v <= 1.0:
+        if bounded and not 0.0 <= v <= 1.0:
             raise ValueError(f"a deal score must lie in [0, 1], got {v!r}")
+        if not math.isfinite(v):
+            raise ValueError(f"a deal score must be finite, got {v!r}")
         yield v
 
 
@@ -301,7 +321,7 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     return h
 
 
-def summarize(scores: Scores, confidence: float = 0.95) -> PairSummary:
+def summarize(scores: Scores, confidence: float = 0.95, bounded: bool = True) -> PairSummary:
     """Fixed-sample summary of one pair's deal scores (floats or `DealScore`s).
 
     mean = the plain mean over deals; interval = mean +- t(n-1) * sd / sqrt(n) (Student
@@ -312,8 +332,10 @@ def summarize(scores: Scores, confidence: float = 0.95) -> PairSummary:
     so a few identical deals never give a zero-width interval. With one deal there is no
     spread to measure: the interval is [0, 1] and LOS 1/2. No deals is a ValueError.
     Valid only when looked at once (fixed sample): for repeated looks use
-    `confidence_sequence`."""
-    values = _values(scores)
+    `confidence_sequence`. `bounded` False: scores on any scale (luck-adjusted), not
+    checked against [0, 1] and the interval not clipped (the "asymptotic" family's
+    fixed-sample interval; with one deal, the real line)."""
+    values = _values(scores, bounded)
     n = len(values)
     if n == 0:
         raise ValueError("no deals to summarise")
@@ -321,13 +343,14 @@ def summarize(scores: Scores, confidence: float = 0.95) -> PairSummary:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     mean = math.fsum(values) / n
     if n == 1:
-        return PairSummary(1, mean, Interval(0.0, 1.0), 0.5)
+        return PairSummary(1, mean, Interval(0.0, 1.0) if bounded else Interval(-math.inf, math.inf), 0.5)
     var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     if var == 0:
         var = 0.25 / (n + 1)
     se = math.sqrt(var / n)
     half = _t_quantile(1 - (1 - confidence) / 2, n - 1) * se
-    interval = Interval(max(0.0, mean - half), min(1.0, mean + half))
+    interval = Interval(max(0.0, mean - half), min(1.0, mean + half)) if bounded else \
+        Interval(mean - half, mean + half)
     return PairSummary(n, mean, interval, _NORMAL.cdf((mean - 0.5) / se))
 
 
@@ -514,12 +537,67 @@ def betting_sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05,
     return result
 
 
+@dataclass(frozen=True)
+class AsymptoticSprtResult:
+    """The asymptotic SPRT's state after `deals` deals: `decision` is ACCEPT_H0, ACCEPT_H1
+    or CONTINUE; `low` the lower end of the CS read against H0 (accept H1 once above
+    1/2), `high` the upper end read against H1 (accept H0 once below 1/2 + margin)."""
+
+    decision: str
+    low: float
+    high: float
+    deals: int
+    mean: float
+
+
+def iter_asymptotic_sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05, beta: float = 0.05,
+                         t_star: int = ASYMPTOTIC_T_STAR,
+                         min_deals: int = ASYMPTOTIC_MIN_DEALS) -> Iterator[AsymptoticSprtResult]:
+    """After each deal, in order, the SPRT's question (H0: mean 1/2, H1: 1/2 + margin) for
+    scores with no usable bound (luck-adjusted), answered by the asymptotic CS
+    (`arena.confidence.iter_asymptotic_cs`): its lower end at two-sided level 1 - 2 alpha
+    (one side misses with probability alpha) and its upper end at 1 - 2 beta. Accept H1
+    when the lower end passes 1/2, H0 when the upper end falls below 1/2 + margin; not
+    before `min_deals` deals. Error rates are the CS's: alpha and beta as the deals grow
+    (a large-sample approximation, measured in tests/test_luck_intervals.py)."""
+    if not 0 < margin < 0.5:
+        raise ValueError(f"margin must lie in (0, 1/2), got {margin!r}")
+    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
+        raise ValueError(f"need 0 < alpha, beta < 1/2, got {alpha!r}, {beta!r}")
+    rho_a, rho_b = optimal_rho2(2 * alpha, t_star), optimal_rho2(2 * beta, t_star)
+    n = 0
+    mean = m2 = 0.0
+    for x in _iter_values(scores, bounded=False):
+        n += 1
+        delta = x - mean
+        mean += delta / n
+        m2 += delta * (x - mean)
+        if n < 2:
+            yield AsymptoticSprtResult(CONTINUE, -math.inf, math.inf, n, mean)
+            continue
+        sd = math.sqrt(m2 / n)
+        low = mean - sd * normal_mixture_radius(n, 2 * alpha, rho_a)
+        high = mean + sd * normal_mixture_radius(n, 2 * beta, rho_b)
+        decision = CONTINUE if n < min_deals else ACCEPT_H1 if low > 0.5 else \
+            ACCEPT_H0 if high < 0.5 + margin else CONTINUE
+        yield AsymptoticSprtResult(decision, low, high, n, mean)
+
+
+def asymptotic_sprt(scores: Scores, margin: float = 0.05, alpha: float = 0.05, beta: float = 0.05,
+                    t_star: int = ASYMPTOTIC_T_STAR, min_deals: int = ASYMPTOTIC_MIN_DEALS) -> AsymptoticSprtResult:
+    """`iter_asymptotic_sprt` after the last deal (CONTINUE with no deals)."""
+    result = AsymptoticSprtResult(CONTINUE, -math.inf, math.inf, 0, 0.5)
+    for result in iter_asymptotic_sprt(scores, margin, alpha, beta, t_star, min_deals):
+        pass
+    return result
+
+
 # ---------------------------------------------------------------- settled ranking
 
 
 def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
            confidence: float = 0.95, margin: float = 0.05, method: str = "sequence",
-           pair_count: int | None = None, intervals: str = CLASSIC) -> Settlement:
+           pair_count: int | None = None, intervals: str = CLASSIC, t_star: int = ASYMPTOTIC_T_STAR) -> Settlement:
     """For a ruleset's entries ranked best first (`order`) and per-pair deal scores
     (`pairs`, e.g. from `paired_scores`; (a, b) or (b, a) will do), a verdict for each
     adjacent pair, and whether the whole ranking is settled.
@@ -531,14 +609,18 @@ def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
     look) or the fixed-sample interval ("fixed", one look only) at 1 - alpha/K, of the
     family `intervals`: "betting" (`arena.confidence.betting_cs` / `betting_interval`; its
     status is decided exactly by the betting capital at 1/2 and 1/2 +- margin) or
-    "classic" (`confidence_sequence` / `summarize`'s Student t). Status: SEPARATED if it lies above 1/2; REVERSED if below (the data contradict the
+    "classic" (`confidence_sequence` / `summarize`'s Student t) or "asymptotic" (scores on
+    any scale: `arena.confidence.asymptotic_cs` tightest at `t_star` deals / an unclipped
+    Student t, and no verdict before `ASYMPTOTIC_MIN_DEALS` deals). Status: SEPARATED if it lies above 1/2; REVERSED if below (the data contradict the
     order); else EQUAL if it lies within [1/2 - margin, 1/2 + margin]; else UNSETTLED
     (also when the two never shared a table). The ranking is settled when no adjacent
     pair is UNSETTLED. A run that stops on this must keep K and the deal order fixed over
     its looks: pass `pair_count` = the pairs its schedule will ever have, as the default
     grows while pairs first meet, and a Bonferroni split must not change between looks."""
     alpha = _check_ranking(order, pairs, confidence, margin, method, pair_count, intervals)
-    verdicts = tuple(judge(upper, lower, _oriented(pairs, upper, lower), alpha, margin, method, intervals)
+    bounded = intervals != ASYMPTOTIC
+    verdicts = tuple(judge(upper, lower, _oriented(pairs, upper, lower, bounded), alpha, margin, method, intervals,
+                           t_star)
                      for upper, lower in zip(order, order[1:]))
     settled = all(v.status in SETTLED_STATES for v in verdicts)
     return Settlement(verdicts, settled, _pair_count(order, pairs, pair_count), alpha, method, intervals)
@@ -546,7 +628,7 @@ def settle(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
 
 def compare(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
             confidence: float = 0.95, margin: float = 0.05, method: str = "sequence",
-            pair_count: int | None = None, intervals: str = CLASSIC) -> Comparison:
+            pair_count: int | None = None, intervals: str = CLASSIC, t_star: int = ASYMPTOTIC_T_STAR) -> Comparison:
     """`settle`'s verdict for EVERY pair (order[i], order[j]), i < j, not only adjacent
     ones, at the same per-pair error rate: the intervals hold all together with
     probability at least `confidence` (Bonferroni over the K pairs), so every verdict
@@ -555,19 +637,21 @@ def compare(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores], *,
     verdicts = []
     for i, upper in enumerate(order):
         for lower in order[i + 1:]:
-            values = _oriented(pairs, upper, lower)
+            values = _oriented(pairs, upper, lower, intervals != ASYMPTOTIC)
             if values:
-                verdicts.append(judge(upper, lower, values, alpha, margin, method, intervals))
+                verdicts.append(judge(upper, lower, values, alpha, margin, method, intervals, t_star))
     return Comparison(tuple(verdicts), _pair_count(order, pairs, pair_count), alpha, method, confidence, margin,
                       intervals)
 
 
-def _oriented(pairs: Mapping[tuple[str, str], Scores], a: str, b: str) -> list[float] | None:
-    """a's deal scores against b, from either orientation of the pair (None: never met)."""
+def _oriented(pairs: Mapping[tuple[str, str], Scores], a: str, b: str, bounded: bool = True) -> list[float] | None:
+    """a's deal scores against b, from either orientation of the pair (None: never met);
+    a's and b's scores on a deal sum to 1, adjusted ones too (their corrections are
+    antisymmetric)."""
     if (a, b) in pairs:
-        return _values(pairs[(a, b)])
+        return _values(pairs[(a, b)], bounded)
     if (b, a) in pairs:
-        return [1.0 - v for v in _values(pairs[(b, a)])]
+        return [1.0 - v for v in _values(pairs[(b, a)], bounded)]
     return None
 
 
@@ -592,11 +676,13 @@ def _check_ranking(order: Sequence[str], pairs: Mapping[tuple[str, str], Scores]
 
 
 def judge(upper: str, lower: str, values: Sequence[float] | None, alpha: float, margin: float,
-          method: str = "sequence", intervals: str = CLASSIC) -> PairVerdict:
+          method: str = "sequence", intervals: str = CLASSIC, t_star: int = ASYMPTOTIC_T_STAR) -> PairVerdict:
     """The verdict on `upper` against `lower` from upper's deal scores `values` (None or
     empty: never met, UNSETTLED), at error rate `alpha` for this pair: `settle`'s rules."""
     if not values:
         return PairVerdict(upper, lower, UNSETTLED, 0, 0.5, Interval(0.0, 1.0))
+    if intervals == ASYMPTOTIC:
+        return _asymptotic_verdict(upper, lower, values, alpha, margin, method, t_star)
     summary = summarize(values, 1 - alpha)
     if intervals == BETTING:
         cs = BettingCS(values, alpha, fixed_n=len(values) if method == "fixed" else None)
@@ -611,13 +697,26 @@ def judge(upper: str, lower: str, values: Sequence[float] | None, alpha: float, 
     return PairVerdict(upper, lower, _classic_status(interval, margin), len(values), mean, interval, summary.los)
 
 
+def _asymptotic_verdict(upper: str, lower: str, values: Sequence[float], alpha: float, margin: float,
+                        method: str, t_star: int) -> PairVerdict:
+    """`judge` for the "asymptotic" family: scores on their own scale, no clipping."""
+    summary = summarize(values, 1 - alpha, bounded=False)
+    if method == "sequence":
+        bound = asymptotic_cs(values, alpha, t_star)
+        mean, interval = bound.mean, Interval(bound.low, bound.high)
+    else:
+        mean, interval = summary.mean, summary.interval
+    status = _classic_status(interval, margin) if len(values) >= ASYMPTOTIC_MIN_DEALS else UNSETTLED
+    return PairVerdict(upper, lower, status, len(values), mean, interval, summary.los)
+
+
 def pair_status(values: Sequence[float], alpha: float, margin: float, method: str = "sequence",
                 intervals: str = CLASSIC) -> str:
     """The status `judge` gives a pair with deal scores `values` (not empty), without
     the rest of its verdict: for a betting interval, no bisection for the interval's ends."""
     if intervals == BETTING:
         return _betting_status(BettingCS(values, alpha, fixed_n=len(values) if method == "fixed" else None), margin)
-    if method == "sequence":  # `judge`'s rule, without its LOS
+    if method == "sequence" and intervals == CLASSIC:  # `judge`'s rule, without its LOS
         return _classic_status(confidence_sequence(values, alpha).interval, margin)
     return judge("a", "b", values, alpha, margin, method, intervals).status
 

@@ -315,11 +315,16 @@ def isolation_lines(isolation: dict[str, Any] | None) -> list[str]:
     return [markdown_text(f"- isolation: {used}{fallback}" + (f"; {limits}" if limits else ""))]
 
 
+def _span(r: dict[str, Any]) -> str:
+    """A pair's interval as text; an unbounded one (an adjusted pair of one deal) as "any"."""
+    return "any" if r["low"] is None or r["high"] is None else f"{r['low']:.3f}-{r['high']:.3f}"
+
+
 def pair_table(results: list[dict[str, Any]], fmt: str = "github") -> str:
     """A ruleset's pairs as text: A, B, deals, A's mean paired score against B, its
     interval, LOS and the verdict."""
     name = markdown_text if fmt == "github" else terminal_text
-    body = [[name(r["a"]), name(r["b"]), r["deals"], f"{r['mean']:.3f}", f"{r['low']:.3f}-{r['high']:.3f}",
+    body = [[name(r["a"]), name(r["b"]), r["deals"], f"{r['mean']:.3f}", _span(r),
              f"{r['los']:.3f}", r["verdict"]] for r in results]
     return tabulate(body, headers=["A", "B", "deals", "mean score of A", "interval", "LOS", "verdict"],
                     tablefmt=fmt, disable_numparse=True, colalign=("left", "left", "right", "right", "right", "right",
@@ -567,7 +572,7 @@ def text_tables(doc: dict[str, Any], overall_only: bool = False, wide: bool = Fa
 
 
 def _short_pairs(results: list[dict[str, Any]]) -> str:
-    body = [[_short(r["a"]), _short(r["b"]), r["deals"], f"{r['mean']:.3f}", f"{r['low']:.3f}-{r['high']:.3f}",
+    body = [[_short(r["a"]), _short(r["b"]), r["deals"], f"{r['mean']:.3f}", _span(r),
              f"{r['los']:.3f}", r["verdict"]] for r in results]
     return tabulate(body, headers=["A", "B", "deals", "score of A", "interval", "LOS", "verdict"],
                     tablefmt="simple", disable_numparse=True,

@@ -45,9 +45,10 @@ from typing import Any, Callable, Mapping
 import trueskill
 
 from arena import luck
-from arena.confidence import BettingCS
+from arena.confidence import BettingCS, asymptotic_cs
 from arena.luck import AdjustedTally, planned_method
-from arena.pairwise import BETTING, CLASSIC, EQUAL, REVERSED, SEPARATED, UNSETTLED, PairTally, compare, split_alpha
+from arena.pairwise import (ASYMPTOTIC, ASYMPTOTIC_T_STAR, BETTING, CLASSIC, EQUAL, REVERSED, SEPARATED, UNSETTLED,
+                            PairTally, compare, split_alpha, summarize)
 from arena.rules.base import forfeit_standing
 from arena.store import GameRow, Store, StoreError, read_luck_range
 
@@ -142,6 +143,7 @@ class _Scope:
         self.challengers = None if challengers is None else frozenset(challengers)
         self.tally = PairTally() if paired else None
         self.luck_tally: AdjustedTally | None = None   # a ruleset scored luck-adjusted (Rater)
+        self.t_star = ASYMPTOTIC_T_STAR   # its asymptotic intervals' tuning (the plan's)
         self.ratings = {e: env.create_rating() for e in entries}
         self.games = [0] * n_entries
         self.wins = [0] * n_entries
@@ -298,6 +300,7 @@ class Rater:
         for i, scope in self.scopes.items():   # the plan's `luck`: scores net of the draw
             if planned_method(plan, i) is not None:
                 scope.luck_tally = AdjustedTally()
+                scope.t_star = luck.planned_t_star(plan, i)
         self.adjusted = any(scope.luck_tally is not None for scope in self.scopes.values())
         # A rater of one ruleset alone reads only that ruleset's games: its indices
         # are contiguous in the schedule, from the ruleset's offset on.
@@ -365,18 +368,25 @@ class Rater:
         """This ruleset's part of the overall table's intervals (betting plans): for each
         compared pair (a, b) of overall entries, a before b in file order, that shared a
         table, a's (mean, low, high) against b at the overall error rate per stratum
-        (`overall_alpha`)."""
+        (`overall_alpha`); a luck-adjusted ruleset's from its adjusted scores, by its
+        "asymptotic" intervals (its CS with `stop`, else a Student t)."""
         assert scope.tally is not None
         settings = comparison_settings(self.plan)
         names = [e["bot"] for e in self.entries]
         members = set(overall_entries(self.plan))
         alpha = overall_alpha(self.plan)
         out = {}
-        for (a, b), deals in scope.tally.scores().items():
+        adjusted = scope.luck_tally is not None
+        scores = scope.luck_tally.scores() if scope.luck_tally is not None else scope.tally.scores()
+        for (a, b), deals in scores.items():
             if a < b and a in members and b in members and is_compared(self.plan, a, b):
                 values = [d.score for d in deals]
-                cs = BettingCS(values, alpha, fixed_n=len(values) if settings["method"] == "fixed" else None)
-                bound = cs.bound()
+                if adjusted and settings["method"] == "fixed":
+                    summary = summarize(values, 1 - alpha, bounded=False)
+                    out[(names[a], names[b])] = (summary.mean, summary.interval.low, summary.interval.high)
+                    continue
+                bound = asymptotic_cs(values, alpha, scope.t_star) if adjusted else \
+                    BettingCS(values, alpha, fixed_n=len(values) if settings["method"] == "fixed" else None).bound()
                 out[(names[a], names[b])] = (bound.mean, bound.low, bound.high)
         return out
 
@@ -390,16 +400,14 @@ class Rater:
         adjusted = scope.luck_tally is not None
         scores = scope.luck_tally.scores() if scope.luck_tally is not None else scope.tally.scores()
         paired: dict[tuple[str, str], Any] = {
-            (names[a], names[b]): luck.for_intervals([d.score for d in deals]) if adjusted else deals
-            for (a, b), deals in scores.items() if is_compared(self.plan, a, b)}
+            (names[a], names[b]): deals for (a, b), deals in scores.items() if is_compared(self.plan, a, b)}
         order = [r["bot"] for r in rows]
         # K = the pairs with a deal: in a stopping run, from its first look on, every pair its
         # schedule seats together, which is the K arena.stopping fixed in advance. Adjusted
-        # scores go through the same methods on `luck.for_intervals`' scale, mapped back below.
-        margin = luck.interval_margin(settings["margin"]) if adjusted else settings["margin"]
-        comparison = compare(order, paired, confidence=settings["confidence"], margin=margin,
-                             method=settings["method"], intervals=settings["intervals"])
-        back = luck.from_interval if adjusted else (lambda x: x)
+        # scores, on their own scale, have the "asymptotic" intervals (they have no usable bound).
+        comparison = compare(order, paired, confidence=settings["confidence"], margin=settings["margin"],
+                             method=settings["method"], intervals=ASYMPTOTIC if adjusted else settings["intervals"],
+                             t_star=scope.t_star)
         verdicts = {(v.upper, v.lower): v for v in comparison.verdicts}
         number = {name: e for e, name in enumerate(names)}
         for upper, lower in zip(rows, rows[1:]):
@@ -407,14 +415,15 @@ class Rater:
             upper["vs_next"] = (VERDICTS[v.status] if v else NOT_SEPARATED) \
                 if is_compared(self.plan, number[upper["bot"]], number[lower["bot"]]) else NOT_COMPARED
         settled = all(row["vs_next"] in SETTLED_VERDICTS for row in rows[:-1])
-        results = [{"a": v.upper, "b": v.lower, "deals": v.deals, "mean": _round(back(v.mean)),
-                    "low": _round(back(v.interval.low)), "high": _round(back(v.interval.high)), "los": _round(v.los),
+        results = [{"a": v.upper, "b": v.lower, "deals": v.deals, "mean": _round(v.mean),
+                    "low": _end(v.interval.low), "high": _end(v.interval.high), "los": _round(v.los),
                     "verdict": VERDICTS[v.status]}
                    for v in sorted(comparison.verdicts, key=lambda v: (order.index(v.upper), order.index(v.lower)))]
         found = {"pairs": comparison.pairs, "alpha_per_pair": _round(comparison.alpha_per_pair),
                  "settled": settled, "results": results}
         if adjusted:
             found["luck"] = "adjusted"   # scores net of the luck of the draw (docs/luck.md)
+            found["intervals"] = ASYMPTOTIC
         return found
 
     def order(self, ruleset: int) -> list[str]:
@@ -550,6 +559,8 @@ def _stratified(a: str, b: str, strata: Mapping[str, Any], margin: float) -> dic
             bounds.append((1 - high, 1 - low))
         else:
             return {"low": None, "high": None, "verdict": NOT_SEPARATED}
+    if not all(math.isfinite(lo) and math.isfinite(hi) for lo, hi in bounds):   # an adjusted pair of one deal
+        return {"low": None, "high": None, "verdict": NOT_SEPARATED}
     low = math.fsum(lo for lo, _ in bounds) / len(bounds)
     high = math.fsum(hi for _, hi in bounds) / len(bounds)
     status = (SEPARATED if low > 0.5 else REVERSED if high < 0.5 else
@@ -589,3 +600,8 @@ def rate_store(store: Store, workers: int = 1, parallel_from: int = 5000) -> dic
 
 def _round(value: float) -> float:
     return round(float(value), 6)
+
+
+def _end(value: float) -> float | None:
+    """A published interval end: None for an unbounded one (one adjusted deal; JSON has no infinity)."""
+    return _round(value) if math.isfinite(value) else None

@@ -22,6 +22,10 @@ every table holding both entries, all rotations; the deal index is the key):
   challenger-field pair is separated, reversed or shown equal (it ranks no one).
 - "sprt": `pairwise.sprt` of the stop's bot against its baseline, per ruleset.
 
+A luck-adjusted ruleset (`arena.luck`) is judged on its adjusted scores' own scale by the
+"asymptotic" family (`pairwise.ASYMPTOTIC`; `pairwise.asymptotic_sprt` for "sprt"), at the
+same error split, with the t_star its plan records.
+
 A ruleset also stops at its last deal (`max_deals`), its unsettled pairs reported so.
 Games played past a stop (in flight when it came) go to the store's games_after_stop.
 """
@@ -29,6 +33,7 @@ Games played past a stop (in flight when it came) go to the store's games_after_
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Iterator
 
 from arena import luck, pairwise
@@ -57,6 +62,7 @@ class Looks:
         self.scores: list[dict[tuple[str, str], list[float]]] = [{} for _ in range(n)]
         self.pair_count = [0] * n
         self.adjusted = [False] * n   # per ruleset: luck-adjusted scores (the plan's `luck`)
+        self.t_star = [pairwise.ASYMPTOTIC_T_STAR] * n  # per ruleset: the asymptotic CS's tuning
         # Per ruleset, its games so far rated as its published table rates them (the order
         # "adjacent" refers to).
         self.raters: list[Rater] = []
@@ -66,6 +72,7 @@ class Looks:
         plan = store.plan()
         self.intervals = plan.get("intervals") or pairwise.CLASSIC  # as the plan was made
         self.adjusted = [luck.planned_method(plan, r) is not None for r in range(n)]
+        self.t_star = [luck.planned_t_star(plan, r) for r in range(n)]
         self.raters = [Rater(plan, [r]) for r in range(n)]
         self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
         prepare_looks(store)
@@ -166,8 +173,8 @@ class Looks:
                     raise StoreError(f"{self.store.path}: game {index} has no luck corrections, and its ruleset "
                                      f"is scored luck-adjusted (the store is damaged)")
                 tally.add(deal, entries, standing, corrections[index])
-            for pair, deals in tally.scores().items():   # on the interval methods' scale (luck.for_intervals)
-                self.scores[r].setdefault(pair, []).extend(luck.for_intervals([d.score for d in deals]))
+            for pair, deals in tally.scores().items():   # on their own scale: the "asymptotic" intervals
+                self.scores[r].setdefault(pair, []).extend(d.score for d in deals)
             return
         for pair, deals in pairwise.paired_scores(games).items():
             self.scores[r].setdefault(pair, []).extend(d.score for d in deals)
@@ -184,17 +191,21 @@ class Looks:
         return max(1, len(pairs))
 
     def _decide(self, r: int) -> tuple[dict[str, Any], bool]:
-        detail, settled = self._decide_on_scale(r)
+        detail, settled = self._decide_scores(r)
         if self.adjusted[r]:
-            detail = _adjusted_detail(detail)
+            detail = dict(detail, luck="adjusted")
         return detail, settled
 
     def _margin(self, r: int) -> float:
-        """The stop's margin on the scale of ruleset `r`'s scores."""
         assert self.stop is not None
-        return luck.interval_margin(self.stop.margin) if self.adjusted[r] else self.stop.margin
+        return self.stop.margin
 
-    def _decide_on_scale(self, r: int) -> tuple[dict[str, Any], bool]:
+    def _intervals(self, r: int) -> str:
+        """Ruleset `r`'s interval family: a luck-adjusted one's is "asymptotic" (its scores
+        have no usable bound), the others' the plan's."""
+        return pairwise.ASYMPTOTIC if self.adjusted[r] else self.intervals
+
+    def _decide_scores(self, r: int) -> tuple[dict[str, Any], bool]:
         stop = self.stop
         assert stop is not None
         scores = self.scores[r]
@@ -202,8 +213,10 @@ class Looks:
         if stop.kind == "sprt":
             assert stop.bot is not None and stop.baseline is not None  # an sprt stop names both
             values = scores.get((names[stop.bot], names[stop.baseline]), [])
+            if self.adjusted[r]:
+                return self._decide_asymptotic_sprt(values, r)
             if self.intervals == pairwise.BETTING:
-                return self._decide_betting_sprt(values, self._margin(r))
+                return self._decide_betting_sprt(values, r)
             result = pairwise.sprt(values, self._margin(r), stop.alpha, stop.beta)
             return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
                      "decision": result.decision, "llr": round(result.llr, 6), "lower": round(result.lower, 6),
@@ -214,25 +227,39 @@ class Looks:
             return self._decide_gauntlet(r, entries)
         order = self.raters[r].order(r)
         settlement = pairwise.settle(order, scores, confidence=stop.confidence, margin=self._margin(r),
-                                     method="sequence", pair_count=self.pair_count[r], intervals=self.intervals)
+                                     method="sequence", pair_count=self.pair_count[r], intervals=self._intervals(r),
+                                     t_star=self.t_star[r])
         settled = all(v.status in (pairwise.SEPARATED, pairwise.EQUAL) for v in settlement.verdicts)
         return ({"test": "settled", "pairs": settlement.pairs, "order": order,
-                 "verdicts": [_verdict(v) for v in settlement.verdicts], **self._family()}, settled)
+                 "verdicts": [_verdict(v) for v in settlement.verdicts], **self._family(r)}, settled)
 
-    def _family(self) -> dict[str, str]:
+    def _family(self, r: int) -> dict[str, Any]:
         """A look's record of its intervals: none for the classic ones (as before issue 43)."""
-        return {} if self.intervals == pairwise.CLASSIC else {"intervals": self.intervals}
+        intervals = self._intervals(r)
+        if intervals == pairwise.ASYMPTOTIC:
+            return {"intervals": intervals, "t_star": self.t_star[r]}
+        return {} if intervals == pairwise.CLASSIC else {"intervals": intervals}
 
-    def _decide_betting_sprt(self, values: list[float], margin: float) -> tuple[dict[str, Any], bool]:
+    def _decide_asymptotic_sprt(self, values: list[float], r: int) -> tuple[dict[str, Any], bool]:
+        stop = self.stop
+        assert stop is not None and stop.bot is not None and stop.baseline is not None
+        names = [b.display for b in self.tournament.bots]
+        result = pairwise.asymptotic_sprt(values, stop.margin, stop.alpha, stop.beta, self.t_star[r])
+        return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
+                 "decision": result.decision, "low": _finite(result.low), "high": _finite(result.high),
+                 "deals": result.deals, "mean": round(result.mean, 6), **self._family(r)},
+                result.decision != pairwise.CONTINUE)
+
+    def _decide_betting_sprt(self, values: list[float], r: int) -> tuple[dict[str, Any], bool]:
         stop = self.stop
         assert stop is not None
         names = [b.display for b in self.tournament.bots]
-        result = pairwise.betting_sprt(values, margin, stop.alpha, stop.beta)
+        result = pairwise.betting_sprt(values, self._margin(r), stop.alpha, stop.beta)
         return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],
                  "decision": result.decision, "against_h0": round(result.against_h0, 6),
                  "against_h1": round(result.against_h1, 6), "h0_bound": round(result.h0_bound, 6),
                  "h1_bound": round(result.h1_bound, 6), "deals": result.deals, "mean": round(result.mean, 6),
-                 **self._family()}, result.decision != pairwise.CONTINUE)
+                 **self._family(r)}, result.decision != pairwise.CONTINUE)
 
     def _decide_gauntlet(self, r: int, entries: list[str]) -> tuple[dict[str, Any], bool]:
         stop = self.stop
@@ -246,31 +273,28 @@ class Looks:
             for other in field:
                 values = self.scores[r].get((challenger, other), [])
                 verdicts.append(_verdict(pairwise.judge(challenger, other, values, alpha, self._margin(r), "sequence",
-                                                        self.intervals)))
+                                                        self._intervals(r), self.t_star[r])))
         settled = all(v[2] in pairwise.SETTLED_STATES for v in verdicts)
-        return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts, **self._family()}, settled
+        return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts, **self._family(r)}, settled
 
 
-def _adjusted_detail(detail: dict[str, Any]) -> dict[str, Any]:
-    """A look's detail computed on `luck.for_intervals`' scale, its means and intervals put back
-    on the adjusted scores' own scale, and marked so."""
-    detail = dict(detail, luck="adjusted", luck_bound=luck.ADJUSTED_BOUND)
-    if detail.get("test") == "sprt":
-        detail["mean"] = round(luck.from_interval(detail["mean"]), 6)
-        return detail
-    detail["verdicts"] = [v[:4] + [round(luck.from_interval(x), 6) for x in v[4:7]] for v in detail["verdicts"]]
-    return detail
+def _finite(x: float) -> float | None:
+    """A stored interval end: None for an unbounded one (JSON has no infinity)."""
+    return round(x, 6) if math.isfinite(x) else None
 
 
 def _verdict(v: pairwise.AdjacentVerdict) -> list[Any]:
     """A verdict as stored in a look: [upper, lower, status, deals, mean, low, high]."""
-    return [v.upper, v.lower, v.status, v.deals, round(v.mean, 6), round(v.interval.low, 6),
-            round(v.interval.high, 6)]
+    return [v.upper, v.lower, v.status, v.deals, round(v.mean, 6), _finite(v.interval.low),
+            _finite(v.interval.high)]
 
 
 def describe(detail: dict[str, Any]) -> str:
     """A look's outcome in a few words, for a progress line."""
     if detail.get("test") == "sprt":
+        if detail.get("intervals") == pairwise.ASYMPTOTIC:
+            return (f"SPRT {detail['decision']}, asymptotic CS [{detail['low']}, {detail['high']}] against "
+                    f"1/2 (H0) and 1/2 + margin (H1)")
         if "llr" not in detail:  # the betting SPRT
             return (f"SPRT {detail['decision']}, log e-values {detail['against_h0']:.2f} against H0 (bound "
                     f"{detail['h0_bound']:.2f}), {detail['against_h1']:.2f} against H1 (bound {detail['h1_bound']:.2f})")

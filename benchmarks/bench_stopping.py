@@ -16,6 +16,10 @@ from the last look recorded in its store; nothing here is simulated. Modes:
   test (the 95% t interval excludes 1/2, looked at once) the same power at the true mean
   and sd (``--true-mean``, ``--sd`` from ``measure``), and Wald's bound for any test.
 
+- ``simulate A [B] --luck ...``: the same on a pool of deals each scored raw and
+  luck-adjusted (`luck_pool`, corrections made inline as a run makes them; slow to record,
+  about half a second a deal): raw scores with the betting intervals against adjusted ones
+  with the asymptotic intervals, on the same bootstrapped deals (issue 43 item 2).
 - ``simulate A [B] --test settled|null|sprt --runs R``: R runs of a stop simulated on deals
   drawn (a seeded bootstrap) from one recorded fixed run of ``--pool-deals`` deals (kept in
   ``--pool FILE``), for the classic and the betting intervals on the same deals at each seed
@@ -75,7 +79,10 @@ from statistics import NormalDist
 from typing import Any, Sequence
 
 from arena import pairwise
-from arena.confidence import BettingMonitor
+from arena.confidence import BettingMonitor, iter_asymptotic_cs
+from arena.luck import DEFAULT_CLONES, adjusted_comparisons, game_corrections
+from arena.match import Entrant, play_game
+from arena.seeding import bot_seed, derive_seed
 from arena.plugins import load_registry
 from arena.runner import RunObserver, run_tournament
 from arena.store import Store, read_looks, store_path
@@ -209,6 +216,53 @@ def load_pool(path: Path | None, a: int, b: int, deals: int, same: bool) -> list
     return pool + [1 - x for x in pool] if same else pool
 
 
+def luck_pool(a: int, b: int, deals: int, seed: int = 1000, same: bool = False) -> dict[str, list[float]]:
+    """The raw and the luck-adjusted deal scores (``{"raw": [...], "adjusted": [...]}``, the
+    same deals, in deal order) of first (threshold `a`) against second (`b`, or a second
+    copy of `a` with `same`): each deal played inline in both seatings, bot seeds derived
+    from the deal seed, each game's corrections made as a run makes them (`arena.luck`,
+    k = `DEFAULT_CLONES`, the next card enumerated)."""
+    registry = load_registry()
+    ruleset = registry.ruleset("flip-7").cls
+
+    def entrant(threshold: int) -> Entrant:
+        if threshold == 0:
+            return Entrant(registry.bot("random").cls, {}, display="random")
+        return Entrant(registry.bot("flip7-threshold").cls, {"threshold": threshold}, display=str(threshold))
+
+    first, second = entrant(a), entrant(a if same else b)
+    raw, adjusted = [], []
+    for deal in range(deals):
+        deal_seed = derive_seed(seed, "bench-stopping-luck", deal)
+        raw_deal = adjusted_deal = 0.0
+        for game, seats in enumerate(((first, second), (second, first))):
+            result = play_game(ruleset, list(seats), deal_seed, bot_seeds=[bot_seed(deal_seed, s, game) for s in range(2)])
+            corrections = game_corrections(ruleset, result.record, clones=DEFAULT_CLONES).corrections
+            i, j = (0, 1) if game == 0 else (1, 0)   # first's seat, second's
+            standing = result.record["outcome"]["standing"]
+            raw_deal += 1.0 if standing[i] < standing[j] else 0.5 if standing[i] == standing[j] else 0.0
+            adjusted_deal += adjusted_comparisons(result.record, corrections)[i][j]
+        raw.append(raw_deal / 2)
+        adjusted.append(adjusted_deal / 2)
+    return {"raw": raw, "adjusted": adjusted}
+
+
+def load_luck_pool(path: Path | None, a: int, b: int, deals: int, same: bool) -> dict[str, list[float]]:
+    """`luck_pool`, kept in the JSON file `path` (keyed by the pair and size) if given; two
+    copies of one bot made symmetric as `load_pool` does (adjusted scores too: a deal's two
+    adjusted scores sum to 1)."""
+    key = f"luck-{a}-{a if same else b}-{deals}"
+    stored = json.loads(path.read_text()) if path is not None and path.exists() else {}
+    if key not in stored:
+        stored[key] = luck_pool(a, b, deals, same=same)
+        if path is not None:
+            latest = json.loads(path.read_text()) if path.exists() else {}   # another process may have added one
+            latest[key] = stored[key]
+            path.write_text(json.dumps(latest))
+    pool = stored[key]
+    return {kind: pool[kind] + [1 - x for x in pool[kind]] for kind in pool} if same else pool
+
+
 def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, look_every: int,
                   intervals: str, confidence: float = 0.95, margin: float = 0.05, alpha: float = 0.05,
                   beta: float = 0.05) -> Outcome:
@@ -219,7 +273,10 @@ def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, l
     a time: `pairwise.iter_confidence_sequence` for the classic intervals,
     `confidence.BettingMonitor` for betting, the same verdicts as `pairwise.judge`'s up to
     float rounding: both are symmetric in the two entries) or "sprt" (first against
-    second; `pairwise.iter_sprt`, or `iter_betting_sprt` with `intervals` "betting")."""
+    second; `pairwise.iter_sprt`, or `iter_betting_sprt` with `intervals` "betting"). With
+    `intervals` "asymptotic" (luck-adjusted pools): `confidence.iter_asymptotic_cs` at
+    `pairwise.ASYMPTOTIC_T_STAR`, no verdict before `pairwise.ASYMPTOTIC_MIN_DEALS` deals,
+    as `pairwise.judge` reads it; the SPRT `pairwise.iter_asymptotic_sprt`."""
     rng = random.Random(seed)
     values: list[float] = []
     boundaries = set(itertools.chain(range(look_every, max_deals, look_every), [max_deals]))
@@ -231,8 +288,8 @@ def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, l
             yield x
 
     if test == "sprt":
-        steps = (pairwise.iter_betting_sprt if intervals == pairwise.BETTING else pairwise.iter_sprt)(
-            tee(), margin, alpha, beta)
+        steps = {pairwise.BETTING: pairwise.iter_betting_sprt, pairwise.ASYMPTOTIC: pairwise.iter_asymptotic_sprt,
+                 pairwise.CLASSIC: pairwise.iter_sprt}[intervals](tee(), margin, alpha, beta)
         for result in steps:
             if result.deals in boundaries and (result.decision != pairwise.CONTINUE or result.deals == max_deals):
                 status = {pairwise.ACCEPT_H1: pairwise.SEPARATED, pairwise.ACCEPT_H0: pairwise.EQUAL}.get(
@@ -243,6 +300,8 @@ def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, l
     if intervals == pairwise.BETTING:
         monitor = BettingMonitor((0.5 - margin, 0.5, 0.5 + margin), alpha_pair)
         steps = ((monitor.add(x), monitor)[1] for x in tee())
+    elif intervals == pairwise.ASYMPTOTIC:
+        steps = iter_asymptotic_cs(tee(), alpha_pair, pairwise.ASYMPTOTIC_T_STAR)
     else:
         steps = pairwise.iter_confidence_sequence(tee(), alpha_pair)
     for step in steps:
@@ -253,9 +312,12 @@ def simulated_run(pool: Sequence[float], seed: int, test: str, max_deals: int, l
             first_better, second_better = step.excludes_below(0.5), step.excludes_above(0.5)
             equal = margin > 0 and step.excludes_below(0.5 - margin) and step.excludes_above(0.5 + margin)
         else:
-            low, high = step.interval.low, step.interval.high
+            low, high = (step.low, step.high) if intervals == pairwise.ASYMPTOTIC else \
+                (step.interval.low, step.interval.high)
             first_better, second_better = low > 0.5, high < 0.5
             equal = 0.5 - margin <= low and high <= 0.5 + margin
+            if intervals == pairwise.ASYMPTOTIC and deals < pairwise.ASYMPTOTIC_MIN_DEALS:
+                first_better = second_better = equal = False
         mean = statistics.fmean(values)
         first_upper = mean >= 0.5  # the ranking's order
         status = (pairwise.SEPARATED if first_better else pairwise.REVERSED if second_better else
@@ -274,13 +336,16 @@ def simulated_runs(pool: Sequence[float], runs: int, first_seed: int = 1, **kwar
 def simulate(args: argparse.Namespace) -> None:
     """The `simulate` mode: `--runs` bootstrap runs per interval family from one deal pool."""
     same = args.test == "null" or args.b in (None, args.a)
+    if args.luck:
+        simulate_luck(args, same)
+        return
     pool = load_pool(args.pool, args.a, args.b if args.b is not None else args.a, args.pool_deals, same)
     sd = statistics.pstdev(pool)
     what = f"two copies of {'random' if args.a == 0 else args.a}" if same else f"threshold {args.a} against {args.b}"
     print(f"{what}: pool of {len(pool)} deals, mean {statistics.fmean(pool):.4f}, sd {sd:.4f}; {args.runs} "
           f"simulated runs of stop {args.test if args.test != 'null' else 'settled'} (max_deals {args.max_deals}, "
           f"look_every {args.look_every}{f', H1 0.5 + {args.margin}' if args.test == 'sprt' else ''})")
-    families = pairwise.INTERVALS[::-1] if args.intervals == "both" else (args.intervals,)
+    families = (pairwise.CLASSIC, pairwise.BETTING) if args.intervals == "both" else (args.intervals,)
     for intervals in families:
         started = time.perf_counter()
         out = simulated_runs(pool, args.runs, args.first_seed, test="sprt" if args.test == "sprt" else "settled",
@@ -290,17 +355,45 @@ def simulate(args: argparse.Namespace) -> None:
         wrong = sum(o.status == pairwise.REVERSED for o in out)
         equal = sum(o.status == pairwise.EQUAL for o in out)
         deals = [o.deals for o in out]
-        label = {"betting": "betting", "classic": "classic (today)"}[intervals]
-        if args.test == "sprt":
-            print(f"  {label}: accepted H1 {right}/{args.runs}, H0 {equal}, undecided {args.runs - right - equal}; "
-                  f"mean deals {statistics.fmean(deals):.1f}, median {statistics.median(deals)} "
-                  f"({time.perf_counter() - started:.0f} s)")
-        else:
-            to_right = statistics.fmean(o.deals if o.status == pairwise.SEPARATED else args.max_deals for o in out)
-            print(f"  {label}: separated right {right}/{args.runs}, wrong {wrong}, equal {equal}, unsettled "
-                  f"{args.runs - right - wrong - equal}; mean deals {statistics.fmean(deals):.1f}, median "
-                  f"{statistics.median(deals)}; mean deals to the right separation (any other end counted as "
-                  f"max_deals) {to_right:.1f} ({time.perf_counter() - started:.0f} s)")
+        label = {"betting": "betting", "classic": "classic (today)", "asymptotic": "asymptotic"}[intervals]
+        report(args, label, out, started)
+
+
+def report(args: argparse.Namespace, label: str, out: Sequence[Outcome], started: float) -> None:
+    """One line of `simulate`'s results for one family of intervals."""
+    right = sum(o.status == pairwise.SEPARATED for o in out)
+    wrong = sum(o.status == pairwise.REVERSED for o in out)
+    equal = sum(o.status == pairwise.EQUAL for o in out)
+    deals = [o.deals for o in out]
+    if args.test == "sprt":
+        print(f"  {label}: accepted H1 {right}/{args.runs}, H0 {equal}, undecided {args.runs - right - equal}; "
+              f"mean deals {statistics.fmean(deals):.1f}, median {statistics.median(deals)} "
+              f"({time.perf_counter() - started:.0f} s)")
+    else:
+        to_right = statistics.fmean(o.deals if o.status == pairwise.SEPARATED else args.max_deals for o in out)
+        print(f"  {label}: separated right {right}/{args.runs}, wrong {wrong}, equal {equal}, unsettled "
+              f"{args.runs - right - wrong - equal}; mean deals {statistics.fmean(deals):.1f}, median "
+              f"{statistics.median(deals)}; mean deals to the right separation (any other end counted as "
+              f"max_deals) {to_right:.1f} ({time.perf_counter() - started:.0f} s)")
+
+
+def simulate_luck(args: argparse.Namespace, same: bool) -> None:
+    """`simulate --luck`: raw scores with the betting intervals against luck-adjusted scores
+    with the asymptotic ones, bootstrapped from one `luck_pool` (the same deals at each seed)."""
+    pools = load_luck_pool(args.pool, args.a, args.b if args.b is not None else args.a, args.pool_deals, same)
+    what = f"two copies of {'random' if args.a == 0 else args.a}" if same else f"threshold {args.a} against {args.b}"
+    raw_sd, adjusted_sd = statistics.pstdev(pools["raw"]), statistics.pstdev(pools["adjusted"])
+    print(f"{what}: pool of {len(pools['raw'])} deals, raw mean {statistics.fmean(pools['raw']):.4f} sd {raw_sd:.4f}, "
+          f"adjusted mean {statistics.fmean(pools['adjusted']):.4f} sd {adjusted_sd:.4f} "
+          f"({100 * (1 - adjusted_sd / raw_sd):.1f}% lower); {args.runs} simulated runs of stop "
+          f"{args.test if args.test != 'null' else 'settled'} (max_deals {args.max_deals}, look_every "
+          f"{args.look_every}{f', H1 0.5 + {args.margin}' if args.test == 'sprt' else ''})")
+    for kind, intervals in (("raw", pairwise.BETTING), ("adjusted", pairwise.ASYMPTOTIC)):
+        started = time.perf_counter()
+        out = simulated_runs(pools[kind], args.runs, args.first_seed, test="sprt" if args.test == "sprt" else "settled",
+                             max_deals=args.max_deals, look_every=args.look_every, intervals=intervals,
+                             confidence=args.confidence, margin=args.margin, alpha=args.alpha, beta=args.beta)
+        report(args, f"{kind}, {intervals}", out, started)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -325,6 +418,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="simulate: which intervals (and SPRT) to simulate")
     parser.add_argument("--pool", type=Path, default=None, help="simulate: a JSON file keeping the deal pools")
     parser.add_argument("--pool-deals", type=int, default=10000, help="simulate: deals in the pool")
+    parser.add_argument("--luck", action="store_true",
+                        help="simulate: raw (betting) against luck-adjusted (asymptotic) scores of the same deals")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     settled = f'stop = "settled"\nconfidence = {args.confidence}\nmargin = {args.margin}'

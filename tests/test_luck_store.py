@@ -40,7 +40,8 @@ def test_a_flip7_tournament_defaults_to_adjusted_and_raw_must_be_asked_for():
     default = parse_tournament(_text(None), registry, "t.toml")
     assert default.luck == "adjusted"
     assert default.luck_plan()["rulesets"] == [{"value": Flip7.pairwise_value_identity[0],
-                                                "version": Flip7.pairwise_value_identity[1], "clones": 16}]
+                                                "version": Flip7.pairwise_value_identity[1], "clones": 16,
+                                                "intervals": "asymptotic", "t_star": 100}]
     raw = parse_tournament(_text("raw"), registry, "t.toml")
     assert raw.luck_plan() == {"mode": "raw", "rulesets": [None]}
 

@@ -218,7 +218,7 @@ class PairTally:
     def __init__(self) -> None:
         # (a, b) -> deal -> [half-points of a over b, games]; integer counts, so the result
         # does not depend on the order of the games.
-        self._tally: dict[tuple[Any, Any], dict[Hashable, list[int]]] = {}
+        self._tally: dict[tuple[Any, Any], dict[Any, list[int]]] = {}  # deal keys: hashable and orderable
 
     def add(self, deal: Hashable, entries: Sequence[Any], standing: Sequence[int]) -> None:
         """Count one game of deal `deal` (see `paired_scores`)."""
@@ -690,8 +690,8 @@ def judge(upper: str, lower: str, values: Sequence[float] | None, alpha: float, 
         return PairVerdict(upper, lower, _betting_status(cs, margin), len(values), bound.mean,
                            Interval(bound.low, bound.high), summary.los)
     if method == "sequence":
-        bound = confidence_sequence(values, alpha)
-        mean, interval = bound.mean, bound.interval
+        sequence = confidence_sequence(values, alpha)
+        mean, interval = sequence.mean, sequence.interval
     else:
         mean, interval = summary.mean, summary.interval
     return PairVerdict(upper, lower, _classic_status(interval, margin), len(values), mean, interval, summary.los)

@@ -252,7 +252,7 @@ class Looks:
 
     def _decide_betting_sprt(self, values: list[float], r: int) -> tuple[dict[str, Any], bool]:
         stop = self.stop
-        assert stop is not None
+        assert stop is not None and stop.bot is not None and stop.baseline is not None  # an sprt stop names both
         names = [b.display for b in self.tournament.bots]
         result = pairwise.betting_sprt(values, self._margin(r), stop.alpha, stop.beta)
         return ({"test": "sprt", "bot": names[stop.bot], "baseline": names[stop.baseline],

@@ -15,9 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_IGNORES = 20
 IGNORE = re.compile(r"#\s*type:\s*ignore(\[[^\]]*\])?(?P<rest>.*)$")
 
-# The errors mypy still reports (issue 34 item 6 asks for none): a ratchet, lowered as they
-# are fixed; the test fails when there are more, so no new code adds one.
-KNOWN_ERRORS = 4
 
 
 def type_ignores(root: Path = ROOT) -> list[tuple[str, int, str]]:
@@ -46,7 +43,7 @@ def test_a_type_ignore_without_a_reason_is_found(tmp_path):
     assert type_ignores(tmp_path) == [("arena/x.py", 1, ""), ("arena/x.py", 2, "g is untyped")]
 
 
-def test_mypy_finds_no_more_errors_than_the_ratchet_allows():
+def test_mypy_finds_no_errors_in_arena_and_bots():
     if shutil.which("mypy", path=str(Path(sys.executable).parent)) is None:
         try:
             import mypy  # noqa: F401
@@ -56,4 +53,4 @@ def test_mypy_finds_no_more_errors_than_the_ratchet_allows():
                              str(ROOT / ".mypy_cache")], cwd=ROOT, capture_output=True, text=True, timeout=900)
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert result.returncode in (0, 1), result.stderr[-2000:]
-    assert len(errors) <= KNOWN_ERRORS, "\n".join(errors)
+    assert errors == [], "\n".join(errors)

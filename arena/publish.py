@@ -388,6 +388,8 @@ def verdict_line(label: str, rows: list[dict[str, Any]], comparison: dict[str, A
     if pair.get("low") is not None:
         score = f"mean paired score {pair['mean']:.2f} (interval {pair['low']:.2f}-{pair['high']:.2f}, " \
                 f"{pair['deals']:,} deals)"
+    elif pair.get("los") is not None:  # a ruleset's pair with too few deals to bound
+        score = f"mean paired score {pair['mean']:.2f} (interval any, {pair['deals']:,} deals)"
     else:
         score = f"mean paired score {pair['mean']:.2f} over the rulesets"
     verdict = _VERDICT_WORDS.get(pair["verdict"], pair["verdict"]).format(a=leader, b=second)
@@ -431,7 +433,23 @@ def pairwise_note(doc: dict[str, Any]) -> str:
                 "Overall, a pair's score is the mean of its rulesets' scores and its interval the mean of "
                 "their intervals (each at its share of the error rate), read as a ruleset's is."
                 if pairwise.get("intervals") == "betting" else
-                "Overall, a pair is separated when it is separated, in the same order, on every ruleset."))
+                "Overall, a pair is separated when it is separated, in the same order, on every ruleset.")
+            + luck_note(doc))
+
+
+def luck_note(doc: dict[str, Any]) -> str:
+    """A sentence naming the rulesets whose pairs are luck-adjusted (docs/luck.md), and their
+    intervals, or "" where none is."""
+    rulesets = ((doc.get("pairwise") or {}).get("rulesets") or {})
+    adjusted = [label for label, c in rulesets.items() if c.get("luck") == "adjusted"]
+    if not adjusted:
+        return ""
+    sequence = (doc.get("pairwise") or {}).get("method") == "sequence"
+    return (f" Luck-adjusted ({', '.join(adjusted)}): each game's comparison minus the luck of the draw "
+            "(the change a chance event made in the game's own value of the position, less its expected "
+            "change; docs/luck.md), so a score may pass 0 or 1; their intervals are "
+            + ("an asymptotic confidence sequence (Waudby-Smith et al.)" if sequence else
+               "Student t intervals (central limit)") + " on the adjusted scores, at the same error rate.")
 
 
 def markdown(doc: dict[str, Any]) -> str:

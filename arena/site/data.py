@@ -146,8 +146,9 @@ def _pair_cell(a: str, b: str, mean: float, low: float | None, high: float | Non
         interval = "" if low is None else f", interval {low:.3f}-{high:.3f}"
         title = f"{a} against {b}: mean paired score {mean:.3f} over the rulesets ({per}){interval}; {verdict}"
     else:
+        bounds = "any" if low is None or high is None else f"{low:.3f}-{high:.3f}"  # too few deals to bound
         title = (f"{a} against {b}: mean paired score {mean:.3f} over {result['deals']} deals, "
-                 f"{kind} interval {low:.3f}-{high:.3f}, LOS {los:.3f}; {verdict}")
+                 f"{kind} interval {bounds}, LOS {los:.3f}; {verdict}")
     return {"mean": mean, "low": low, "high": high, "los": los, "deals": result["deals"], "verdict": verdict,
             "mark": _MARKS.get(verdict, ""), "title": title}
 

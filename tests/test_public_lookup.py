@@ -10,7 +10,8 @@ from arena.rules.flip_7 import Flip7
 
 def test_rulesets_get_returns_the_registered_class_and_ids_lists_all_four():
     assert arena.rulesets.get("flip-7") is Flip7
-    assert arena.rulesets.ids() == ["color-flush", "flip-7", "flip-hue", "uno-flip"]
+    ids = arena.rulesets.ids()
+    assert ids == sorted(ids) and {"color-flush", "flip-7", "flip-hue", "uno-flip"} <= set(ids)  # plugins may add more
 
 
 def test_rulesets_get_of_an_unknown_id_names_the_known_ones():

@@ -248,28 +248,9 @@ class FlipHue(Ruleset):
         return FlipHueState(players, options, rng)
 
     evaluate = staticmethod(evaluate_flip_hue)   # the `evaluate` capability: flip_hue/evaluation.py
-
-    @classmethod
-    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
-        """The table's action index and observation array (see flip_hue/encoding.py)."""
-        from arena.rules.flip_hue.encoding import encoding   # loaded when an environment asks
-
-        return encoding(players, options)
-
-    @classmethod
-    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
-        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
-        in a pile): the cards in play, and one."""
-        return len(options["deck"]) + 1
-
-    @classmethod
-    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                     events: list[dict[str, Any]] | None = None) -> FlipHueState:
-        """A full game state consistent with `observation` (see "determinization"
-        at the end of this module)."""
-        from arena.rules.flip_hue.sampler import sample_state
-
-        return sample_state(observation, rng, events)
+    encoding_function = "arena.rules.flip_hue.encoding:encoding"
+    sampler_function = "arena.rules.flip_hue.sampler:sample_state"
+    deck_option = "deck"   # chance_outcomes: the cards in play, and one
 
 
 # the engine's states name their ruleset (`GameState.ruleset`); set here, where it is defined,

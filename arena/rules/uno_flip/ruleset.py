@@ -261,30 +261,9 @@ class UnoFlip(Ruleset):
         return UnoFlipState(players, options, rng)
 
     evaluate = staticmethod(evaluate_uno_flip)   # the `evaluate` capability: uno_flip/evaluation.py
-
-    @classmethod
-    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
-        """The table's action index and observation array (see uno_flip/encoding.py)."""
-        from arena.rules.uno_flip.encoding import encoding   # loaded when an environment asks
-
-        return encoding(players, options)
-
-    @classmethod
-    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
-        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
-        in a pile): the cards in play, and one."""
-        return len(options["deck"]) + 1
-
-    @classmethod
-    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                     events: list[dict[str, Any]] | None = None) -> UnoFlipState:
-        """A full game state consistent with `observation` (a determinization for
-        search), everything the seat has not seen drawn from `rng`; `events` (all the
-        events this seat received this game, in order) sharpen it. How: see
-        `sample_uno_flip_state` (section "determinization")."""
-        from arena.rules.uno_flip.sampler import sample_uno_flip_state
-
-        return sample_uno_flip_state(observation, rng, events)
+    encoding_function = "arena.rules.uno_flip.encoding:encoding"
+    sampler_function = "arena.rules.uno_flip.sampler:sample_uno_flip_state"
+    deck_option = "deck"   # chance_outcomes: the cards in play, and one
 
 
 # the engine's states name their ruleset (`GameState.ruleset`); set here, where it is defined,

@@ -172,6 +172,7 @@ from arena.rules.flip_hue.deck import DEFAULT_DECK, check_deck
 from arena.rules.flip_hue.engine import MAX_SEATS, FlipHueState
 from arena.rules.flip_hue.evaluation import evaluate_flip_hue
 from arena.rules.flip_hue.text import FlipHueRenderer
+from arena.rules.flip_hue.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 class FlipHue(Ruleset):
@@ -194,6 +195,13 @@ class FlipHue(Ruleset):
         check_deck(options["deck"], cls.min_players)
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
+    # The luck-adjusted scores' value and unrevealed cards (flip_hue/value.py) pass the kit's
+    # checks (tests/test_luck_values.py) but are not declared: declaring them makes adjusted
+    # scores this ruleset's default, which moves published results. Declaring is this line:
+    # capabilities = capabilities | {"pairwise_value", "permute_unrevealed"}
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+    pairwise_value = staticmethod(pairwise_value)
+    permute_unrevealed = staticmethod(permute_unrevealed)
     renderer = FlipHueRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0}

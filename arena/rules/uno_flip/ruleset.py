@@ -186,6 +186,7 @@ from arena.rules.uno_flip.deck import DECK_SIZE, DEFAULT_DECK, UnoFlipDeck, chec
 from arena.rules.uno_flip.engine import UnoFlipState
 from arena.rules.uno_flip.evaluation import evaluate_uno_flip
 from arena.rules.uno_flip.text import UnoFlipRenderer
+from arena.rules.uno_flip.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 class UnoFlip(Ruleset):
@@ -218,6 +219,13 @@ class UnoFlip(Ruleset):
         check_deck(options["deck"], cls.min_players)
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
+    # The luck-adjusted scores' value and unrevealed cards (uno_flip/value.py) pass the kit's
+    # checks (tests/test_luck_values.py) but are not declared: declaring them makes adjusted
+    # scores this ruleset's default, which moves published results. Declaring is this line:
+    # capabilities = capabilities | {"pairwise_value", "permute_unrevealed"}
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+    pairwise_value = staticmethod(pairwise_value)
+    permute_unrevealed = staticmethod(permute_unrevealed)
     renderer = UnoFlipRenderer
     search_hints = {"playout_depth": 20, "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0}
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 
+from arena.rules.cards import shuffle_unseen, unseen_places
 from arena.rules.color_flush.engine import CODE_BLACK, CODE_WHITE, PILE, ColorFlushState
 
 VALUE_ID = "color-flush/flush-distance"
@@ -31,21 +32,14 @@ NOBODY = 4.0
 
 def unrevealed_places(state: ColorFlushState) -> list[int]:
     """Positions in the draw pile of the cards no seat has seen a side of."""
-    table = state.table
-    seen = table.seen
-    return [i for i, card in enumerate(table.piles[PILE]) if not seen[card]]
+    return unseen_places(state.table, PILE)
 
 
 def permute_unrevealed(state: ColorFlushState, rng: random.Random) -> None:
     """Reorder the unrevealed pile cards uniformly from `rng` and toss again the coin that
     chose each one's up side (a card with a black face keeps it down)."""
     table = state.table
-    pile = table.piles[PILE]
-    places = unrevealed_places(state)
-    cards = [pile[i] for i in places]
-    rng.shuffle(cards)
-    for i, card in zip(places, cards):
-        pile[i] = card
+    for _, card in shuffle_unseen(table, PILE, rng):
         first, second = table.faces[card]
         if first == "black":
             table.side[card] = 1

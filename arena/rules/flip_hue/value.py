@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import random
 
+from arena.rules.cards import shuffle_unseen, unseen_places
 from arena.rules.flip_hue.engine import DRAW, HAND_SIZE, OVER, FlipHueState
 
 VALUE_ID = "flip-hue/line-distance"
@@ -47,9 +48,7 @@ NOBODY = 1.0
 
 def unrevealed_places(state: FlipHueState) -> list[int]:
     """Positions in the draw pile of the cards no seat has seen a side of."""
-    table = state.table
-    seen = table.seen
-    return [i for i, card in enumerate(table.piles[DRAW]) if not seen[card]]
+    return unseen_places(state.table, DRAW)
 
 
 def dealt_pile(state: FlipHueState) -> bool:
@@ -62,13 +61,8 @@ def permute_unrevealed(state: FlipHueState, rng: random.Random) -> None:
     """Reorder the unrevealed draw pile cards uniformly from `rng`, among their places; in
     the deal's pile toss again the coin that chose each one's up side."""
     table = state.table
-    pile = table.piles[DRAW]
-    places = unrevealed_places(state)
-    cards = [pile[i] for i in places]
-    rng.shuffle(cards)
     coins = dealt_pile(state)
-    for i, card in zip(places, cards):
-        pile[i] = card
+    for _, card in shuffle_unseen(table, DRAW, rng):
         if coins:
             table.side[card] = rng.getrandbits(1)
 

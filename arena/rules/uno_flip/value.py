@@ -10,9 +10,10 @@ random place. A card whose place everyone knows keeps it: the top, and the old t
 Flip turned to the bottom of the pile. Every card of the pile lies the same way (the side
 not in play up), so a reordering turns none.
 
-The value reads the hands (their sizes, and the points they hold on the side in play) and
-the totals, never the piles. Each seat's chance of winning the round falls with its hand's
-size, ``exp(-PER_CARD x size)`` among the seats. Then:
+The value reads the hands (their sizes, their wilds and the points they hold on the side in
+play) and the totals, never the piles. Each seat's chance of winning the round falls with its
+hand's size, a wild counting `WILD_BONUS` cards fewer: ``exp(-PER_CARD x size)`` among the
+seats. Then:
 
 - a single round (``target_score`` 0): the winner first, the others by points left in
   hand, fewest first; ``V[a][b] = P(a wins) + P(neither) x sigmoid((points_b - points_a) /
@@ -30,45 +31,50 @@ from __future__ import annotations
 import math
 import random
 
-from arena.rules.uno_flip.engine import OVER, UnoFlipState
+from arena.rules.cards import shuffle_unseen, unseen_places
+from arena.rules.uno_flip.engine import OVER, WILD, UnoFlipState
 
 VALUE_ID = "uno-flip/hand-race"
 VALUE_VERSION = "1"
 """The value's identity and version (a plan records them)."""
 
 # Fitted by log loss over a grid, on states kept at random decisions of games between
-# uno-flip-heuristic and random (2-4 players; 600 single rounds, 400 games to 500).
+# uno-flip-heuristic and random (2-4 players; 600 single rounds: 4,818 states, log loss
+# 0.573; 400 games to 500: 1,717 states, 0.465).
 PER_CARD = 0.25
 """How much one more card in hand lowers a seat's chance of winning the round (log scale)."""
-POINT_SCALE = 60.0
-"""The spread of a single round's points left in hand (a loser 60 points behind another is
+POINT_SCALE = 40.0
+"""The spread of a single round's points left in hand (a loser 40 points behind another is
 ~73% sure to finish behind it)."""
 TOTAL_SCALE = 100.0
 """The spread of a target game's outcome around the expected totals, near the end."""
 REMAINING = 0.05
 """How much the spread grows with the points still to go before the target."""
+WILD_BONUS = 3.0
+"""A wild in hand counts as this many cards fewer (it always plays, and most draw)."""
 
 
 def unrevealed_places(state: UnoFlipState) -> list[int]:
     """Positions in the draw pile of the cards no seat has seen a side of."""
-    table = state.table
-    seen = table.seen
-    return [i for i, card in enumerate(table.piles["draw"]) if not seen[card]]
+    return unseen_places(state.table, "draw")
 
 
 def permute_unrevealed(state: UnoFlipState, rng: random.Random) -> None:
     """Reorder the unrevealed draw pile cards uniformly from `rng`, among their places."""
-    pile = state.table.piles["draw"]
-    places = unrevealed_places(state)
-    cards = [pile[i] for i in places]
-    rng.shuffle(cards)
-    for i, card in zip(places, cards):
-        pile[i] = card
+    shuffle_unseen(state.table, "draw", rng)
+
+
+def effective_sizes(state: UnoFlipState) -> list[float]:
+    """Per seat, its hand's size less `WILD_BONUS` a wild (on the side in play): how far it
+    is from going out."""
+    wild = [kind >= WILD for kind in state.deck.kind[state.active]]
+    return [len(hand) - WILD_BONUS * sum(1 for card in hand if wild[card]) for hand in state.table.hands]
 
 
 def round_win_chances(state: UnoFlipState) -> list[float]:
-    """Per seat, its estimated chance of winning the round: ``exp(-PER_CARD x size)``, normed."""
-    weights = [math.exp(-PER_CARD * len(hand)) for hand in state.table.hands]
+    """Per seat, its estimated chance of winning the round: ``exp(-PER_CARD x effective size)``,
+    normed."""
+    weights = [math.exp(-PER_CARD * size) for size in effective_sizes(state)]
     total = sum(weights)
     return [w / total for w in weights]
 

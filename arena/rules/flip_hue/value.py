@@ -27,11 +27,11 @@ rest tied). It reads hands and faction cards, never the piles. Exact once the ga
 
 from __future__ import annotations
 
-import math
 import random
 
 from arena.rules.cards import shuffle_unseen, unseen_places
 from arena.rules.flip_hue.engine import DRAW, HAND_SIZE, OVER, FlipHueState
+from arena.rules.evaluation import distance_win_chances, winner_takes_all
 
 VALUE_ID = "flip-hue/line-distance"
 VALUE_VERSION = "1"
@@ -83,11 +83,7 @@ def distance(state: FlipHueState, seat: int) -> int:
 def pairwise_value(state: FlipHueState) -> list[list[float]]:
     """``V[a][b]``: the estimated probability that seat a finishes ahead of seat b (see the
     module); ``V[b][a] == 1 - V[a][b]``, ``V[a][a] == 0.5``."""
-    n = state.players
     if state.step == OVER:
-        win = [1.0 if seat == state.winner else 0.0 for seat in range(n)]
-    else:
-        weights = [math.exp(-SCALE * distance(state, seat)) for seat in range(n)]
-        total = sum(weights) + math.exp(-SCALE * NOBODY)
-        win = [w / total for w in weights]
-    return [[0.5 if a == b else win[a] + 0.5 * (1.0 - win[a] - win[b]) for b in range(n)] for a in range(n)]
+        return winner_takes_all([1.0 if seat == state.winner else 0.0 for seat in range(state.players)])
+    distances = [distance(state, seat) for seat in range(state.players)]
+    return winner_takes_all(distance_win_chances(distances, SCALE, NOBODY))

@@ -10,11 +10,18 @@ Usage::
 
     .venv/bin/python benchmarks/bench_luck.py flip-7 "flip7-threshold:threshold=23" \\
         "flip7-threshold:threshold=31" --deals 500 --clones 16
+
+A ruleset that defines a value but does not declare it (UNO Flip, Flip Hue) is measured
+with ``--declare``; ``--option key=json`` sets a ruleset option (repeatable)::
+
+    .venv/bin/python benchmarks/bench_luck.py uno-flip uno-flip-heuristic random --declare \
+        --option target_score=0 --deals 200
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import time
@@ -44,9 +51,16 @@ def main(argv=None) -> None:
     parser.add_argument("--clones", type=int, default=DEFAULT_CLONES)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sampled", action="store_true", help="sample k clones even where outcomes can be enumerated")
+    parser.add_argument("--declare", action="store_true",
+                        help="declare the pairwise_value and permute_unrevealed the ruleset defines only")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=JSON", help="a ruleset option")
     args = parser.parse_args(argv)
     registry = load_registry()
     ruleset = registry.ruleset(args.ruleset).cls
+    options = {key: json.loads(value) for key, _, value in (item.partition("=") for item in args.option)}
+    if args.declare:
+        ruleset = type(ruleset.__name__, (ruleset,),
+                       {"capabilities": ruleset.capabilities | {"pairwise_value", "permute_unrevealed"}})
     if args.sampled:
         ruleset = type(ruleset.__name__, (ruleset,), {"unrevealed_is_draw_pile": False})
     a, b = entrant(registry, args.a), entrant(registry, args.b)
@@ -58,7 +72,7 @@ def main(argv=None) -> None:
         raw_deal = adj_deal = 0.0
         for game, seats in enumerate(((a, b), (b, a))):
             started = time.perf_counter()
-            result = play_game(ruleset, list(seats), deal_seed,
+            result = play_game(ruleset, list(seats), deal_seed, options=options,
                                bot_seeds=[bot_seed(deal_seed, s, game) for s in range(2)])
             game_time += time.perf_counter() - started
             started = time.perf_counter()
@@ -76,11 +90,11 @@ def main(argv=None) -> None:
         adjusted.append(adj_deal / 2)
     sd_raw, sd_adj = statistics.stdev(raw), statistics.stdev(adjusted)
     se = statistics.stdev(sums) / math.sqrt(len(sums))
-    print(f"{args.ruleset} {args.a} against {args.b}, {args.deals} deals ({2 * args.deals} games), "
+    print(f"{args.ruleset} {options or ''} {args.a} against {args.b}, {args.deals} deals ({2 * args.deals} games), "
           f"k = {args.clones}{' sampled' if args.sampled else ''}:")
     print(f"  raw      mean {statistics.fmean(raw):.4f}  per-deal SD {sd_raw:.4f}")
     print(f"  adjusted mean {statistics.fmean(adjusted):.4f}  per-deal SD {sd_adj:.4f}  "
-          f"({100 * (1 - sd_adj / sd_raw):.1f}% lower)")
+          f"({f'{100 * (1 - sd_adj / sd_raw):.1f}% lower' if sd_raw else 'raw SD 0'})")
     print(f"  mean summed correction per game {statistics.fmean(sums):+.4f} +- {se:.4f} (one standard error)")
     print(f"  games {1000 * game_time / (2 * args.deals):.2f} ms a game; corrections "
           f"{1000 * luck_time / (2 * args.deals):.2f} ms a game ({luck_time / game_time:.1f}x); "

@@ -15,6 +15,7 @@ from arena.rules.color_flush import ColorFlush  # noqa: E402
 from arena.rules.flip_7 import Flip7  # noqa: E402
 from arena.rules.flip_hue import FlipHue  # noqa: E402
 from arena.rules.uno_flip import UnoFlip  # noqa: E402
+from arena.rules.observation import make_observation  # noqa: E402
 from arena.testing import ConformanceError, cases, check_declared_capabilities  # noqa: E402
 
 RULESETS = {"flip-7": Flip7, "uno-flip": UnoFlip, "color-flush": ColorFlush, "flip-hue": FlipHue}
@@ -125,3 +126,36 @@ def test_the_kit_catches_a_chance_outcome_count_below_the_draw_pile():
     with pytest.raises(ConformanceError, match="below the draw pile"):
         check_declared_capabilities(_broken(Flip7, chance_outcomes=classmethod(lambda cls, players, options: 10)),
                                     _games(Flip7))
+
+
+# -- capabilities served from data (Ruleset.encoding_function, sampler_function, deck_option) --
+
+
+def test_a_ruleset_declares_encoding_sampler_and_chance_outcomes_as_data_the_base_serves():
+    from arena.rules.base import Ruleset
+    from arena.rules.flip_hue.encoding import encoding as flip_hue_encoding
+
+    data = {"capabilities": frozenset({"encoding", "sample_state", "chance_outcomes"}),
+            "encoding_function": "arena.rules.flip_hue.encoding:encoding",
+            "sampler_function": "arena.rules.flip_hue.sampler:sample_state", "deck_option": "deck"}
+    game = type("Data", (FlipHue,), data)
+    options = FlipHue.resolve_options()
+    assert game.encoding(3, options).actions == flip_hue_encoding(3, options).actions
+    assert game.chance_outcomes(3, options) == len(options["deck"]) + 1
+    state = FlipHue.new_game(3, options, random.Random(1))
+    observation = make_observation(FlipHue, state, state.current_seat())
+    sample = game.sample_state(observation, random.Random(2))
+    assert sample.view(observation["seat"]) == observation["view"]
+    for capability, attribute in (("encoding", "encoding_function"), ("sample_state", "sampler_function"),
+                                  ("chance_outcomes", "deck_option")):
+        with pytest.raises(TypeError, match=rf"declares \['{capability}'\] but does not define"):
+            type("Broken", (Ruleset,), {"capabilities": frozenset({capability})})
+        bare = type("Bare", (Ruleset,), {})
+        with pytest.raises(NotImplementedError, match=f"set {attribute} or define the classmethod"):
+            getattr(bare, capability)(*((2, {}) if capability != "sample_state" else (observation, random.Random())))
+
+
+def test_a_classmethod_of_the_ruleset_still_overrides_the_data():
+    game = type("Own", (FlipHue,), {"chance_outcomes": classmethod(lambda cls, players, options: 7)})
+    assert game.chance_outcomes(2, {}) == 7
+    assert Flip7.chance_outcomes(2, {}) == 95 and Flip7.deck_option is None   # its own: 94 cards a deck

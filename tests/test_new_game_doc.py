@@ -16,16 +16,32 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "new-game.md"
-BLOCK = re.compile(r"^```(?:python|toml)\n# file: (?P<path>\S+)\n(?P<body>.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```(?:python|toml)\n# (?:file: (?P<path>\S+)|add to (?P<into>\S+), class (?P<cls>\w+), "
+                   r"below (?P<below>\w+))\n(?P<body>.*?)^```", re.S | re.M)
+ENV_BLOCK = re.compile(r"^```python\n(?P<body>from pettingzoo\.test import .*?)^```", re.S | re.M)
 
 
 def doc_files(text: str) -> dict[str, str]:
-    """The doc's files: each block headed ``# file: <path>`` (a later one replaces an earlier)."""
-    files = {}
+    """The doc's files: each block headed ``# file: <path>`` (a later one replaces an earlier),
+    with the lines of each block headed ``# add to <path>, class <name>, below <attribute>``
+    put right below that attribute of that class."""
+    files: dict[str, str] = {}
     for match in BLOCK.finditer(text):
         body = match["body"]
-        files[match["path"]] = body if match["path"].endswith(".py") else f"# file: {match['path']}\n{body}"
+        if match["into"]:
+            files[match["into"]] = add_below(files[match["into"]], match["cls"], match["below"], body)
+        else:
+            files[match["path"]] = body if match["path"].endswith(".py") else f"# file: {match['path']}\n{body}"
     return files
+
+
+def add_below(source: str, cls: str, attribute: str, lines: str) -> str:
+    """`source` with `lines` inserted after the line of class `cls` that sets `attribute`."""
+    head, _, rest = source.partition(f"\nclass {cls}(")
+    assert rest, f"the doc adds to class {cls}, which its file does not define"
+    line = re.search(rf"^    {attribute} = .*\n", rest, re.M)
+    assert line, f"the doc adds below {cls}.{attribute}, which the class does not set"
+    return f"{head}\nclass {cls}({rest[:line.end()]}{lines}{rest[line.end():]}"
 
 
 @pytest.fixture
@@ -50,7 +66,43 @@ def high_card(plugin_dir, tmp_path, monkeypatch):
 def test_the_doc_lists_every_file_of_its_folder_and_each_has_a_block():
     files = doc_files(DOC.read_text())
     assert set(files) == {"pyproject.toml", "arena_high_card/__init__.py", "arena_high_card/ruleset.py",
-                          "arena_high_card/text.py", "tests/test_conformance.py", "tournament.toml"}
+                          "arena_high_card/text.py", "arena_high_card/encoding.py", "tests/test_conformance.py",
+                          "tournament.toml"}
+    assert 'encoding_function = "arena_high_card.encoding:encoding"' in files["arena_high_card/ruleset.py"]
+
+
+def test_the_docs_game_declares_its_encoding_and_chance_outcomes_and_the_kit_checks_them(high_card):
+    from arena.plugins import load_registry
+    from arena.testing import check_ruleset
+
+    cls = load_registry().rulesets["high-card"].cls
+    assert cls.supports("encoding") and cls.supports("chance_outcomes")
+    assert cls.chance_outcomes(3, cls.resolve_options()) == 16
+    report = check_ruleset(cls, seeds=1, variants=False)
+    assert not [note for note in report.skipped if "encoding" in note or "chance_outcomes" in note]
+    table = cls.encoding(2, cls.resolve_options())
+    assert table.feature_name(0) == "me[0]" and table.actions[:2] == ("play:0:face", "play:0:back")
+
+
+def test_the_docs_environment_code_passes_pettingzoos_api_test_and_openspiels_random_sim_test(high_card):
+    pytest.importorskip("pettingzoo")
+    pytest.importorskip("pyspiel")
+    import warnings
+
+    from arena.envs.openspiel import register_games
+
+    assert "high-card" in register_games()   # installed after arena.envs.openspiel was first imported
+    code = ENV_BLOCK.search(DOC.read_text())
+    assert code, "docs/new-game.md has no environment block (from pettingzoo.test import ...)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's advice to prefer a Box over a Dict with an action mask
+        namespace: dict = {}
+        exec(compile(code["body"], str(DOC), "exec"), namespace)   # the doc's own lines, as a reader runs them
+    assert namespace["game"].max_chance_outcomes() == 16
+    import pyspiel
+
+    pyspiel.random_sim_test(pyspiel.load_game("arena_high_card", {"players": 2}), num_sims=2, serialize=False,
+                            verbose=False)
 
 
 def test_the_docs_game_registers_passes_the_kit_and_has_its_rules_page(high_card):

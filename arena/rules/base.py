@@ -13,10 +13,12 @@ its state's `chance` (`rules/chance.py`), seeded from the RNG passed in.
 from __future__ import annotations
 
 import copy
+import functools
+import importlib
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence, cast
 
 from arena.errors import OptionError, PlayerCountError
 from arena.rules.game_state import GameState, OwnEventCopies, fresh_copy, plain_copy  # noqa: F401 (the rules API)
@@ -97,7 +99,8 @@ class Ruleset(ABC):
     options: ClassVar[dict[str, Option]] = {}
     capabilities: ClassVar[frozenset[str]] = frozenset()
     """The optional parts this ruleset provides, each a classmethod of that name (checked
-    when the class is made; callers ask `supports`):
+    when the class is made; callers ask `supports`). Three can be given as data, which the
+    base's classmethods read: `encoding_function`, `sampler_function` and `deck_option`.
 
     - ``"sample_state"``: ``sample_state(observation, rng, events=None) -> GameState``, a
       full state consistent with what the observing seat knows, the rest drawn from
@@ -161,16 +164,6 @@ class Ruleset(ABC):
     if TYPE_CHECKING:  # the optional capabilities' types, for callers that asked `supports` first;
         # the type checker's only, so a ruleset that does not define one has no such attribute
 
-        @classmethod
-        def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                         events: list[dict[str, Any]] | None = None) -> GameState: ...
-
-        @classmethod
-        def encoding(cls, players: int, options: Mapping[str, Any]) -> Any: ...
-
-        @classmethod
-        def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int: ...
-
         # `state` is the ruleset's own GameState subclass, which a ruleset names in its
         # signature (Any: a narrower parameter than the base's is no valid override)
         @classmethod
@@ -178,6 +171,42 @@ class Ruleset(ABC):
 
         @classmethod
         def permute_unrevealed(cls, state: Any, rng: random.Random) -> None: ...
+
+    # Where three capabilities' code lives, as data (a ruleset may define the classmethod
+    # itself instead): the base's classmethods below read these.
+
+    encoding_function: ClassVar[str | None] = None
+    """``"module:function"`` of the `encoding` capability, ``function(players, options)``,
+    imported when an environment first asks (arrays need numpy, which rules never load)."""
+
+    sampler_function: ClassVar[str | None] = None
+    """``"module:function"`` of the `sample_state` capability, ``function(observation, rng,
+    events)``, imported when a search bot first asks."""
+
+    deck_option: ClassVar[str | None] = None
+    """The option listing the cards in play: the `chance_outcomes` capability is then their
+    number, and one (a shuffle's first pick, or a place in a pile)."""
+
+    @classmethod
+    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
+        """The table's action index and observation array (`encoding_function`'s;
+        `arena.rules.encoding.Encoding`)."""
+        return _capability_code(cls, "encoding", cls.encoding_function)(players, options)
+
+    @classmethod
+    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
+                     events: list[dict[str, Any]] | None = None) -> GameState:
+        """A full state consistent with `observation` (`sampler_function`'s; see
+        `capabilities`)."""
+        return _capability_code(cls, "sample_state", cls.sampler_function)(observation, rng, events)
+
+    @classmethod
+    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
+        """A bound on the outcomes of one chance draw: the cards of `deck_option`, and one."""
+        if cls.deck_option is None:
+            raise NotImplementedError(f"{cls.__name__} has no chance_outcomes: set deck_option "
+                                      f"or define the classmethod")
+        return len(options[cls.deck_option]) + 1
 
     # What the harness asks of a game, declared by the game (defaults: a game that declares
     # nothing); tables keyed by ruleset id elsewhere read these instead.
@@ -226,7 +255,7 @@ class Ruleset(ABC):
         if unknown:
             raise TypeError(f"{cls.__name__} declares unknown capabilities {unknown} "
                             f"(known: {', '.join(CAPABILITIES)})")
-        missing = sorted(name for name in cls.capabilities if not callable(getattr(cls, name, None)))
+        missing = sorted(name for name in cls.capabilities if not _defines(cls, name))
         if missing:
             raise TypeError(f"{cls.__name__} declares {missing} but does not define them")
         if "pairwise_value" in cls.capabilities and cls.pairwise_value_identity is None:
@@ -284,6 +313,36 @@ class Ruleset(ABC):
         `arena replay` and the site's replays): the game's `renderer` writes it
         (`Renderer.log_line`), beside its sentences for a seat's view."""
         return cls.renderer.log_line(event)
+
+
+_CAPABILITY_DATA = {"encoding": "encoding_function", "sample_state": "sampler_function",
+                    "chance_outcomes": "deck_option"}
+"""The capabilities the base serves from data, and the class attribute each reads."""
+
+
+def _defines(cls: type[Ruleset], capability: str) -> bool:
+    """Whether `cls` provides `capability`: its own (or a parent's) classmethod, or the
+    data the base's classmethod reads."""
+    owner = next((k for k in cls.__mro__ if capability in k.__dict__), None)
+    if owner is Ruleset:
+        return getattr(cls, _CAPABILITY_DATA[capability]) is not None
+    return callable(getattr(cls, capability, None))
+
+
+@functools.cache
+def _load_function(path: str) -> Callable[..., Any]:
+    """The function named by ``"module:function"``."""
+    module, _, name = path.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
+
+
+def _capability_code(cls: type[Ruleset], capability: str, path: str | None) -> Callable[..., Any]:
+    """The function at `path`, or a one-line NotImplementedError naming what to set."""
+    if path is None:
+        raise NotImplementedError(f"{cls.__name__} has no {capability}: set {_CAPABILITY_DATA[capability]} "
+                                  f"or define the classmethod")
+    return _load_function(path)
 
 
 def copy_rng(rng: random.Random) -> random.Random:

@@ -330,6 +330,39 @@ class TwoFacedTable:
         return _rebuilt_table, (self.faces, self.players, self.side, self.seen, self.hands, self.piles)
 
 
+def seen_toward(table: TwoFacedTable, cards: Sequence[int]) -> list[int]:
+    """The `seen` bits of `cards`, each re-based so that side 0 is its side toward its holder
+    (or up): bit ``2*seat`` for that side, ``2*seat + 1`` for the other."""
+    seen, side = table.seen, table.side
+    side_0 = int("01" * table.players, 2)   # the bit of side 0, for every seat
+    out = []
+    for card in cards:
+        bits = seen[card]
+        if side[card]:
+            bits = ((bits >> 1) & side_0) | ((bits & side_0) << 1)
+        out.append(bits)
+    return out
+
+
+def unseen_places(table: TwoFacedTable, pile: str) -> list[int]:
+    """Positions in `pile` (bottom first) of the cards no seat has seen a side of."""
+    seen = table.seen
+    return [i for i, card in enumerate(table.piles[pile]) if not seen[card]]
+
+
+def shuffle_unseen(table: TwoFacedTable, pile: str, rng: random.Random) -> list[tuple[int, int]]:
+    """Reorder uniformly from `rng`, among their places, the cards of `pile` no seat has seen
+    a side of (what a game whose shuffles forget the cards' history leaves unrevealed there;
+    sides unchanged). Returns ``(place, card)`` as they now lie, bottom first."""
+    cards = table.piles[pile]
+    places = unseen_places(table, pile)
+    moved = [cards[i] for i in places]
+    rng.shuffle(moved)
+    for place, card in zip(places, moved):
+        cards[place] = card
+    return list(zip(places, moved))
+
+
 def _rebuilt_table(faces: tuple[tuple[str, str], ...], players: int, side: list[int], seen: list[int],
                    hands: list[list[int]], piles: dict[str, list[int]]) -> TwoFacedTable:
     """The table `TwoFacedTable.__reduce__` describes (its view table built when next needed)."""

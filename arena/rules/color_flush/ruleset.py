@@ -186,16 +186,8 @@ class ColorFlush(Ruleset):
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes",
                               "pairwise_value", "permute_unrevealed"})
     pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
-
-    @classmethod
-    def pairwise_value(cls, state: ColorFlushState) -> list[list[float]]:
-        """P(a finishes ahead of b) per ordered seat pair (`color_flush/value.py`)."""
-        return pairwise_value(state)
-
-    @classmethod
-    def permute_unrevealed(cls, state: ColorFlushState, rng: random.Random) -> None:
-        """Reorder the never-seen pile cards, their coins tossed again (`color_flush/value.py`)."""
-        permute_unrevealed(state, rng)
+    pairwise_value = staticmethod(pairwise_value)   # color_flush/value.py
+    permute_unrevealed = staticmethod(permute_unrevealed)   # the never-seen pile cards, coins tossed again
 
     renderer = ColorFlushRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
@@ -257,28 +249,9 @@ class ColorFlush(Ruleset):
         return state
 
     evaluate = staticmethod(evaluate_color_flush)   # the `evaluate` capability: color_flush/evaluation.py
-
-    @classmethod
-    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
-        """The table's action index and observation array (see color_flush/encoding.py)."""
-        from arena.rules.color_flush.encoding import encoding   # loaded when an environment asks
-
-        return encoding(players, options)
-
-    @classmethod
-    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
-        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
-        in a pile): the cards in play, and one."""
-        return len(options["deck"]) + 1
-
-    @classmethod
-    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                     events: list[dict[str, Any]] | None = None) -> ColorFlushState:
-        """A full game state consistent with `observation` (see "determinization"
-        at the end of this module)."""
-        from arena.rules.color_flush.sampler import sample_state
-
-        return sample_state(observation, rng, events)
+    encoding_function = "arena.rules.color_flush.encoding:encoding"
+    sampler_function = "arena.rules.color_flush.sampler:sample_state"
+    deck_option = "deck"   # chance_outcomes: the cards in play, and one
 
 
 # -- a constructor for hand-set states (`ColorFlush.lay_out`) -----------------------

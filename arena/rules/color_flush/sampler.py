@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.rules.cards import TwoFacedTable
+from arena.rules.cards import TwoFacedTable, seen_toward
 from arena.rules.chance import Chance
-from arena.rules.color_flush.engine import ACTION_NAMES, BLACK, MAX_SEATS, PILE, ColorFlushState
+from arena.rules.color_flush.engine import ACTION_NAMES, BLACK, PILE, ColorFlushState
 from arena.rules.matching import CardMatching
 from arena.rules.observation_cache import ObservationCache
 from arena.rules.recall import AnonymousFaces, RecallCache
@@ -273,16 +273,8 @@ class _Recall(AnonymousFaces):
         that side 0 is the side toward the holder / up."""
         table = self.table
         order = [c for hand in table.hands for c in hand] + table.piles[PILE]
-        out = []
-        for card in order:
-            bits = table.seen[card]
-            if table.side[card]:
-                bits = ((bits >> 1) & _EVEN_BITS) | ((bits & _EVEN_BITS) << 1)
-            out.append(bits)
-        return out
+        return seen_toward(table, order)
 
-
-_EVEN_BITS = int("01" * MAX_SEATS, 2)
 
 # One replay per events list (a few lists kept): an ISMCTS bot samples many times from
 # the same, growing list, so the replay only ever runs over new events.

@@ -15,10 +15,11 @@ tied). Exact once the game is over.
 
 from __future__ import annotations
 
-import math
 import random
 
+from arena.rules.cards import shuffle_unseen, unseen_places
 from arena.rules.color_flush.engine import CODE_BLACK, CODE_WHITE, PILE, ColorFlushState
+from arena.rules.evaluation import distance_win_chances, winner_takes_all
 
 VALUE_ID = "color-flush/flush-distance"
 VALUE_VERSION = "1"
@@ -31,21 +32,14 @@ NOBODY = 4.0
 
 def unrevealed_places(state: ColorFlushState) -> list[int]:
     """Positions in the draw pile of the cards no seat has seen a side of."""
-    table = state.table
-    seen = table.seen
-    return [i for i, card in enumerate(table.piles[PILE]) if not seen[card]]
+    return unseen_places(state.table, PILE)
 
 
 def permute_unrevealed(state: ColorFlushState, rng: random.Random) -> None:
     """Reorder the unrevealed pile cards uniformly from `rng` and toss again the coin that
     chose each one's up side (a card with a black face keeps it down)."""
     table = state.table
-    pile = table.piles[PILE]
-    places = unrevealed_places(state)
-    cards = [pile[i] for i in places]
-    rng.shuffle(cards)
-    for i, card in zip(places, cards):
-        pile[i] = card
+    for _, card in shuffle_unseen(table, PILE, rng):
         first, second = table.faces[card]
         if first == "black":
             table.side[card] = 1
@@ -72,11 +66,7 @@ def distance(state: ColorFlushState, seat: int) -> int:
 
 def pairwise_value(state: ColorFlushState) -> list[list[float]]:
     """``V[a][b]``: the estimated probability that seat a finishes ahead of seat b (see the module)."""
-    n = state.players
     if state.over:
-        win = [1.0 if seat == state.winner else 0.0 for seat in range(n)]
-    else:
-        weights = [math.exp(-SCALE * distance(state, seat)) for seat in range(n)]
-        total = sum(weights) + math.exp(-SCALE * NOBODY)
-        win = [w / total for w in weights]
-    return [[0.5 if a == b else win[a] + 0.5 * (1.0 - win[a] - win[b]) for b in range(n)] for a in range(n)]
+        return winner_takes_all([1.0 if seat == state.winner else 0.0 for seat in range(state.players)])
+    distances = [distance(state, seat) for seat in range(state.players)]
+    return winner_takes_all(distance_win_chances(distances, SCALE, NOBODY))

@@ -260,40 +260,16 @@ class Flip7(Ruleset):
         return state
 
     evaluate = staticmethod(evaluate_flip_7)   # the `evaluate` capability: flip_7/evaluation.py
-
-    @classmethod
-    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
-        """The table's action index and observation array (see flip_7/encoding.py)."""
-        from arena.rules.flip_7.encoding import encoding   # loaded when an environment asks
-
-        return encoding(players, options)
+    encoding_function = "arena.rules.flip_7.encoding:encoding"
+    sampler_function = "arena.rules.flip_7.sampler:sample_flip7_state"   # the unseen cards in a random deck order
+    pairwise_value = staticmethod(pairwise_value)   # flip_7/value.py
+    permute_unrevealed = staticmethod(permute_unrevealed)   # shuffles the deck, the only unrevealed cards
 
     @classmethod
     def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
         """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
         in a pile): the cards in play, and one."""
         return 94 * (2 if players > 18 else 1) + 1
-
-    @classmethod
-    def pairwise_value(cls, state: Flip7State) -> list[list[float]]:
-        """P(a finishes ahead of b) per ordered seat pair (`flip_7/value.py`)."""
-        return pairwise_value(state)
-
-    @classmethod
-    def permute_unrevealed(cls, state: Flip7State, rng: random.Random) -> None:
-        """Shuffle the deck, the only unrevealed cards (`flip_7/value.py`)."""
-        permute_unrevealed(state, rng)
-
-    @classmethod
-    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                     events: list[dict[str, Any]] | None = None) -> Flip7State:
-        """A full game state consistent with `observation` (a determinization for
-        search): the unseen cards in a random deck order. How: see
-        `sample_flip7_state` (flip_7/sampler.py); `events` are not needed
-        (everything but the deck order is public)."""
-        from arena.rules.flip_7.sampler import sample_flip7_state
-
-        return sample_flip7_state(observation, rng)
 
 
 # the engine's states name their ruleset (`GameState.ruleset`); set here, where it is defined,

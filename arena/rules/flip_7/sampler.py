@@ -14,9 +14,11 @@ from arena.rules.flip_7.engine import (F_DEAL, F_FLIP_THREE, F_HAND_OUT, HIT_STA
 # -- determinization -------------------------------------------------------------------
 
 
-def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random) -> Flip7State:
+def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random,
+                       events: list[dict[str, Any]] | None = None) -> Flip7State:
     """`Flip7.sample_state`: the state described by `observation`, with the deck's order
-    drawn from `rng`; a full, playable state that a search bot can play forward.
+    drawn from `rng`; a full, playable state that a search bot can play forward. `events`
+    are not needed (everything but the deck's order is public).
 
     Everything on a Flip 7 table is public; the view lists the deck's composition
     (`unseen`), so only the ORDER of the deck is hidden. The sampler

@@ -172,6 +172,7 @@ from arena.rules.flip_hue.deck import DEFAULT_DECK, check_deck
 from arena.rules.flip_hue.engine import MAX_SEATS, FlipHueState
 from arena.rules.flip_hue.evaluation import evaluate_flip_hue
 from arena.rules.flip_hue.text import FlipHueRenderer
+from arena.rules.flip_hue.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 class FlipHue(Ruleset):
@@ -194,6 +195,13 @@ class FlipHue(Ruleset):
         check_deck(options["deck"], cls.min_players)
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
+    # The luck-adjusted scores' value and unrevealed cards (flip_hue/value.py) pass the kit's
+    # checks (tests/test_luck_values.py) but are not declared: declaring them makes adjusted
+    # scores this ruleset's default, which moves published results. Declaring is this line:
+    # capabilities = capabilities | {"pairwise_value", "permute_unrevealed"}
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+    pairwise_value = staticmethod(pairwise_value)
+    permute_unrevealed = staticmethod(permute_unrevealed)
     renderer = FlipHueRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0}
@@ -248,28 +256,9 @@ class FlipHue(Ruleset):
         return FlipHueState(players, options, rng)
 
     evaluate = staticmethod(evaluate_flip_hue)   # the `evaluate` capability: flip_hue/evaluation.py
-
-    @classmethod
-    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
-        """The table's action index and observation array (see flip_hue/encoding.py)."""
-        from arena.rules.flip_hue.encoding import encoding   # loaded when an environment asks
-
-        return encoding(players, options)
-
-    @classmethod
-    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
-        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
-        in a pile): the cards in play, and one."""
-        return len(options["deck"]) + 1
-
-    @classmethod
-    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                     events: list[dict[str, Any]] | None = None) -> FlipHueState:
-        """A full game state consistent with `observation` (see "determinization"
-        at the end of this module)."""
-        from arena.rules.flip_hue.sampler import sample_state
-
-        return sample_state(observation, rng, events)
+    encoding_function = "arena.rules.flip_hue.encoding:encoding"
+    sampler_function = "arena.rules.flip_hue.sampler:sample_state"
+    deck_option = "deck"   # chance_outcomes: the cards in play, and one
 
 
 # the engine's states name their ruleset (`GameState.ruleset`); set here, where it is defined,

@@ -7,8 +7,8 @@ import random
 from typing import Any, Mapping
 
 from arena.rules.chance import Chance
-from arena.rules.cards import TwoFacedTable
-from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, MAX_SEATS, OVER, PUSH, FlipHueState,
+from arena.rules.cards import TwoFacedTable, seen_toward
+from arena.rules.flip_hue.engine import (CLEANUP, DISCARD, DRAW, FLIP, OVER, PUSH, FlipHueState,
                                          fit_for_faction)
 from arena.rules.matching import CardMatching
 from arena.rules.observation_cache import ObservationCache
@@ -329,16 +329,8 @@ class _Recall(AnonymousFaces):
         table = self.table
         order = list(self.faction) + [c for hand in table.hands for c in hand] \
             + table.piles[DRAW] + table.piles[DISCARD]
-        out = []
-        for card in order:
-            bits = table.seen[card]
-            if table.side[card]:
-                bits = ((bits >> 1) & _EVEN_BITS) | ((bits & _EVEN_BITS) << 1)
-            out.append(bits)
-        return out
+        return seen_toward(table, order)
 
-
-_EVEN_BITS = int("01" * MAX_SEATS, 2)
 
 # One replay per events list (a few lists kept): an ISMCTS bot samples many times from
 # the same, growing list, so the replay only ever runs over new events.

@@ -186,6 +186,7 @@ from arena.rules.uno_flip.deck import DECK_SIZE, DEFAULT_DECK, UnoFlipDeck, chec
 from arena.rules.uno_flip.engine import UnoFlipState
 from arena.rules.uno_flip.evaluation import evaluate_uno_flip
 from arena.rules.uno_flip.text import UnoFlipRenderer
+from arena.rules.uno_flip.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
 
 
 class UnoFlip(Ruleset):
@@ -218,6 +219,13 @@ class UnoFlip(Ruleset):
         check_deck(options["deck"], cls.min_players)
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
+    # The luck-adjusted scores' value and unrevealed cards (uno_flip/value.py) pass the kit's
+    # checks (tests/test_luck_values.py) but are not declared: declaring them makes adjusted
+    # scores this ruleset's default, which moves published results. Declaring is this line:
+    # capabilities = capabilities | {"pairwise_value", "permute_unrevealed"}
+    pairwise_value_identity = (VALUE_ID, VALUE_VERSION)
+    pairwise_value = staticmethod(pairwise_value)
+    permute_unrevealed = staticmethod(permute_unrevealed)
     renderer = UnoFlipRenderer
     search_hints = {"playout_depth": 20, "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0}
 
@@ -261,30 +269,9 @@ class UnoFlip(Ruleset):
         return UnoFlipState(players, options, rng)
 
     evaluate = staticmethod(evaluate_uno_flip)   # the `evaluate` capability: uno_flip/evaluation.py
-
-    @classmethod
-    def encoding(cls, players: int, options: Mapping[str, Any]) -> Any:
-        """The table's action index and observation array (see uno_flip/encoding.py)."""
-        from arena.rules.uno_flip.encoding import encoding   # loaded when an environment asks
-
-        return encoding(players, options)
-
-    @classmethod
-    def chance_outcomes(cls, players: int, options: Mapping[str, Any]) -> int:
-        """A bound on the outcomes of one chance draw (a shuffle's first pick, a place
-        in a pile): the cards in play, and one."""
-        return len(options["deck"]) + 1
-
-    @classmethod
-    def sample_state(cls, observation: Mapping[str, Any], rng: random.Random,
-                     events: list[dict[str, Any]] | None = None) -> UnoFlipState:
-        """A full game state consistent with `observation` (a determinization for
-        search), everything the seat has not seen drawn from `rng`; `events` (all the
-        events this seat received this game, in order) sharpen it. How: see
-        `sample_uno_flip_state` (section "determinization")."""
-        from arena.rules.uno_flip.sampler import sample_uno_flip_state
-
-        return sample_uno_flip_state(observation, rng, events)
+    encoding_function = "arena.rules.uno_flip.encoding:encoding"
+    sampler_function = "arena.rules.uno_flip.sampler:sample_uno_flip_state"
+    deck_option = "deck"   # chance_outcomes: the cards in play, and one
 
 
 # the engine's states name their ruleset (`GameState.ruleset`); set here, where it is defined,

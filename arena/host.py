@@ -51,15 +51,7 @@ def serve(bot_name: str) -> int:
             continue
         if message["type"] == "shutdown":
             return 0
-        try:
-            reply = encode(session.answer(message))
-        except Exception as exc:  # a reply it cannot encode (not JSON data, too deep) lands here too
-            try:
-                traceback.print_exc()
-            except Exception:  # noqa: BLE001
-                pass
-            reply = encode(_failure(exc))
-        channel_out.write(reply)
+        channel_out.write(session.reply(message))
 
 
 def _load(bot_name: str) -> type:
@@ -81,26 +73,38 @@ class _Session:
         self.bot_cls = bot_cls
         self.bot: Any = None
 
-    def answer(self, message: dict) -> dict:
-        from arena.protocol import PROTOCOL_VERSION, ProtocolError
+    def reply(self, message: dict) -> bytes:
+        """The encoded reply to `message`: the bot's answer, or the error it raised, its
+        traceback printed to the log (caught here, where the bot is called, so the
+        traceback shows this frame and the bot's)."""
+        from arena.protocol import PROTOCOL_VERSION, ProtocolError, encode
 
         kind = message["type"]
-        if kind == "hello":
-            return {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": self.bot_cls.name}
-        if kind == "start":
-            self.bot = self.bot_cls(**message.get("params", {}))
-            self.bot.rng = random.Random(message["seed"])
-            self.bot.start(message["info"])
-            return {"type": "ok"}
-        if kind in ("act", "end") and self.bot is None:  # (was an AttributeError on None)
-            raise ProtocolError(f"{kind!r} before a game's start")
-        if kind == "act":
-            return {"type": "action", "action": self.bot.act(message["observation"])}
-        if kind == "end":
-            self.bot.end(message["outcome"])
-            self.bot = None
-            return {"type": "ok"}
-        return {"type": "error", "message": f"unknown message type {kind!r}"}
+        try:
+            if kind == "hello":
+                reply = {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": self.bot_cls.name}
+            elif kind == "start":
+                self.bot = self.bot_cls(**message.get("params", {}))
+                self.bot.rng = random.Random(message["seed"])
+                self.bot.start(message["info"])
+                reply = {"type": "ok"}
+            elif kind in ("act", "end") and self.bot is None:  # (was an AttributeError on None)
+                raise ProtocolError(f"{kind!r} before a game's start")
+            elif kind == "act":
+                reply = {"type": "action", "action": self.bot.act(message["observation"])}
+            elif kind == "end":
+                self.bot.end(message["outcome"])
+                self.bot = None
+                reply = {"type": "ok"}
+            else:
+                reply = {"type": "error", "message": f"unknown message type {kind!r}"}
+            return encode(reply)
+        except Exception as exc:  # a reply it cannot encode (not JSON data, too deep) lands here too
+            try:
+                traceback.print_exc()
+            except Exception:  # noqa: BLE001
+                pass
+            return encode(_failure(exc))
 
 
 def _failure(exc: BaseException) -> dict:

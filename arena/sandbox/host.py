@@ -4,10 +4,9 @@ The same line protocol as `ProcessHost`, through the same `arena.channel.Channel
 (its reading, writing and fault rules), paired with a different launcher
 (`SandboxLauncher`, `process`): the process runs in a bubblewrap sandbox
 (`launcher`), under its own uid when the harness is root (`uids`), in its own
-cgroup (`cgroups`): memory and
-process limits for all its processes together, CPU time per game, and stopped
-(SIGSTOP, every process in its cgroup) whenever it is not being asked something,
-so it cannot think on its rivals' time.
+cgroup (`cgroups`): memory and process limits for all its processes together,
+CPU time per game, and stopped (SIGSTOP, every process in its cgroup) whenever
+it is not being asked something, so it cannot think on its rivals' time.
 
 Two ways to be fresh for every game:
 

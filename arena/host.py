@@ -12,7 +12,7 @@ import os
 import random
 import sys
 import traceback
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 MESSAGE_LIMIT = 2000
 """Characters of an error message sent to the harness (the rest is in the log)."""
@@ -31,34 +31,15 @@ def _private_channel() -> tuple[BinaryIO, BinaryIO]:
 
 
 def serve(bot_name: str) -> int:
+    """Answer the harness's messages for `bot_name` until it says shutdown or goes away."""
     channel_in, channel_out = _private_channel()
-    from arena.plugins import load_registry
-    from arena.protocol import PROTOCOL_VERSION, ProtocolError, decode, encode
+    from arena.protocol import ProtocolError, decode, encode
 
-    if ".py:" in bot_name:  # a bot in a file (absolute PATH.py:Class), as a tournament file may name one
-        from arena.api import bot_from_file
-
-        bot_cls = bot_from_file(bot_name)
-    else:
-        bot_cls = load_registry().bot(bot_name).cls
-    bot = None
-    reader = channel_in
+    session = _Session(_load(bot_name))
     buffer = b""
-
-    def send(message: dict) -> None:
-        channel_out.write(encode(message))
-
-    def failure(exc: BaseException) -> dict:
-        """The error reply for `exc`, short, even if its message cannot be built."""
-        try:
-            text = f"{type(exc).__name__}: {exc}"
-        except Exception:  # noqa: BLE001 - a bot's exception may fail even to print
-            text = type(exc).__name__
-        return {"type": "error", "message": text[:MESSAGE_LIMIT]}
-
     while True:
         while b"\n" not in buffer:
-            chunk = reader.read(1 << 16)
+            chunk = channel_in.read(1 << 16)
             if not chunk:
                 return 0  # the harness went away
             buffer += chunk
@@ -66,37 +47,73 @@ def serve(bot_name: str) -> int:
         try:
             message = decode(line)
         except ProtocolError as exc:
-            send({"type": "error", "message": str(exc)})
+            channel_out.write(encode({"type": "error", "message": str(exc)}))
             continue
+        if message["type"] == "shutdown":
+            return 0
+        channel_out.write(session.reply(message))
+
+
+def _load(bot_name: str) -> type:
+    """The bot class: registered, or in a file (absolute PATH.py:Class, as a tournament
+    file may name one)."""
+    if ".py:" in bot_name:
+        from arena.api import bot_from_file
+
+        return bot_from_file(bot_name)
+    from arena.plugins import load_registry
+
+    return load_registry().bot(bot_name).cls
+
+
+class _Session:
+    """One bot class's games, a fresh instance each: the reply to each message."""
+
+    def __init__(self, bot_cls: type):
+        self.bot_cls = bot_cls
+        self.bot: Any = None
+
+    def reply(self, message: dict) -> bytes:
+        """The encoded reply to `message`: the bot's answer, or the error it raised, its
+        traceback printed to the log (caught here, where the bot is called, so the
+        traceback shows this frame and the bot's)."""
+        from arena.protocol import PROTOCOL_VERSION, ProtocolError, encode
+
         kind = message["type"]
         try:
             if kind == "hello":
-                send({"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot_cls.name})
+                reply = {"type": "hello", "protocol": PROTOCOL_VERSION, "bot": self.bot_cls.name}
             elif kind == "start":
-                bot = bot_cls(**message.get("params", {}))
-                bot.rng = random.Random(message["seed"])
-                bot.start(message["info"])
-                send({"type": "ok"})
+                self.bot = self.bot_cls(**message.get("params", {}))
+                self.bot.rng = random.Random(message["seed"])
+                self.bot.start(message["info"])
+                reply = {"type": "ok"}
+            elif kind in ("act", "end") and self.bot is None:  # (was an AttributeError on None)
+                raise ProtocolError(f"{kind!r} before a game's start")
             elif kind == "act":
-                if bot is None:  # (was an AttributeError on None)
-                    raise ProtocolError("'act' before a game's start")
-                send({"type": "action", "action": bot.act(message["observation"])})
+                reply = {"type": "action", "action": self.bot.act(message["observation"])}
             elif kind == "end":
-                if bot is None:
-                    raise ProtocolError("'end' before a game's start")
-                bot.end(message["outcome"])
-                bot = None
-                send({"type": "ok"})
-            elif kind == "shutdown":
-                return 0
+                self.bot.end(message["outcome"])
+                self.bot = None
+                reply = {"type": "ok"}
             else:
-                send({"type": "error", "message": f"unknown message type {kind!r}"})
+                reply = {"type": "error", "message": f"unknown message type {kind!r}"}
+            return encode(reply)
         except Exception as exc:  # a reply it cannot encode (not JSON data, too deep) lands here too
             try:
                 traceback.print_exc()
             except Exception:  # noqa: BLE001
                 pass
-            send(failure(exc))
+            return encode(_failure(exc))
+
+
+def _failure(exc: BaseException) -> dict:
+    """The error reply for `exc`, short, even if its message cannot be built."""
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except Exception:  # noqa: BLE001 - a bot's exception may fail even to print
+        text = type(exc).__name__
+    return {"type": "error", "message": text[:MESSAGE_LIMIT]}
 
 
 def _serve_until_hangup(bot_name: str) -> int:

@@ -1,11 +1,14 @@
 """Bot hosts: where a seat's bot runs, in-process or in its own subprocess.
 
 Both kinds have one interface (`BotHost`) and are reused across games, with a
-fresh bot instance per game. `ProcessHost` speaks `arena.protocol` to a child
-process that has a scrubbed environment, an empty temporary working directory,
+fresh bot instance per game. A host of a process is a launcher paired with the
+protocol channel (`arena.channel`): `ProcessHost` is a `ProcessLauncher`, whose
+child process has a scrubbed environment, an empty temporary working directory,
 memory and CPU limits, its own process group (killed whole with it) and, when
-the harness runs as root and it can, an unprivileged user. Problems a bot causes
-are raised as `BotFault` with a `kind`; the match applies the fault policy.
+the harness runs as root and it can, an unprivileged user, and a `Channel`
+speaking `arena.protocol` to it (`arena.sandbox.SandboxHost` pairs the same channel
+with a sandbox's launcher). Problems a bot causes are raised as `BotFault`
+(`arena.faults`) with a `kind`; the match applies the fault policy.
 
 Limits are enforced on Linux (resource limits, process groups). Elsewhere the
 time limit still holds; memory and CPU limits may not.
@@ -19,20 +22,20 @@ import math
 import os
 import random
 import resource
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from arena.bot import Bot
-from arena.errors import BotError, ConfigError
-from arena.protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION, ProtocolError, decode_reply, encode
+from arena.channel import Channel, reply_fault
+from arena.errors import ConfigError
+from arena.faults import FAULT_KINDS, BotFault, exit_fault
+from arena.protocol import PROTOCOL_VERSION
 from arena.records import FaultKind
 from arena.rules.observation import Observation
 
@@ -42,17 +45,8 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 (another thread may hold the import lock at the fork)."""
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
-FAULT_KINDS = tuple(kind.value for kind in FaultKind)  # (the old name of the kinds, as strings)
-
-
-class BotFault(BotError):
-    """A bot misbehaved; `kind` says how (ValueError for a kind that is not a `FaultKind`);
-    `fatal` means its host is gone."""
-
-    def __init__(self, kind: FaultKind | str, message: str, fatal: bool = False):
-        super().__init__(message)
-        self.kind = FaultKind(kind)
-        self.fatal = fatal
+__all__ = ["FAULT_KINDS", "BotFault", "BotHost", "InlineHost", "Limits", "ProcessHost", "ProcessLauncher",
+           "limit_problem", "privilege_notice"]
 
 
 @dataclass(frozen=True)
@@ -144,6 +138,10 @@ class BotHost(ABC):
         """What the bot wrote to stderr since the last call (truncated)."""
         return ""
 
+    def processes(self) -> list[int]:
+        """The ids of the bot's running processes (none for a bot in this process)."""
+        return []
+
     def close(self) -> None:
         """Stop the host for good."""
 
@@ -184,8 +182,166 @@ class InlineHost(BotHost):
             raise BotFault(FaultKind.ERROR, f"raised in {method}(): {type(exc).__name__}: {exc}") from exc
 
 
+class BotLog:
+    """A bot process's stderr: a temporary file that the harness reads and empties."""
+
+    def __init__(self, limit: int):
+        self.file = tempfile.TemporaryFile(prefix="arena-bot-log-")
+        self.limit = limit
+
+    def fileno(self) -> int:
+        return self.file.fileno()
+
+    def take(self) -> tuple[bytes, int]:
+        """The log's first `limit` bytes and its size; the log is emptied."""
+        size = os.fstat(self.file.fileno()).st_size
+        self.file.seek(0)
+        data = self.file.read(self.limit)
+        self.file.truncate(0)
+        self.file.seek(0)
+        return data, size
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def log_text(taken: tuple[bytes, int], limit: int) -> str:
+    """A log's text from `BotLog.take`'s (first bytes, size), saying how much was cut."""
+    data, size = taken
+    text = data[:limit].decode("utf-8", "replace")
+    cut = size - limit
+    return text + (f"\n[... {cut} more bytes cut]" if cut > 0 else "")
+
+
+class ProcessLauncher:
+    """Starts a bot's command as a process of its own (see `ProcessHost`), and ends it:
+    a scrubbed environment, an empty temporary working directory, resource limits,
+    its own process group, an unprivileged user where there is one. The `Process` at
+    the other end of a `Channel`."""
+
+    watch_fd = None  # the channel closing is the only sign that it ended
+
+    def __init__(self, argv: Sequence[str], limits: Limits, env: dict[str, str] | None = None):
+        self.argv = list(argv)
+        self.limits = limits
+        self.extra_env = dict(env or {})
+        self.popen: subprocess.Popen[bytes] | None = None
+        self._workdir: str | None = None
+        self._log: BotLog | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.popen is not None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.popen is None else self.popen.pid
+
+    def running(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    def launch(self) -> tuple[int, int]:
+        """Start the process (a fatal "crash" fault if it cannot be); the descriptors
+        of its input and output, for its `Channel`."""
+        self._cleanup()
+        self._workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self._log = BotLog(self.limits.log_bytes)
+        user = unprivileged_user()
+        if user is not None:
+            shutil.chown(self._workdir, user=user)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self._workdir, "TMPDIR": self._workdir,
+               "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        env.update(self.extra_env)
+        try:
+            self.popen = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log.file,
+                cwd=self._workdir, env=env, start_new_session=True, close_fds=True,
+                preexec_fn=functools.partial(_limit_child, self.limits) if sys.platform.startswith("linux") else None,
+                user=user, bufsize=0)
+        except OSError as exc:
+            self._cleanup()
+            raise BotFault(FaultKind.CRASH, f"could not start {self.argv[0]!r}: {exc}", fatal=True) from exc
+        assert self.popen.stdin is not None and self.popen.stdout is not None  # both PIPE
+        return self.popen.stdin.fileno(), self.popen.stdout.fileno()
+
+    def take_log(self) -> tuple[bytes, int]:
+        """What the process wrote to stderr since the last call: (first bytes, size)."""
+        return (b"", 0) if self._log is None else self._log.take()
+
+    def pids(self) -> list[int]:
+        return [self.popen.pid] if self.running() and self.popen is not None else []
+
+    def kill(self) -> None:
+        """Kill the process group: the bot and every child it left behind."""
+        kill_process_group(self.popen)
+        self.popen = None
+
+    def death(self) -> BotFault:
+        """The fault of a bot whose channel closed: killed first (a bot that closed its
+        stdout but runs on is stopped, not waited for), then its exit status read."""
+        popen = self.popen
+        self.kill()
+        return exit_fault(popen.returncode if popen is not None else None)
+
+    def close(self, grace: float = 0.0) -> None:
+        """Give the process `grace` seconds to exit (after a shutdown), then kill it and
+        remove its files."""
+        if grace and self.running():
+            assert self.popen is not None
+            try:
+                self.popen.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+
+def _limit_child(limits: Limits) -> None:
+    """In the child, before exec: die with the harness (even if it is killed -9), and
+    the resource limits."""
+    LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    memory = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # No file it writes (its stderr log included) may outgrow this: a chatty bot
+    # cannot fill the disk; past it the bot dies of SIGXFSZ, a crash fault.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+
+
+def kill_process_group(popen: subprocess.Popen[bytes] | None) -> None:
+    """SIGKILL `popen`'s process group (it leads one), reap it, close its pipes."""
+    if popen is None:
+        return
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        popen.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (popen.stdin, popen.stdout):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+
+
 class ProcessHost(BotHost):
-    """The bot runs in its own process behind the line protocol.
+    """The bot runs in its own process behind the line protocol: a `ProcessLauncher`
+    paired with a `Channel`.
 
     `argv` is the command: ``python -m arena.host NAME`` for a registered bot
     (`for_bot`), or any executable that speaks the protocol. The process is
@@ -196,20 +352,11 @@ class ProcessHost(BotHost):
 
     def __init__(self, argv: Sequence[str], limits: Limits = Limits(), env: dict[str, str] | None = None,
                  name: str = "bot"):
-        self.argv = list(argv)
+        self.launcher = ProcessLauncher(argv, limits, env)
         self.limits = limits
-        self.extra_env = dict(env or {})
         self.name = name
         self.bot_name: str | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
-        self._workdir: str | None = None
-        self._log_file: Any = None
-        self._poller: tuple[Any, Any] | None = None  # ((fd, watch fd), select.poll) of the running process
-        self._watch_fd: int | None = None
-        """A descriptor that becomes readable when whatever answers has ended although the
-        channel stays open (a subclass's; e.g. a pidfd): waiting for a reply stops then."""
-        self._writer: tuple[Any, int, Any] | None = None  # (process, stdin fd made non-blocking, select.poll)
+        self.channel: Channel | None = None
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None) -> ProcessHost:
@@ -219,270 +366,50 @@ class ProcessHost(BotHost):
         child_env.update(env or {})
         return cls([sys.executable, "-m", "arena.host", bot_name], limits, child_env, name=bot_name)
 
-    # -- lifecycle -------------------------------------------------------------
-
-    def _spawn(self) -> None:
-        self._cleanup()
-        self._workdir = tempfile.mkdtemp(prefix="arena-bot-")
-        self._log_file = tempfile.TemporaryFile(prefix="arena-bot-log-")
-        user = unprivileged_user()
-        if user is not None:
-            shutil.chown(self._workdir, user=user)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self._workdir, "TMPDIR": self._workdir,
-               "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
-        if "PYTHONPATH" in os.environ:
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-        env.update(self.extra_env)
-        limits = self.limits
-
-        def preexec() -> None:  # runs in the child, before exec
-            # Die with the harness process, even if it is killed -9.
-            LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            memory = limits.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            # No file it writes (its stderr log included) may outgrow this: a chatty bot
-            # cannot fill the disk; past it the bot dies of SIGXFSZ, a crash fault.
-            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
-
-        try:
-            self._proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_file,
-                cwd=self._workdir, env=env, start_new_session=True, close_fds=True,
-                preexec_fn=preexec if sys.platform.startswith("linux") else None,
-                user=user, bufsize=0)
-        except OSError as exc:
-            self._cleanup()
-            raise BotFault(FaultKind.CRASH, f"could not start {self.argv[0]!r}: {exc}", fatal=True) from exc
-        self._buffer = b""
-        reply = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds)
+    def _start(self) -> None:
+        self.channel = Channel(self.launcher, *self.launcher.launch())
+        reply = self.channel.request({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds)
         if reply.get("type") != "hello" or reply.get("protocol") != PROTOCOL_VERSION:
             self.close()
             raise BotFault(FaultKind.GARBAGE, f"bad handshake: {reply!r}", fatal=True)
         self.bot_name = str(reply.get("bot", "?"))
 
-    def close(self) -> None:
-        proc = self._proc
-        if proc is not None and proc.poll() is None:
-            assert proc.stdin is not None  # started with stdin=PIPE
-            try:
-                proc.stdin.write(encode({"type": "shutdown"}))
-                proc.stdin.flush()
-                proc.wait(timeout=0.2)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self._kill_group()
-        self._cleanup()
-
-    def _kill_group(self) -> None:
-        proc = self._proc
-        if proc is None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the bot and every child it left behind
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        for stream in (proc.stdin, proc.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-        self._proc = None
-        self._poller = None
-
-    def _cleanup(self) -> None:
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        if self._workdir is not None:
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            self._workdir = None
-
-    # -- the protocol ----------------------------------------------------------
+    def _channel(self) -> Channel:
+        if self.channel is None:
+            raise BotFault(FaultKind.CRASH, "is not running", fatal=True)
+        return self.channel
 
     def start_game(self, seed, params, info):
-        if self._proc is None or self._proc.poll() is not None:
-            self._kill_group()
-            self._spawn()
-        self._take_log_bytes()  # what came before this game is not its log
-        self._expect_ok(self._request({"type": "start", "seed": seed, "params": params, "info": info},
-                                      self.limits.time_for_start), "start")
+        if not self.launcher.running():
+            self.launcher.kill()
+            self._start()
+        self.launcher.take_log()  # what came before this game is not its log
+        reply = self._channel().request({"type": "start", "seed": seed, "params": params, "info": info},
+                                        self.limits.time_for_start)
+        if reply.get("type") != "ok":
+            raise reply_fault(reply, "start")
 
     def act(self, observation, timeout):
-        reply = self._request({"type": "act", "observation": observation}, timeout)
+        reply = self._channel().request({"type": "act", "observation": observation}, timeout)
         if reply.get("type") == "action":
             return reply.get("action")
-        self._raise_for(reply, "act")
+        raise reply_fault(reply, "act")
 
     def end_game(self, outcome):
-        self._expect_ok(self._request({"type": "end", "outcome": outcome}, self.limits.time_for_end), "end")
+        reply = self._channel().request({"type": "end", "outcome": outcome}, self.limits.time_for_end)
+        if reply.get("type") != "ok":
+            raise reply_fault(reply, "end")
 
     def take_log(self) -> str:
-        data, size = self._take_log_bytes()
-        text = data[: self.limits.log_bytes].decode("utf-8", "replace")
-        cut = size - self.limits.log_bytes
-        return text + (f"\n[... {cut} more bytes cut]" if cut > 0 else "")
+        return log_text(self.launcher.take_log(), self.limits.log_bytes)
 
-    def _take_log_bytes(self) -> tuple[bytes, int]:
-        """The log's first bytes and its size; the log is emptied."""
-        if self._log_file is None:
-            return b"", 0
-        size = os.fstat(self._log_file.fileno()).st_size
-        self._log_file.seek(0)
-        data = self._log_file.read(self.limits.log_bytes)
-        self._log_file.truncate(0)
-        self._log_file.seek(0)
-        return data, size
+    def processes(self) -> list[int]:
+        return self.launcher.pids()
 
-    def _expect_ok(self, reply: dict[str, Any], what: str) -> None:
-        if reply.get("type") != "ok":
-            self._raise_for(reply, what)
-
-    def _raise_for(self, reply: dict[str, Any], what: str) -> None:
-        if reply.get("type") == "error":
-            message = _clip(str(reply.get("message", "")), 400)
-            kind = FaultKind.MEMORY if message.startswith("MemoryError") else FaultKind.ERROR
-            raise BotFault(kind, f"raised in {what}(): {message}")
-        raise BotFault(FaultKind.GARBAGE, f"answered {what} with {_clip(repr(reply), 200)}")
-
-    def _request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
-        """Send `message` and read the one-line reply, both within `timeout` seconds
-        (None: no limit). Whatever goes wrong on the way is the bot's BotFault: a write
-        or a reply that does not finish in time ("timeout"), a closed channel ("crash"),
-        a reply that is not one protocol message within the size and nesting limits of
-        `arena.protocol.decode_reply` ("garbage"); all of them end the process."""
-        proc = self._proc
-        if proc is None:
-            raise BotFault(FaultKind.CRASH, "is not running", fatal=True)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        self._write(proc, encode(message), timeout, deadline)
-        if b"\n" not in self._buffer:
-            self._read_line(proc, timeout, deadline)
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        # One reply per request: garbage, or bytes beyond the reply, would put every later
-        # answer out of step with its request, so either ends this process.
-        if self._buffer:
-            self._kill_group()
-            raise BotFault(FaultKind.GARBAGE, f"wrote more than one line in reply to {message['type']!r}", fatal=True)
-        try:
-            return decode_reply(line)
-        except ProtocolError as exc:
-            self._kill_group()
-            raise BotFault(FaultKind.GARBAGE, str(exc), fatal=True) from None
-        except Exception as exc:  # noqa: BLE001 - whatever a reply provokes is the bot's fault
-            self._kill_group()
-            raise BotFault(FaultKind.GARBAGE, f"undecodable reply ({type(exc).__name__})", fatal=True) from None
-
-    def _write(self, proc: subprocess.Popen[bytes], data: bytes, timeout: float | None,
-               deadline: float | None) -> None:
-        """Write `data` to the bot's stdin, made non-blocking, by `deadline` (a
-        time.monotonic() value, None for none): a bot that stops reading its input
-        cannot hold the harness; past the deadline it is a fatal "timeout" fault."""
-        writer = self._writer
-        if writer is None or writer[0] is not proc:
-            assert proc.stdin is not None  # started with stdin=PIPE
-            fd = proc.stdin.fileno()
-            os.set_blocking(fd, False)
-            poller = select.poll()
-            poller.register(fd, select.POLLOUT)
-            writer = self._writer = (proc, fd, poller)
-        fd = writer[1]
-        try:
-            written = os.write(fd, data)  # the usual case: the pipe has room for all of it
-        except BlockingIOError:
-            written = 0
-        except OSError:  # EPIPE: it closed its input
-            raise self._died() from None
-        if written == len(data):
-            return
-        view = memoryview(data)
-        poll = writer[2].poll
-        while written < len(data):
-            if deadline is None:
-                events = poll()
-            else:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._kill_group()
-                    raise BotFault(FaultKind.TIMEOUT, f"did not read its input within {timeout:.3g} s", fatal=True)
-                events = poll(max(1, math.ceil(remaining * 1000)))
-            if not events:
-                continue
-            try:
-                written += os.write(fd, view[written:])
-            except BlockingIOError:
-                continue
-            except OSError:
-                raise self._died() from None
-
-    def _read_line(self, proc: subprocess.Popen[bytes], timeout: float | None,
-                   deadline: float | None = None) -> None:
-        """Read from the bot until a whole line is buffered, by `deadline` (default:
-        `timeout` seconds from now), at most MAX_REPLY_BYTES of it. One round trip per
-        decision: the poll object lives as long as the process."""
-        if deadline is None and timeout is not None:
-            deadline = time.monotonic() + timeout
-        assert proc.stdout is not None  # started with stdout=PIPE
-        fd = proc.stdout.fileno()
-        watch = self._watch_fd
-        if self._poller is None or self._poller[0] != (fd, watch):
-            poller = select.poll()
-            poller.register(fd, select.POLLIN)
-            if watch is not None:
-                poller.register(watch, select.POLLIN)
-            self._poller = ((fd, watch), poller)
-        poll = self._poller[1].poll
-        while True:
-            if deadline is None:
-                ready = poll()
-            else:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._kill_group()
-                    raise BotFault(FaultKind.TIMEOUT, f"gave no answer within {timeout:.3g} s", fatal=True)
-                ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
-            if not ready:
-                continue
-            if watch is not None and all(event_fd == watch for event_fd, _ in ready):
-                raise self._died()  # what answers (see _watch_fd) is gone, and said nothing
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except OSError:
-                raise self._died() from None
-            if not chunk:
-                raise self._died()
-            self._buffer += chunk
-            if b"\n" in chunk:
-                return
-            if len(self._buffer) > MAX_REPLY_BYTES:
-                self._kill_group()
-                raise BotFault(FaultKind.GARBAGE, f"sent more than {MAX_REPLY_BYTES >> 20} MiB without a newline",
-                               fatal=True)
-
-    def _died(self) -> BotFault:
-        """The fault of a bot whose channel closed: killed first (a bot that closed its
-        stdout but runs on is stopped, not waited for), then its exit status read."""
-        proc = self._proc
-        self._kill_group()
-        code = proc.returncode if proc is not None else None
-        if code is not None and code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            kind = FaultKind.TIMEOUT if -code == signal.SIGXCPU else FaultKind.CRASH  # SIGXCPU: the CPU-time limit
-            return BotFault(kind, f"was killed by {name}", fatal=True)
-        return BotFault(FaultKind.CRASH, f"exited with code {code}", fatal=True)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
+    def close(self) -> None:
+        asked = self.channel is not None and self.launcher.running() and self.channel.tell({"type": "shutdown"})
+        self.launcher.close(grace=0.2 if asked else 0.0)
+        self.channel = None
 
 
 @functools.cache

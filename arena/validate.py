@@ -118,12 +118,7 @@ class MeasuredHost(BotHost):
         return self.inner.take_log()
 
     def sample_memory(self) -> None:
-        proc = getattr(self.inner, "_proc", None)
-        if proc is None or proc.poll() is not None:
-            return
-        group = getattr(self.inner, "_cgroup", None)  # a sandbox: every process of the bot
-        pids = group.procs() if group is not None else [proc.pid]
-        for pid in pids:
+        for pid in self.inner.processes():  # a sandbox's: every process of the bot
             kb = peak_rss_kb(pid)
             if kb is not None:
                 self.peak_kb = max(self.peak_kb or 0, kb)

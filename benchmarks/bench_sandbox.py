@@ -10,7 +10,7 @@ Prints, for the same bot and observation, the median over interleaved rounds of:
   a ProcessHost reuses its process, a SandboxHost forks a fresh game process in new
   namespaces from its zygote; and for a command bot (tests/isolation/first_legal.sh
   under /bin/sh), which a SandboxHost starts in a new sandbox every game;
-- microseconds per stop after a decision (`SandboxHost._stop`: SIGSTOP to the bot's
+- microseconds per stop after a decision (`SandboxLauncher.stop`: SIGSTOP to the bot's
   processes and the verification that every thread is stopped), against a stop that
   only signals and lists the cgroup again (`BotCgroup.signal_all`, the stop before it
   was verified), in alternating blocks of decisions on one host.
@@ -64,7 +64,8 @@ def per_game(host, observation, games):
 def per_stop(host, observation, decisions):
     """Median microseconds of the verified stop and of a signal-only stop, alternating."""
     host.start_game(1, {}, INFO)
-    verified_stop = host._stop
+    launcher = host.launcher
+    verified_stop = launcher.stop
     times = {"verified": [], "signal only": []}
     mode = ["verified"]
 
@@ -73,10 +74,10 @@ def per_stop(host, observation, decisions):
         if mode[0] == "verified":
             verified_stop()
         else:
-            host._stopped |= host._cgroup.signal_all(signal.SIGSTOP, host._keep)
+            launcher.stopped |= launcher.cgroup.signal_all(signal.SIGSTOP, launcher.keep)
         times[mode[0]].append(time.perf_counter() - began)
 
-    host._stop = timed_stop
+    launcher.stop = timed_stop
     try:
         for _ in range(10):
             for name in times:
@@ -86,7 +87,7 @@ def per_stop(host, observation, decisions):
         mode[0] = "verified"
         host.end_game(OUTCOME)
     finally:
-        host._stop = verified_stop
+        launcher.stop = verified_stop
     return {name: statistics.median(values) * 1e6 for name, values in times.items()}
 
 
@@ -148,7 +149,7 @@ def main() -> None:
 def _has_cgroup(host) -> bool:
     host.start_game(0, {}, INFO)
     host.end_game(OUTCOME)
-    return host._cgroup is not None
+    return host.launcher.cgroup is not None
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ def play_with(bad_cls, bot_env, seed=1, players=3, policy=POLICY, ruleset=FLIP7,
     try:
         result = play_game(ruleset, entrants, deal_seed=seed, hosts=hosts, policy=policy, options=options,
                            ask_forced=True)
-        session = host._proc.pid if host._proc is not None else None
+        session = host.launcher.pid
     finally:
         host.close()
     return result, session

@@ -249,7 +249,7 @@ def test_a_bot_whose_answer_cannot_be_sent_is_an_error_fault_and_its_host_lives_
             kinds = {f["kind"] for f in result.record["faults"]}
             assert kinds == {"error"}, result.record["faults"]
             replay(result.record, FLIP7)
-        assert host._proc is not None and host._proc.poll() is None  # not a crash: the same process
+        assert host.launcher.running()  # not a crash: the same process
     finally:
         host.close()
 

@@ -215,7 +215,7 @@ def test_the_sandbox_dies_with_the_harness(bot_env, tmp_path):
         host = SandboxHost.for_bot("random", Limits(), env={bot_env!r})
         host.start_game(1, {{}}, {{"ruleset": "flip-7", "version": "2", "options": {{}}, "seat": 0,
                                   "players": 2, "bots": ["a", "b"]}})
-        print(host._proc.pid, flush=True)
+        print(host.launcher.pid, flush=True)
         time.sleep(60)
     """))
     holder = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)

@@ -190,6 +190,13 @@ def problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None
 
 
 def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
+    return (_processes_problem(zygote, waiter, game, descriptors) or _privileges_problem(zygote, game)
+            or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game))
+
+
+def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
+    """Threads, descriptors and shared mappings of all three; whether the zygote and
+    the waiter are dumpable."""
     fd_check = _descriptors if descriptors is None else descriptors.problem
     for pid, who in ((zygote, "zygote"), (waiter, "game's waiter"), (game, "game process")):
         for check in (_threads, fd_check, _mappings):
@@ -201,6 +208,11 @@ def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | Non
     for pid, who in ((zygote, "zygote"), (waiter, "game's waiter")):
         if os.geteuid() == 0 and _dumpable(pid):
             return f"its {who} is dumpable (its memory could be written through /proc)"
+    return None
+
+
+def _privileges_problem(zygote: int, game: int) -> str | None:
+    """The game process's capabilities, no_new_privs and seccomp filters."""
     try:
         status = _status(game)
         if int(status.get("CapEff", "1"), 16) or int(status.get("CapPrm", "1"), 16):
@@ -208,21 +220,29 @@ def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | Non
         if status.get("NoNewPrivs") != "1":
             return "its game process could gain privileges (no_new_privs is off)"
         filters = int(_status(zygote).get("Seccomp_filters", "0"))
-        added = int(status.get("Seccomp_filters", "0")) - filters
-        if added <= 0:
+        total = int(status.get("Seccomp_filters", "0"))
+        if total - filters <= 0:
             return "its game process runs without the game's seccomp filter"
         expected = seccomp.game_program()
-        total = int(status.get("Seccomp_filters", "0"))
         if expected is not None and os.geteuid() == 0 and not _has_filter(game, total, expected):
             return "its game process runs without the game's seccomp filter (another filter is in its place)"
     except (Unreadable, ValueError):
         pass
+    return None
+
+
+def _namespaces_problem(zygote: int, game: int) -> str | None:
     try:
         for name in NAMESPACES:
             if os.readlink(f"/proc/{game}/ns/{name}") == os.readlink(f"/proc/{zygote}/ns/{name}"):
                 return f"its game process shares the zygote's {name} namespace"
     except PermissionError:
         pass
+    return None
+
+
+def _mounts_problem(zygote: int, game: int) -> str | None:
+    """A fresh /tmp, an empty /proc, and no writable filesystem the zygote also has."""
     try:
         zygote_devices = {mount.device for mount in _mounts(zygote)}
         game_mounts = _mounts(game)

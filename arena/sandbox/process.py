@@ -1,0 +1,340 @@
+"""`SandboxLauncher`: one bot's sandbox as the process at the other end of a channel.
+
+It starts the sandbox (bubblewrap, `launcher.command`) under the bot's own uid
+(`uids`) in its own cgroup (`cgroups`), with the bot's stderr log opened for it
+write-only and append-only; it stops the bot between requests and verifies the stop,
+admits a zygote's game process after checking it from outside (`checks`), ends a
+game's processes, and kills the whole sandbox. `SandboxHost` pairs it with the
+protocol `Channel` and decides when each of these happens.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import signal
+import subprocess
+import time
+
+from arena.faults import BotFault, exit_fault
+from arena.records import FaultKind
+from arena.sandbox import cgroups, checks, seccomp
+from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
+from arena.sandbox.uids import UidLease
+from arena.seats import FILE_LIMIT, LIBC, PR_SET_PDEATHSIG, BotLog, Limits, kill_process_group
+
+
+class SandboxLauncher:
+    """Starts, stops and ends one bot's sandbox; `zygote` says whether `spec.argv` is a
+    zygote serving many games or a command serving one. A `channel.Process`."""
+
+    def __init__(self, spec: SandboxSpec, limits: Limits, zygote: bool):
+        self.spec = spec
+        self.limits = limits
+        self.zygote = zygote
+        self.popen: subprocess.Popen[bytes] | None = None
+        self.cgroup: BotCgroup | None = None
+        self.watch_fd: int | None = None
+        """The game process's pidfd while a zygote's game runs: readable once it ended."""
+        self.base: frozenset[int] = frozenset()  # bwrap, its init and the zygote: they run no bot code
+        self.keep: frozenset[int] = frozenset()  # those never stopped: the base, and the game's waiter
+        self.stopped: set[int] = set()  # the bot's processes, stopped between its requests
+        self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
+        self._lease: UidLease | None = None
+        self._log: BotLog | None = None
+        self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox
+        self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
+        self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
+        self._stopper: cgroups.Stopper | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.popen is not None
+
+    @property
+    def pid(self) -> int | None:
+        """bwrap's pid (the sandbox's outermost process)."""
+        return None if self.popen is None else self.popen.pid
+
+    def running(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    # -- start and end ------------------------------------------------------------
+
+    def launch(self) -> tuple[int, int]:
+        """Start the sandbox (a fatal "crash" fault if it cannot be); the descriptors of
+        its input and output, for its `Channel`."""
+        self._cleanup()
+        self._log = BotLog(self.limits.log_bytes)
+        if os.geteuid() == 0 and self._lease is None:
+            self._lease = UidLease()
+        if self.cgroup is None:
+            self.cgroup = BotCgroup.make(self.limits.memory_mb, self.limits.max_processes)
+        uid = self._lease.uid if self._lease else None
+        filter_fd = seccomp.program_file(game=not self.zygote)
+        argv = command(self.spec, bwrap_binary() or "bwrap", uid, filter_fd)
+        # The bot writes its log through a descriptor of its own, write-only and append-only:
+        # it can neither read what an earlier game wrote nor rewrite it. Mode 0200: not even
+        # a bot of the harness's own uid can open it again for reading.
+        bot_log = os.open(f"/proc/self/fd/{self._log.fileno()}", os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        os.fchmod(self._log.fileno(), 0o200)
+        try:
+            self.popen = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=bot_log, cwd="/",
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, start_new_session=True, close_fds=True,
+                pass_fds=() if filter_fd is None else (filter_fd,), preexec_fn=self._child_setup(uid), bufsize=0)
+        except (OSError, subprocess.SubprocessError) as exc:  # the latter: its preexec_fn failed
+            self._cleanup()
+            raise BotFault(FaultKind.CRASH, f"could not start its sandbox: {exc}", fatal=True) from exc
+        finally:
+            os.close(bot_log)
+            if filter_fd is not None:
+                os.close(filter_fd)
+        stdin, stdout = self.popen.stdin, self.popen.stdout
+        assert stdin is not None and stdout is not None  # both PIPE
+        log = os.fstat(self._log.fileno())
+        self._descriptors = checks.Descriptors((log.st_dev, log.st_ino), os.fstat(stdin.fileno()).st_ino,
+                                               os.fstat(stdout.fileno()).st_ino)
+        return stdin.fileno(), stdout.fileno()
+
+    def _child_setup(self, uid: int | None):
+        """What the child runs before exec, as the harness's user: join the cgroup, die
+        with the harness, and the resource limits."""
+        limits, group = self.limits, self.cgroup
+
+        def preexec() -> None:
+            if group is not None:
+                group.join()
+            LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+            if group is None:  # no cgroup: the best per-process bounds there are
+                memory = limits.memory_mb << 20
+                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+                if uid is not None:  # counts every process of the sandbox's own uid
+                    resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+
+        return preexec
+
+    def note_started(self) -> None:
+        """After the handshake: a zygote's sandbox processes are known; a command bot is
+        stopped until its first request."""
+        self.base = self._sandbox_processes() if self.zygote else frozenset()
+        self.keep = self.base
+        if not self.zygote:
+            self.stop()
+
+    def _sandbox_processes(self) -> frozenset[int]:
+        """bwrap (outside), its init (inside) and the zygote: they run no bot code."""
+        if self.cgroup is None or self.popen is None:
+            return frozenset()
+        parents = {pid: parent_of(pid) for pid in self.cgroup.procs()}
+        chain = [self.popen.pid]
+        for _ in range(2):
+            children = [pid for pid, parent in parents.items() if parent == chain[-1]]
+            if len(children) != 1:
+                break
+            chain.append(children[0])
+        return frozenset(chain)
+
+    def kill(self) -> None:
+        """Kill every process of the sandbox."""
+        if self.popen is not None:
+            if self.cgroup is not None:
+                self.cgroup.kill_all()
+            try:
+                self.popen.kill()  # bwrap: its namespace, and everything in it, dies with it
+            except ProcessLookupError:
+                pass
+        kill_process_group(self.popen)
+        self.popen = None
+        self._end_watch()
+        self._end_stopper()
+        self.stopped = set()
+        self._paused = []
+
+    def death(self) -> BotFault:
+        """Kill the sandbox whose channel closed; the fault saying how it ended."""
+        game_ended = self.watch_fd is not None and readable(self.watch_fd)
+        popen = self.popen
+        self.kill()
+        if self.ran_out_of_memory():
+            return BotFault(FaultKind.MEMORY, "ran out of memory (its processes were over the limit together)",
+                            fatal=True)
+        if game_ended:
+            return BotFault(FaultKind.CRASH, "its game process ended", fatal=True)
+        return exit_fault(popen.returncode if popen is not None else None)
+
+    def close(self) -> None:
+        self.kill()
+        self._cleanup()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+
+    def _cleanup(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def take_log(self) -> tuple[bytes, int]:
+        """The log's first bytes and its size; the log is emptied. After a game of a
+        zygote: that game's log, as taken when it ended."""
+        if self._game_log is not None:
+            taken, self._game_log = self._game_log, None
+            self._take_log()  # what the zygote wrote since is no game's
+            return taken
+        return self._take_log()
+
+    def _take_log(self) -> tuple[bytes, int]:
+        return (b"", 0) if self._log is None else self._log.take()
+
+    def pids(self) -> list[int]:
+        """Every process of the bot (of its cgroup; bwrap's alone without one)."""
+        if not self.running() or self.popen is None:
+            return []
+        return list(self.cgroup.procs()) if self.cgroup is not None else [self.popen.pid]
+
+    def ran_out_of_memory(self) -> bool:
+        return self.cgroup is not None and self.cgroup.ran_out_of_memory()
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds used by all of the bot's processes so far (None: no cgroup)."""
+        return None if self.cgroup is None else self.cgroup.cpu_seconds()
+
+    # -- stopped between requests -------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop every process of the bot but `keep` (`cgroups.Stopper`), verified before
+        any rival is asked (`_verify_stop`)."""
+        if self.cgroup is not None and self.popen is not None:
+            if self._stopper is None or self._stopper.keep != self.keep:
+                self._end_stopper()
+                self._stopper = cgroups.Stopper(self.cgroup, self.keep)
+            self.stopped |= self._stopper.stop()
+            self._verify_stop()
+
+    def _verify_stop(self, seconds: float = 5.0) -> None:
+        """Wait until every thread of the bot but `keep`'s is stopped; one that still
+        runs after `seconds` escaped the stop: the bot is killed, and faulted when it
+        is next asked."""
+        stopper = self._stopper
+        if stopper is None or self.cgroup is None or self.popen is None or not self.stopped:
+            return
+        began = time.monotonic()
+        deadline, again = began + seconds, began + 0.001
+        while (running := stopper.unstopped()) != []:
+            now = time.monotonic()
+            if now > deadline:
+                self.kill()
+                self._escaped = f"kept running after it was stopped (threads {(running or [])[:3]})"
+                return
+            if running is None:  # a task came or went: signal everything again, list anew
+                self.stopped |= stopper.stop()
+            elif now > again:  # not stopped 1 ms after its signal: perhaps resumed by a sibling
+                stopper.stop_again(running)
+                again = now + 0.001
+            os.sched_yield()  # on a busy machine, let its processes take their stop
+
+    def cont(self) -> None:
+        """Let the bot run (for a request); the fault of a bot that escaped its last stop."""
+        if self._escaped is not None:
+            why, self._escaped = self._escaped, None
+            raise BotFault(FaultKind.CRASH, why, fatal=True)
+        # No process can start while all are stopped: the set stopped last is the whole bot.
+        for pid in self.stopped:
+            send_signal(pid, signal.SIGCONT)
+        self.stopped = set()
+
+    def _end_stopper(self) -> None:
+        if self._stopper is not None:
+            self._stopper.close()
+            self._stopper = None
+
+    # -- a zygote's games ---------------------------------------------------------
+
+    def admit_game(self) -> None:
+        """Stop the zygote and the game's waiter for the whole game (they run the bot's
+        imported code too, and must learn nothing of the game), and check all three from
+        outside (`checks`); a fatal fault, the sandbox killed, if the check fails."""
+        if self.cgroup is None or len(self.base) != 3:
+            return  # no cgroup to find them by (a harness that is not root): the zygote's own checks only
+        zygote = max(self.base, key=self._depth)
+        parents = {pid: parent_of(pid) for pid in self.cgroup.procs() if pid not in self.base}
+        waiters = [pid for pid, parent in parents.items() if parent == zygote]
+        games = [pid for pid, parent in parents.items() if parent in waiters]
+        if len(waiters) != 1 or len(games) != 1 or len(parents) != 2:
+            self.kill()
+            raise BotFault(FaultKind.CRASH, f"sandbox check failed: expected one game process, found {len(parents)} "
+                                            "processes", fatal=True)
+        paused = [zygote, waiters[0]]
+        for pid in paused:
+            send_signal(pid, signal.SIGSTOP)  # one that is gone fails the check below
+        why = None if checks.wait_stopped(paused) else "its zygote could not be stopped"
+        why = why or checks.problem(zygote, waiters[0], games[0], self._descriptors)
+        if why:
+            self.kill()
+            raise BotFault(FaultKind.CRASH, f"sandbox check failed: {why}", fatal=True)
+        self._paused = paused
+        self.keep = self.base | {waiters[0]}
+        try:
+            self.watch_fd = os.pidfd_open(games[0])
+        except (AttributeError, OSError):
+            self.watch_fd = None
+
+    def _depth(self, pid: int) -> int:
+        """How far below bwrap `pid` is in the sandbox's base chain (bwrap 0, zygote 2)."""
+        depth = 0
+        while pid != (self.popen.pid if self.popen else 0) and depth < 3:
+            pid, depth = parent_of(pid), depth + 1
+        return depth
+
+    def end_game(self) -> None:
+        """Kill the game's processes, its waiter still stopped, so nothing of the game
+        outlives it and the zygote learns nothing of how it ended; take the game's log;
+        then let the zygote run again."""
+        if self.cgroup is not None:
+            # Wait until they are gone, not only signalled: a process with SIGKILL pending
+            # that is entering a read of the shared channel can still take the `next`
+            # the host writes next (the zygote would then wait for it forever).
+            if not self.cgroup.kill_all(keep=self.base):
+                self.kill()
+                raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
+        self._end_watch()
+        self._end_stopper()
+        self._game_log = self._take_log()  # before the zygote runs again
+        for pid in self._paused:
+            send_signal(pid, signal.SIGCONT)
+        self.keep, self.stopped, self._paused = self.base, set(), []
+
+    def _end_watch(self) -> None:
+        if self.watch_fd is not None:
+            os.close(self.watch_fd)
+            self.watch_fd = None
+
+
+def send_signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def readable(fd: int) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def parent_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0

@@ -452,6 +452,8 @@ class _BotsSection:
             if command is not None:
                 raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
             _submission_precheck(table, where, self.isolation, can_build)
+            if table.as_ is not UNSET:  # else its name is the built bot's
+                self._check_display(i, table.as_)
             self._check_only(i, None)
             self.pending.append(i)
 
@@ -473,10 +475,7 @@ class _BotsSection:
     def _add(self, i: int, source: _Source) -> None:
         table, where = self.file.bots[i], f"bots[{i}]"
         display = (source.cls.name if source.file else source.uses) if table.as_ is UNSET else table.as_
-        if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
-            raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
-                              "no control or format characters)")
-        self._check_unique(i, display)
+        self._check_display(i, display)
         params = table.params
         _plain_json(params, f"{where}.params")
         if source.command is None and source.submission is None and source.file is None:  # others run sandboxed
@@ -489,10 +488,14 @@ class _BotsSection:
         self.specs[i] = BotSpec(i, display, source.uses, source.cls, params, source.package, source.version, only,
                                 source.command, source.submission, source.file)
 
-    def _check_unique(self, i: int, display: str) -> None:
-        """No two entries' display names alike (`display_key`); the later of two is the one at fault."""
+    def _check_display(self, i: int, display: str) -> None:
+        """`display` usable as entry `i`'s display name, and like no other entry's (`display_key`);
+        of two alike, the later entry is the one at fault."""
+        if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
+            raise _KeyProblem(f"bots[{i}].as", f"{display!r} is not usable as a display name (1 to 100 characters, "
+                              "no control or format characters)")
         key = display_key(display)
-        if key in self.displays:
+        if key in self.displays and self.displays[key][0] != i:
             j, shown = self.displays[key]
             (first, earlier), (second, later) = sorted([(i, display), (j, shown)])
             alike = "" if earlier == later else f" (as {earlier!r}, the same but for case or whitespace)"

@@ -226,13 +226,18 @@ def test_a_problem_anywhere_in_the_file_is_found_before_any_submission_is_built(
     assert builder.built == expected_builds
 
 
-def test_a_submissions_own_problems_before_its_build_are_found_without_building(plugin_dir):
+@pytest.mark.parametrize("keys, message", [
+    ('rulesets = ["x"]', "bots[0].rulesets[0]: 'x' is not a ruleset of this tournament"),
+    ('as = "random-2"', "bots[1].as: display name 'random-2' is used twice (also bots[0])"),
+    ('as = " "', "bots[0].as: ' ' is not usable as a display name"),
+])
+def test_a_submissions_own_problems_before_its_build_are_found_without_building(plugin_dir, keys, message):
     install_toy(plugin_dir)
     builder = _Builder()
     with pytest.raises(Exception) as caught:
-        parse_tournament(SUBMITTED.replace('submission = "bot-folder"', 'submission = "bot-folder"\nrulesets = ["x"]'),
+        parse_tournament(SUBMITTED.replace('submission = "bot-folder"', f'submission = "bot-folder"\n{keys}'),
                          load_registry(), submissions=builder)
-    assert "bots[0].rulesets[0]: 'x' is not a ruleset of this tournament" in str(caught.value)
+    assert message in str(caught.value), str(caught.value)
     assert builder.built == []
 
 

@@ -100,75 +100,25 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
     seeds = list(bot_seeds) if bot_seeds is not None else [bot_seed(deal_seed, s) for s in range(players)]
     names = [e.display_name for e in entrants]
     hosts = list(hosts) if hosts is not None else [InlineHost(e.cls) for e in entrants]
-    faults: list[Fault] = []
-    silenced = [False] * players  # seats not asked again this game
-    forfeited: list[int] = []
-    bank = [policy.time_bank] * players
-
-    def fault(seat: int, decision: int | None, error: BotFault, game_over: bool = False) -> None:
-        """Apply the policy to a fault; once the game is over (in `end`) it is only recorded,
-        since the outcome is already settled."""
-        if policy.on_fault is OnFault.RAISE:
-            if error.kind is FaultKind.ILLEGAL:
-                raise IllegalActionError(f"bot {names[seat]!r} (seat {seat}) {error}") from None
-            raise type(error)(error.kind, f"bot {names[seat]!r} (seat {seat}) {error}", error.fatal) from error
-        faults.append(Fault(seat, decision, error.kind, str(error)[:500], fatal=error.fatal and not game_over))
-        if game_over:
-            return
-        if error.fatal or policy.on_fault is OnFault.FORFEIT:
-            silenced[seat] = True
-        if policy.on_fault is OnFault.FORFEIT and seat not in forfeited:
-            forfeited.append(seat)
-
+    seats = _Seats(names, policy)
     for starting, host in enumerate(hosts):
         info = {"ruleset": ruleset.id, "version": ruleset.version, "options": fresh_copy(resolved),
                 "seat": starting, "players": players, "bots": list(names)}
         try:
             host.start_game(seeds[starting], plain_copy(dict(entrants[starting].params)), info)
         except BotFault as error:
-            fault(starting, None, error)
+            seats.fault(starting, None, error)
 
     state = ruleset.new_game(players, resolved, random.Random(deal_seed))
-    # The options are public and fixed for the game. Each seat gets its own deep copy once
-    # a game, and a new top-level dict per observation: what a bot does to its copy (a
-    # 112-card deck, say) reaches no other seat and no engine state, and no decision pays
-    # to copy a deck again. A host that only serialises observations shares one snapshot.
-    snapshot = fresh_copy(resolved)
-    options_for = [fresh_copy(resolved).copy if host.hands_over_objects else (lambda: snapshot) for host in hosts]
-    current_seat, legal_actions, apply = state.current_seat, state.legal_actions, state.apply
-    decisions: list[tuple[int, str]] = []
-    while (seat := current_seat()) is not None:
-        legal = legal_actions()
-        if len(legal) == 1 and not ask_forced:
-            action = legal[0]
-        elif silenced[seat]:
-            action = replacement_action(deal_seed, len(decisions), legal)
-        else:
-            observation = make_observation(ruleset, state, seat, options=options_for[seat](), legal_actions=legal)
-            answer = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
-            if isinstance(answer, BotFault):
-                fault(seat, len(decisions), answer)
-                action = replacement_action(deal_seed, len(decisions), legal)
-            else:
-                action = answer
-        apply(action)
-        decisions.append((seat, action))
-
-    outcome = state.outcome()
-    try:
-        typed_outcome = check_outcome(outcome, players)
-    except ValueError as exc:
-        raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed outcome ({exc})") from None
-    if forfeited:
-        outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
-        typed_outcome.standing = outcome["standing"]
+    decisions = _decisions(ruleset, state, hosts, resolved, deal_seed, ask_forced, seats)
+    outcome, typed_outcome = _outcome(ruleset, state, players, seats.forfeited)
     logs = []
     for seat, host in enumerate(hosts):
-        if not silenced[seat]:
+        if not seats.silenced[seat]:
             try:
                 host.end_game(plain_copy(outcome))
             except BotFault as error:
-                fault(seat, None, error, game_over=True)
+                seats.fault(seat, None, error, game_over=True)
         logs.append(host.take_log())
 
     record = GameRecord(
@@ -180,12 +130,84 @@ def play_game(ruleset: type[Ruleset], entrants: Sequence[Entrant], deal_seed: in
         seats=[e.record() for e in entrants],
         decisions=decisions,
         outcome=typed_outcome,
-        faults=list(faults),
-        forfeited=forfeited,
+        faults=list(seats.faults),
+        forfeited=seats.forfeited,
         transcript_hash="",  # set below, from the plain record
     ).plain(outcome)
     record["transcript_hash"] = transcript_hash(record)
     return GameResult(record, state, logs)
+
+
+class _Seats:
+    """A game's faults under its policy: which seats are silenced (not asked again this
+    game), forfeited, and what is left of their time banks."""
+
+    def __init__(self, names: list[str], policy: FaultPolicy):
+        self.names, self.policy = names, policy
+        self.faults: list[Fault] = []
+        self.silenced = [False] * len(names)
+        self.forfeited: list[int] = []
+        self.bank = [policy.time_bank] * len(names)
+
+    def fault(self, seat: int, decision: int | None, error: BotFault, game_over: bool = False) -> None:
+        """Apply the policy to a fault; once the game is over (in `end`) it is only recorded,
+        since the outcome is already settled."""
+        policy, names = self.policy, self.names
+        if policy.on_fault is OnFault.RAISE:
+            if error.kind is FaultKind.ILLEGAL:
+                raise IllegalActionError(f"bot {names[seat]!r} (seat {seat}) {error}") from None
+            raise type(error)(error.kind, f"bot {names[seat]!r} (seat {seat}) {error}", error.fatal) from error
+        self.faults.append(Fault(seat, decision, error.kind, str(error)[:500], fatal=error.fatal and not game_over))
+        if game_over:
+            return
+        if error.fatal or policy.on_fault is OnFault.FORFEIT:
+            self.silenced[seat] = True
+        if policy.on_fault is OnFault.FORFEIT and seat not in self.forfeited:
+            self.forfeited.append(seat)
+
+
+def _decisions(ruleset: type[Ruleset], state: GameState, hosts: list[BotHost], resolved: dict[str, Any],
+               deal_seed: int, ask_forced: bool, seats: _Seats) -> list[tuple[int, str]]:
+    """Play `state` to its end, asking the seats' hosts; the decisions (seat, action)."""
+    # The options are public and fixed for the game. Each seat gets its own deep copy once
+    # a game, and a new top-level dict per observation: what a bot does to its copy (a
+    # 112-card deck, say) reaches no other seat and no engine state, and no decision pays
+    # to copy a deck again. A host that only serialises observations shares one snapshot.
+    snapshot = fresh_copy(resolved)
+    options_for = [fresh_copy(resolved).copy if host.hands_over_objects else (lambda: snapshot) for host in hosts]
+    current_seat, legal_actions, apply = state.current_seat, state.legal_actions, state.apply
+    silenced, policy, bank = seats.silenced, seats.policy, seats.bank
+    decisions: list[tuple[int, str]] = []
+    while (seat := current_seat()) is not None:
+        legal = legal_actions()
+        if len(legal) == 1 and not ask_forced:
+            action = legal[0]
+        elif silenced[seat]:
+            action = replacement_action(deal_seed, len(decisions), legal)
+        else:
+            observation = make_observation(ruleset, state, seat, options=options_for[seat](), legal_actions=legal)
+            answer = _ask(hosts[seat], observation, legal, policy, bank, seat, len(decisions))
+            if isinstance(answer, BotFault):
+                seats.fault(seat, len(decisions), answer)
+                action = replacement_action(deal_seed, len(decisions), legal)
+            else:
+                action = answer
+        apply(action)
+        decisions.append((seat, action))
+    return decisions
+
+
+def _outcome(ruleset: type[Ruleset], state: GameState, players: int, forfeited: list[int]) -> tuple[Any, Any]:
+    """The game's outcome (plain, with the forfeits applied to its standing) and its typed form."""
+    outcome = state.outcome()
+    try:
+        typed_outcome = check_outcome(outcome, players)
+    except ValueError as exc:
+        raise ConfigError(f"ruleset {ruleset.id!r} ended a game with a malformed outcome ({exc})") from None
+    if forfeited:
+        outcome = dict(outcome, standing=forfeit_standing(outcome["standing"], forfeited))
+        typed_outcome.standing = outcome["standing"]
+    return outcome, typed_outcome
 
 
 def _ask(host: BotHost, observation: Observation, legal: list[str], policy: FaultPolicy,

@@ -139,24 +139,12 @@ packages = ["{module}"]
 
 
 def bot_module_text(name: str, rulesets: Sequence[type[Ruleset]]) -> str:
+    """The bot package's module: a bot class dispatching each ruleset to its own method."""
     cls = class_name(name)
     ids = tuple(r.id for r in rulesets)
     dispatch = "\n".join(f'        if ruleset == "{r.id}":\n            return self.{method_name(r.id)}(observation)'
                          for r in rulesets)
-    methods = []
-    for ruleset in rulesets:
-        hints = hint_lines(ruleset)
-        comment = "\n".join(f"        # {line}".rstrip() for line in hints)
-        body = textwrap.indent(textwrap.dedent(getattr(ruleset, "bot_example", None) or GENERIC_EXAMPLE).strip("\n"), "        ")
-        methods.append(f'''
-    def {method_name(ruleset.id)}(self, observation):
-        """One decision of {getattr(ruleset, "title", ruleset.id)} ({ruleset.id} {ruleset.version})."""
-{comment}
-        view = observation["view"]  # what your seat sees (the fields above)
-        legal = observation["legal_actions"]
-        me = observation["seat"]
-{body}
-''')
+    methods = [_method_text(ruleset) for ruleset in rulesets]
     return f'''"""`{name}`: a Flip Arena bot for {", ".join(ids)}.
 
 Written by `arena new-bot`. The harness makes a fresh `{cls}` for every game, sets
@@ -201,6 +189,22 @@ class {cls}(arena.Bot):
 @arena.hookimpl
 def register_bots(register):
     register({cls})
+'''
+
+
+def _method_text(ruleset: type[Ruleset]) -> str:
+    """The bot's method for one decision of `ruleset`: its hints as comments, then its example."""
+    hints = hint_lines(ruleset)
+    comment = "\n".join(f"        # {line}".rstrip() for line in hints)
+    body = textwrap.indent(textwrap.dedent(getattr(ruleset, "bot_example", None) or GENERIC_EXAMPLE).strip("\n"), "        ")
+    return f'''
+    def {method_name(ruleset.id)}(self, observation):
+        """One decision of {getattr(ruleset, "title", ruleset.id)} ({ruleset.id} {ruleset.version})."""
+{comment}
+        view = observation["view"]  # what your seat sees (the fields above)
+        legal = observation["legal_actions"]
+        me = observation["seat"]
+{body}
 '''
 
 

@@ -55,13 +55,17 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, cast
 
 from arena.archives import archive_problem
 from arena.bot import BOT_NAME, Bot
 from arena.build_space import (MECHANISM, NO_SPACE, OverQuota, Quota, QuotaSpace, move_tree, quota_unavailable,
                                space_name, tree_size)
 from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.sandbox.cgroups import BotCgroup
+    from arena.sandbox.launcher import SandboxSpec
 
 SOURCE_SUFFIXES = (".whl", ".tar.gz", ".zip")
 COPY_IGNORE = (".git", ".hg", ".venv", "venv", ".tox", ".nox", "build", "dist", "*.egg-info", "__pycache__",
@@ -322,9 +326,9 @@ def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], e
     """Run `argv` in a new sandbox (its own uid when root, a cgroup with the build
     limits); return its stderr (the log, its tail) and at most `stdout_limit` bytes of
     its stdout. `chown` folders are the sandbox uid's while it runs, root's after."""
-    from arena.sandbox import sandbox_unavailable, seccomp
+    from arena.sandbox import sandbox_unavailable
     from arena.sandbox.cgroups import BotCgroup
-    from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
+    from arena.sandbox.launcher import SandboxSpec
     from arena.sandbox.uids import UidLease
 
     reason = sandbox_unavailable()
@@ -340,39 +344,8 @@ def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], e
         if uid is not None:
             for folder in chown:
                 _chown_tree(folder, uid)
-
-        def preexec() -> None:  # between fork and exec: no imports, no locks
-            if group is not None:
-                group.join()
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
-            if group is None:
-                memory = BUILD_MEMORY_MB << 20
-                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
-        with tempfile.TemporaryFile(prefix="arena-submission-out-") as out, \
-                tempfile.TemporaryFile(prefix="arena-submission-log-") as log:
-            timed_out = False
-            filter_fd = seccomp.program_file()
-            try:
-                done = subprocess.run(command(spec, bwrap_binary() or "bwrap", uid, filter_fd), cwd="/",
-                                      timeout=timeout, input=stdin,
-                                      stdin=None if stdin is not None else subprocess.DEVNULL,
-                                      stdout=out, stderr=log, preexec_fn=preexec, start_new_session=True,
-                                      pass_fds=() if filter_fd is None else (filter_fd,),
-                                      env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
-                code = done.returncode
-            except subprocess.TimeoutExpired:
-                timed_out, code = True, -9
-            finally:
-                if filter_fd is not None:
-                    os.close(filter_fd)
-            out.seek(0)
-            data = out.read(stdout_limit + 1)
-            log.seek(0, os.SEEK_END)
-            size = log.tell()
-            log.seek(max(0, size - 16384))
-            text = log.read().decode("utf-8", "replace")
+        code, timed_out, text, data = _run_spec(spec, uid, _limiter(group, file_limit), timeout, stdin,
+                                                stdout_limit)
     finally:
         if group is not None:
             group.remove()  # kills whatever it left behind
@@ -384,6 +357,57 @@ def _run_sandboxed(argv: list[str], read_only: list[str], writable: list[str], e
         if lease is not None:
             lease.release()
     return _Sandboxed(code, text, time.monotonic() - started, timed_out), data
+
+
+def _limiter(group: BotCgroup | None, file_limit: int) -> Callable[[], None]:
+    """What runs in the sandbox's process between fork and exec: into the build's cgroup
+    (`group`, or an address-space limit where there is none), no core files, files of at
+    most `file_limit` bytes."""
+
+    def preexec() -> None:  # between fork and exec: no imports, no locks
+        if group is not None:
+            group.join()
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+        if group is None:
+            memory = BUILD_MEMORY_MB << 20
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return preexec
+
+
+def _run_spec(spec: SandboxSpec, uid: int | None, preexec: Callable[[], None], timeout: float, stdin: bytes | None,
+              stdout_limit: int) -> tuple[int, bool, str, bytes]:
+    """Run the sandbox `spec` (as `uid`) under seccomp: its return code (-9 when it ran past
+    `timeout`), whether it did, its stderr's last 16 KiB and at most `stdout_limit` + 1
+    bytes of its stdout."""
+    from arena.sandbox import seccomp
+    from arena.sandbox.launcher import bwrap_binary, command
+
+    with tempfile.TemporaryFile(prefix="arena-submission-out-") as out, \
+            tempfile.TemporaryFile(prefix="arena-submission-log-") as log:
+        timed_out = False
+        filter_fd = seccomp.program_file()
+        try:
+            done = subprocess.run(command(spec, bwrap_binary() or "bwrap", uid, filter_fd), cwd="/",
+                                  timeout=timeout, input=stdin,
+                                  stdin=None if stdin is not None else subprocess.DEVNULL,
+                                  stdout=out, stderr=log, preexec_fn=preexec, start_new_session=True,
+                                  pass_fds=() if filter_fd is None else (filter_fd,),
+                                  env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+            code = done.returncode
+        except subprocess.TimeoutExpired:
+            timed_out, code = True, -9
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
+        out.seek(0)
+        data = out.read(stdout_limit + 1)
+        log.seek(0, os.SEEK_END)
+        size = log.tell()
+        log.seek(max(0, size - 16384))
+        text = log.read().decode("utf-8", "replace")
+    return code, timed_out, text, data
 
 
 def _chown_tree(root: Path, uid: int) -> None:

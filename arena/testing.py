@@ -282,32 +282,12 @@ def check_playouts(cls: type[Ruleset], games: Sequence[Case], *, max_decisions: 
                 _fail(cls, name, case, f"current_seat() is {seat!r} but is_terminal() is {state.is_terminal()}",
                       decision)
             if decision % stride == 0 or seat is None:
-                for viewer in range(case.players):
-                    for label, value in (("view", state.view(viewer)), ("events", state.take_events(viewer))):
-                        problem = _plain_problem(value, f"seat {viewer}'s {label}")
-                        if problem:
-                            _fail(cls, name, case, problem, decision)
+                _check_plain_views(cls, name, case, state, decision)
             if seat is None:
                 break
-            if type(seat) is not int or not 0 <= seat < case.players:
-                _fail(cls, name, case, f"the seat to act is {seat!r}, not a seat of {case.players}", decision)
-            legal = state.legal_actions()
-            if not legal or not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
-                _fail(cls, name, case, f"legal_actions() is {_short(legal)}, not a non-empty list of strings",
-                      decision)
-            if len(set(legal)) != len(legal):
-                _fail(cls, name, case, f"legal_actions() repeats an action: {_short(legal)}", decision)
+            legal = _checked_legal_actions(cls, name, case, state, seat, decision)
             if decision % stride == 0:
-                if state.legal_actions() != legal:
-                    _fail(cls, name, case, "legal_actions() changed between two calls", decision)
-                try:
-                    state.apply(NOT_AN_ACTION)
-                except IllegalActionError:
-                    pass
-                else:
-                    _fail(cls, name, case, "an illegal action was applied without IllegalActionError", decision)
-                if state.legal_actions() != legal or state.current_seat() != seat:
-                    _fail(cls, name, case, "a refused illegal action changed the game", decision)
+                _check_refusal(cls, name, case, state, seat, legal, decision)
             state.apply(rng.choice(legal))
             decision += 1
             if decision > max_decisions:
@@ -315,6 +295,44 @@ def check_playouts(cls: type[Ruleset], games: Sequence[Case], *, max_decisions: 
         _check_outcome(cls, name, case, state.outcome())
         if report:
             report.add(name, decision)
+
+
+def _check_plain_views(cls: type[Ruleset], name: str, case: Case, state: GameState, decision: int) -> None:
+    """Every seat's view and events (taken) are plain JSON data."""
+    for viewer in range(case.players):
+        for label, value in (("view", state.view(viewer)), ("events", state.take_events(viewer))):
+            problem = _plain_problem(value, f"seat {viewer}'s {label}")
+            if problem:
+                _fail(cls, name, case, problem, decision)
+
+
+def _checked_legal_actions(cls: type[Ruleset], name: str, case: Case, state: GameState, seat: Any,
+                           decision: int) -> list[str]:
+    """The legal actions of `seat`, a seat of the table: a non-empty list of distinct strings."""
+    if type(seat) is not int or not 0 <= seat < case.players:
+        _fail(cls, name, case, f"the seat to act is {seat!r}, not a seat of {case.players}", decision)
+    legal = state.legal_actions()
+    if not legal or not isinstance(legal, list) or not all(isinstance(a, str) for a in legal):
+        _fail(cls, name, case, f"legal_actions() is {_short(legal)}, not a non-empty list of strings",
+              decision)
+    if len(set(legal)) != len(legal):
+        _fail(cls, name, case, f"legal_actions() repeats an action: {_short(legal)}", decision)
+    return legal
+
+
+def _check_refusal(cls: type[Ruleset], name: str, case: Case, state: GameState, seat: int, legal: list[str],
+                   decision: int) -> None:
+    """The legal actions stay put between calls, and an illegal action is refused without changing them."""
+    if state.legal_actions() != legal:
+        _fail(cls, name, case, "legal_actions() changed between two calls", decision)
+    try:
+        state.apply(NOT_AN_ACTION)
+    except IllegalActionError:
+        pass
+    else:
+        _fail(cls, name, case, "an illegal action was applied without IllegalActionError", decision)
+    if state.legal_actions() != legal or state.current_seat() != seat:
+        _fail(cls, name, case, "a refused illegal action changed the game", decision)
 
 
 def _check_outcome(cls: type[Ruleset], name: str, case: Case, outcome: Any) -> None:
@@ -576,75 +594,103 @@ def check_sampling(cls: type[Ruleset], games: Sequence[Case], *, points: int = 6
     differ = compared = 0
     for case in games:
         for state, observation, events, decision in _decision_points(cls, case, points):
-            seat = observation["seat"]
-            pristine = json.dumps([observation, events])
-            real_before = ([state.view(s) for s in range(case.players)], state.legal_actions(),
-                           state.rng.getstate(), len(state.god_log))
+            check = _SampleCheck(cls, name, case, sample_state, state, observation, events, decision)
             for index in range(samples):
                 for given in (events, None):
-                    label = "with the seat's events" if given is not None else "without events"
-                    sample = sample_state(observation, random.Random(f"{decision}:{index}"), given)
-                    if sample is state:
-                        _fail(cls, name, case, "sample_state returned the real game", decision)
-                    if sample.current_seat() != seat:
-                        _fail(cls, name, case, f"a sample ({label}) asks seat {sample.current_seat()}, the "
-                                               f"observation seat {seat}", decision)
-                    if sample.legal_actions() != observation["legal_actions"]:
-                        _fail(cls, name, case, f"a sample ({label}) offers other legal actions: "
-                                               f"{_difference(sample.legal_actions(), observation['legal_actions'])}",
-                              decision)
-                    view = sample.view(seat)
-                    problem = _difference(view, observation["view"], "view") or (
-                        "the order of its keys" if json.dumps(view) != json.dumps(observation["view"]) else None)
-                    if problem:
-                        _fail(cls, name, case, f"seat {seat}'s view changed when what it has not seen was "
-                                               f"resampled ({label}): {problem}", decision)
-                    # a sample plays on, legal moves only, and leaves the real game alone
-                    chooser = random.Random(index)
-                    for _ in range(20):
-                        if sample.is_terminal():
-                            _check_outcome(cls, name, case, sample.outcome())
-                            break
-                        legal = sample.legal_actions()
-                        if not legal or len(set(legal)) != len(legal):
-                            _fail(cls, name, case, f"a sample offers legal actions {_short(legal)}", decision)
-                        sample.apply(chooser.choice(legal))
+                    check.one_sample(index, given)
                     compared += 1
-            # the same rng, the same sample; another rng, another (sometimes)
-            for given in (events, None):
-                rng = random.Random(decision)
-                a = _god_playout(sample_state(observation, rng, given), decision)
-                if rng.getstate() == random.Random(decision).getstate():
-                    _fail(cls, name, case, "sample_state drew nothing from the rng it was given", decision)
-                b = _god_playout(sample_state(json.loads(pristine)[0], random.Random(decision),
-                                              None if given is None else json.loads(pristine)[1]), decision)
-                problem = _difference(list(a[:4]), list(b[:4]), "playout")
-                if problem or a[4] != b[4]:
-                    _fail(cls, name, case, f"the same observation and rng gave two samples that play out "
-                                           f"differently: {problem or 'the samples rng states differ'}", decision)
-                c = _god_playout(sample_state(observation, random.Random(decision + 1), given), decision)
-                differ += a != c
-            # a sample of the real game is another state with the same observation: its
-            # samples are the very ones of the real game
-            other = sample_state(observation, random.Random(-decision - 1), events)
-            if observation_for(cls, other)["view"] == observation["view"]:
-                again = observation_for(cls, other, observation["events"])
-                a = _god_playout(sample_state(observation, random.Random(decision), events), decision)
-                b = _god_playout(sample_state(again, random.Random(decision), events), decision)
-                if _difference(list(a), list(b)):
-                    _fail(cls, name, case, "samples depend on more than the observation, events and rng",
-                          decision)
-            if json.dumps([observation, events]) != pristine:
-                _fail(cls, name, case, "sample_state changed the observation or the events it was given",
-                      decision)
-            real_after = ([state.view(s) for s in range(case.players)], state.legal_actions(),
-                          state.rng.getstate(), len(state.god_log))
-            if real_after != real_before:
-                _fail(cls, name, case, "sampling (or playing a sample) changed the real game", decision)
+            differ += check.same_rng_same_sample()
+            check.samples_of_a_sample()
+            check.nothing_changed()
     if compared and differ == 0:
         _fail(cls, name, None, f"no two rngs ever gave different samples ({compared} samples)")
     if report:
         report.add(name, compared)
+
+
+class _SampleCheck:
+    """`check_sampling`'s checks at one decision point (`state`, its `observation` and `events`)."""
+
+    def __init__(self, cls: type[Ruleset], name: str, case: Case, sample_state: Callable[..., GameState],
+                 state: GameState, observation: Any, events: Any, decision: int):
+        self.cls, self.name, self.case, self.sample_state = cls, name, case, sample_state
+        self.state, self.observation, self.events, self.decision = state, observation, events, decision
+        self.pristine = json.dumps([observation, events])
+        self.real_before = self._real()
+
+    def _real(self) -> tuple[Any, ...]:
+        state = self.state
+        return ([state.view(s) for s in range(self.case.players)], state.legal_actions(), state.rng.getstate(),
+                len(state.god_log))
+
+    def _fail(self, problem: str) -> NoReturn:
+        _fail(self.cls, self.name, self.case, problem, self.decision)
+
+    def one_sample(self, index: int, given: Any) -> None:
+        """A sample asks the seat the observation's legal actions, shows it the same view, and
+        plays on with legal moves only."""
+        observation, seat = self.observation, self.observation["seat"]
+        label = "with the seat's events" if given is not None else "without events"
+        sample = self.sample_state(observation, random.Random(f"{self.decision}:{index}"), given)
+        if sample is self.state:
+            self._fail("sample_state returned the real game")
+        if sample.current_seat() != seat:
+            self._fail(f"a sample ({label}) asks seat {sample.current_seat()}, the observation seat {seat}")
+        if sample.legal_actions() != observation["legal_actions"]:
+            self._fail(f"a sample ({label}) offers other legal actions: "
+                       f"{_difference(sample.legal_actions(), observation['legal_actions'])}")
+        view = sample.view(seat)
+        problem = _difference(view, observation["view"], "view") or (
+            "the order of its keys" if json.dumps(view) != json.dumps(observation["view"]) else None)
+        if problem:
+            self._fail(f"seat {seat}'s view changed when what it has not seen was resampled ({label}): {problem}")
+        # a sample plays on, legal moves only, and leaves the real game alone
+        chooser = random.Random(index)
+        for _ in range(20):
+            if sample.is_terminal():
+                _check_outcome(self.cls, self.name, self.case, sample.outcome())
+                break
+            legal = sample.legal_actions()
+            if not legal or len(set(legal)) != len(legal):
+                self._fail(f"a sample offers legal actions {_short(legal)}")
+            sample.apply(chooser.choice(legal))
+
+    def same_rng_same_sample(self) -> int:
+        """The same rng gives the same sample; how many times another rng gave another (0 to 2)."""
+        observation, decision, differ = self.observation, self.decision, 0
+        for given in (self.events, None):
+            rng = random.Random(decision)
+            a = _god_playout(self.sample_state(observation, rng, given), decision)
+            if rng.getstate() == random.Random(decision).getstate():
+                self._fail("sample_state drew nothing from the rng it was given")
+            b = _god_playout(self.sample_state(json.loads(self.pristine)[0], random.Random(decision),
+                                               None if given is None else json.loads(self.pristine)[1]), decision)
+            problem = _difference(list(a[:4]), list(b[:4]), "playout")
+            if problem or a[4] != b[4]:
+                self._fail(f"the same observation and rng gave two samples that play out "
+                           f"differently: {problem or 'the samples rng states differ'}")
+            c = _god_playout(self.sample_state(observation, random.Random(decision + 1), given), decision)
+            differ += a != c
+        return differ
+
+    def samples_of_a_sample(self) -> None:
+        """A sample of the real game is another state with the same observation: its samples
+        are the very ones of the real game."""
+        observation, events, decision = self.observation, self.events, self.decision
+        other = self.sample_state(observation, random.Random(-decision - 1), events)
+        if observation_for(self.cls, other)["view"] == observation["view"]:
+            again = observation_for(self.cls, other, observation["events"])
+            a = _god_playout(self.sample_state(observation, random.Random(decision), events), decision)
+            b = _god_playout(self.sample_state(again, random.Random(decision), events), decision)
+            if _difference(list(a), list(b)):
+                self._fail("samples depend on more than the observation, events and rng")
+
+    def nothing_changed(self) -> None:
+        """Sampling changed neither what it was given nor the real game."""
+        if json.dumps([self.observation, self.events]) != self.pristine:
+            self._fail("sample_state changed the observation or the events it was given")
+        if self._real() != self.real_before:
+            self._fail("sampling (or playing a sample) changed the real game")
 
 
 # -- what a game declares for the environments and search bots (issue 34) ----------------

@@ -41,7 +41,7 @@ import re
 import shutil
 import tomllib
 import unicodedata
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -55,7 +55,7 @@ from arena.records import TOURNAMENT_ON_FAULT, OnFault, on_fault_problem
 from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
 from arena.seeding import SEED_BITS, bot_seed, derive_seed, table_deal_seed
-from arena.tournament_file import BotEntry, StopSprt, TournamentSection, decode_file
+from arena.tournament_file import BotEntry, RulesetEntry, StopSprt, TournamentFile, TournamentSection, decode_file
 from arena.tournament_file import KeyProblem as _KeyProblem
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -234,20 +234,83 @@ def parse_tournament(data: bytes | str, registry: Registry, source: str = "<tour
 
 def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha256: str,
            submissions: Any = None) -> Tournament:
-    """The tournament of a parsed file: its shape decoded (`arena.tournament_file`), then the
-    rules across keys and against the registry checked here, each a one-line _KeyProblem."""
+    """The tournament of a parsed file: its shape decoded (`arena.tournament_file`), each
+    section checked on its own, then the submissions built, then the rules across sections;
+    each problem a one-line _KeyProblem. Nothing is built before every entry is parsed."""
     file = decode_file(doc)
-    head = file.tournament
     base = Path(source).parent
+    head = _check_head(file.tournament, base)
+    if not file.bots:
+        raise _KeyProblem("bots", "empty: add at least one [[bots]] table")
+    if not file.rulesets:
+        raise _KeyProblem("rulesets", "empty: add at least one [[rulesets]] table")
+    labels = _ruleset_labels(file.rulesets, registry)  # first: bot entries may name them in `rulesets`
+    bots = _BotsSection(file, labels, registry, head.isolation, base)
+    bots.check(submissions is not None)
+    tables = [_ruleset_spec(i, table, label, registry) for i, (table, label) in enumerate(zip(file.rulesets, labels))]
+    for i in bots.unbuilt():  # every section parsed: now the builds
+        built = _submission(file.bots[i], f"bots[{i}]", base, head.name, head.wheelhouse, registry, submissions,
+                            head.quota)
+        bots.add_submission(i, built)
+    entries = bots.entries()
+    rulesets = [_ruleset_entries(ruleset, entries) for ruleset in tables]
+    return _check_field(head, file.tournament, entries, rulesets, tuple(labels), (source, text, sha256))
 
-    name = head.name
-    if not NAME.match(name):
-        raise _KeyProblem("tournament.name", f"{name!r} is not a usable name (letters, digits, '.', '_', '-'; "
+
+# -- the [tournament] section ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Head:
+    """The `[tournament]` section, checked on its own."""
+
+    name: str
+    seed: int | None
+    format: str
+    deals: int
+    look_every: int
+    max_games: int | None
+    isolation: str
+    limits: dict[str, Any]
+    on_fault: OnFault
+    max_faults: int
+    workers: int
+    quota: Quota
+    wheelhouse: Path | None
+    luck: str
+
+
+def _check_head(head: TournamentSection, base: Path) -> _Head:
+    """The `[tournament]` section's keys, checked against their bounds and each other."""
+    if not NAME.match(head.name):
+        raise _KeyProblem("tournament.name", f"{head.name!r} is not a usable name (letters, digits, '.', '_', '-'; "
                           "it names the results folder)")
-    seed = head.seed
-    if seed is not None and not 0 <= seed < 2 ** SEED_BITS:
-        raise _KeyProblem("tournament.seed", f"must be from 0 to 2**{SEED_BITS} - 1, not {seed}")
-    fmt = head.format
+    if head.seed is not None and not 0 <= head.seed < 2 ** SEED_BITS:
+        raise _KeyProblem("tournament.seed", f"must be from 0 to 2**{SEED_BITS} - 1, not {head.seed}")
+    deals, look_every = _head_deals(head)
+    _head_format(head)
+    max_games = _bounded("max_games", head.max_games, None)
+    limits = {key: _bounded(key, getattr(head, key), None) for key in LIMIT_BOUNDS}
+    if problem := on_fault_problem(head.on_fault, TOURNAMENT_ON_FAULT):
+        raise _KeyProblem("tournament.on_fault", problem)
+    max_faults = _bounded("max_faults", head.max_faults, None)
+    workers = _bounded("workers", head.workers, None)
+    quota_mb = _bounded("build_quota_mb", head.build_quota_mb, None)
+    quota_files = _bounded("build_quota_files", head.build_quota_files, None)
+    if problem := quota_problem(quota_mb, quota_files):
+        raise _KeyProblem("tournament.build_quota_files", problem)
+    wheelhouse = None
+    if head.wheelhouse is not None:
+        wheelhouse = (base / head.wheelhouse).resolve()
+        if not wheelhouse.is_dir():
+            raise _KeyProblem("tournament.wheelhouse", f"{str(wheelhouse)!r} is not a folder")
+    return _Head(head.name, head.seed, head.format, deals, look_every, max_games, head.isolation, limits,
+                 OnFault(head.on_fault), max_faults, workers, Quota(quota_mb, quota_files), wheelhouse,
+                 "adjusted" if head.luck is UNSET else head.luck)
+
+
+def _head_deals(head: TournamentSection) -> tuple[int, int]:
+    """(deals, look_every): `deals` without a stop; with one, `max_deals` and `look_every`."""
     if head.stop is UNSET:
         for key in ("confidence", "margin", "max_deals", "look_every"):
             if getattr(head, key) is not UNSET:
@@ -258,7 +321,12 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
             raise _KeyProblem("tournament.deals", "not used with stop: give max_deals (the most deals a table "
                               "gets) and look_every (deals between looks)")
         deals = _bounded("max_deals", head.max_deals, 1000)
-    look_every = _bounded("look_every", head.look_every, 4)
+    return deals, _bounded("look_every", head.look_every, 4)
+
+
+def _head_format(head: TournamentSection) -> None:
+    """`challengers` exactly with a gauntlet, `max_games` exactly with the sampled format."""
+    fmt = head.format
     if head.challengers is not UNSET and fmt != "gauntlet":
         raise _KeyProblem("tournament.challengers", 'only used with format = "gauntlet"')
     if fmt == "gauntlet" and head.challengers is UNSET:
@@ -267,31 +335,16 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
         raise _KeyProblem("tournament.max_games", 'missing: format = "sampled" needs max_games')
     if fmt != "sampled" and head.max_games is not UNSET:
         raise _KeyProblem("tournament.max_games", 'only used with format = "sampled"')
-    max_games = _bounded("max_games", head.max_games, None)
-    isolation = head.isolation
-    limits = {key: _bounded(key, getattr(head, key), None) for key in LIMIT_BOUNDS}
-    if problem := on_fault_problem(head.on_fault, TOURNAMENT_ON_FAULT):
-        raise _KeyProblem("tournament.on_fault", problem)
-    max_faults = _bounded("max_faults", head.max_faults, None)
-    workers = _bounded("workers", head.workers, None)
-    quota_mb = _bounded("build_quota_mb", head.build_quota_mb, None)
-    quota_files = _bounded("build_quota_files", head.build_quota_files, None)
-    if problem := quota_problem(quota_mb, quota_files):
-        raise _KeyProblem("tournament.build_quota_files", problem)
-    quota = Quota(quota_mb, quota_files)
-    wheelhouse = None
-    if head.wheelhouse is not None:
-        wheelhouse = (base / head.wheelhouse).resolve()
-        if not wheelhouse.is_dir():
-            raise _KeyProblem("tournament.wheelhouse", f"{str(wheelhouse)!r} is not a folder")
-    if not file.bots:
-        raise _KeyProblem("bots", "empty: add at least one [[bots]] table")
-    if not file.rulesets:
-        raise _KeyProblem("rulesets", "empty: add at least one [[rulesets]] table")
 
-    # Rulesets first: bot entries may name them in `rulesets`.
+
+# -- the [[rulesets]] section ---------------------------------------------------------
+
+
+def _ruleset_labels(tables: list[RulesetEntry], registry: Registry) -> dict[str, int]:
+    """Every `[[rulesets]]` entry's label (its `as`, else its `use`), in file order, to its index:
+    each a registered ruleset, each label usable and entered once."""
     labels: dict[str, int] = {}
-    for i, table in enumerate(file.rulesets):
+    for i, table in enumerate(tables):
         where = f"rulesets[{i}]"
         if table.use not in registry.rulesets:
             raise _KeyProblem(f"{where}.use", _unknown("ruleset", table.use, registry.rulesets, registry))
@@ -303,156 +356,259 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
                               f"{label!r} is entered twice (also rulesets[{labels[label]}]); "
                               'give one of them another label with "as"')
         labels[label] = i
+    return labels
 
-    entries: list[BotSpec] = []
-    displays: dict[str, tuple[int, str]] = {}
-    for i, bot_table in enumerate(file.bots):
-        where = f"bots[{i}]"
-        command = _command({} if bot_table.command is UNSET else {"command": bot_table.command}, where, base)
-        submission = in_file = None
-        if bot_table.use is not UNSET and command is None and bot_table.submission is UNSET and ".py:" in bot_table.use:
-            from arena.api import bot_name
-            from arena.submissions import SubmittedBot, stand_in
 
-            in_file = _local_file(bot_table.use, where, base, isolation)
-            use, cls = bot_table.use, stand_in(SubmittedBot(bot_name(in_file.rpartition(":")[2]), "*", "file", ""))
-            package, version = "file", _command_version((in_file.rpartition(":")[0],))
-        elif bot_table.submission is not UNSET:
+def _ruleset_spec(i: int, table: RulesetEntry, label: str, registry: Registry) -> RulesetSpec:
+    """One `[[rulesets]]` entry, checked on its own: its table size against the ruleset, its
+    options, its draw probability; its `entries` are left to `_ruleset_entries`."""
+    where = f"rulesets[{i}]"
+    use, players = table.use, table.players
+    reg = registry.rulesets[use]
+    ruleset_cls = reg.cls
+    if players < 2:
+        raise _KeyProblem(f"{where}.players", f"a table of {players} is not a tournament table: "
+                          "use at least 2 players")
+    if not ruleset_cls.min_players <= players <= ruleset_cls.max_players:
+        raise _KeyProblem(f"{where}.players", f"{use} takes {ruleset_cls.min_players} to "
+                          f"{ruleset_cls.max_players} players, not {players}")
+    options = _ruleset_options(table, where, ruleset_cls)
+    draw = table.draw_probability
+    if draw is UNSET:
+        from arena.ratings import default_draw_probability
+        draw = default_draw_probability(ruleset_cls, players)
+    elif not 0 <= draw < 1:
+        raise _KeyProblem(f"{where}.draw_probability", f"must be at least 0 and below 1, not {draw}")
+    return RulesetSpec(i, label, use, ruleset_cls, str(ruleset_cls.version), reg.origin.package,
+                       reg.origin.version, players, options, float(draw), ())
+
+
+def _ruleset_entries(ruleset: RulesetSpec, entries: list[BotSpec]) -> RulesetSpec:
+    """`ruleset` with the entries that play it (file order): at least a table's worth."""
+    use, players = ruleset.id, ruleset.players
+    playing = tuple(b.index for b in entries if b.cls.plays(use) and (b.only is None or ruleset.label in b.only))
+    if len(playing) < players:
+        names = ", ".join(entries[b].display for b in playing) or "none"
+        raise _KeyProblem(f"rulesets[{ruleset.index}].players", f"a table of {players} needs {players} entries "
+                          f"that play {use}; this file has {len(playing)} ({names})")
+    return replace(ruleset, entries=playing)
+
+
+def _ruleset_options(table: RulesetEntry, where: str, ruleset_cls: type[Ruleset]) -> dict[str, Any]:
+    """The entry's options, each known to the ruleset and checked, resolved with the defaults."""
+    for key, value in table.options.items():
+        if key not in ruleset_cls.options:
+            known = ", ".join(ruleset_cls.options) or "none"
+            raise _KeyProblem(f"{where}.options.{key}", f"unknown option for {table.use} (known: {known})")
+        try:
+            ruleset_cls.options[key].check(key, value)
+        except ArenaError as exc:
+            raise _KeyProblem(f"{where}.options.{key}", str(exc)) from None
+    try:
+        options = ruleset_cls.resolve_options(table.options)
+    except ArenaError as exc:
+        raise _KeyProblem(f"{where}.options", str(exc)) from None
+    _plain_json(options, f"{where}.options")
+    return options
+
+
+# -- the [[bots]] section ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a `[[bots]]` entry's bot comes from: a registered bot, a command, a bot in a
+    file, or a built submission."""
+
+    uses: str
+    cls: type[Bot]
+    package: str
+    version: str
+    command: tuple[str, ...] | None = None
+    file: str | None = None
+    submission: Any = None
+
+
+class _BotsSection:
+    """The `[[bots]]` entries, checked in file order without building anything: a submission
+    entry gets the checks that need no build, and the rest once `add_submission` gives it
+    its build (so a problem anywhere in the file is found before any build starts)."""
+
+    def __init__(self, file: TournamentFile, labels: dict[str, int], registry: Registry, isolation: str,
+                 base: Path):
+        self.file, self.labels, self.registry, self.isolation, self.base = file, labels, registry, isolation, base
+        self.specs: dict[int, BotSpec] = {}
+        self.displays: dict[str, tuple[int, str]] = {}  # display_key -> (entry, display as written)
+        self.pending: list[int] = []
+
+    def check(self, can_build: bool) -> None:
+        """Check every entry that needs no build; note the submissions (`can_build`: a builder is given)."""
+        for i, table in enumerate(self.file.bots):
+            where = f"bots[{i}]"
+            command = _command({} if table.command is UNSET else {"command": table.command}, where, self.base)
+            if table.submission is UNSET:
+                self._add(i, _bot_source(table, where, command, self.base, self.isolation, self.registry))
+                continue
             if command is not None:
                 raise _KeyProblem(f"{where}.submission", 'give either "command" or "submission", not both')
-            submission = _submission(bot_table, where, base, name, isolation, wheelhouse, registry, submissions, quota)
-            use, cls = submission.chosen, submission.stand_in()
-            package, version = submission.bot.package, submission.version
-        elif command is not None:
-            if bot_table.use is not UNSET:
-                raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
-            if bot_table.as_ is UNSET:
-                raise _KeyProblem(f"{where}.as", 'missing: a "command" entry needs a display name in "as"')
-            if isolation == "inline":
-                raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "sandbox" or "process"')
-            use, cls = "command", CommandBot
-            package, version = "command", _command_version(command)
-        else:
-            if bot_table.use is UNSET:
-                raise _KeyProblem(f"{where}.use", "missing")
-            use = bot_table.use
-            if use not in registry.bots:
-                raise _KeyProblem(f"{where}.use", _unknown("bot", use, registry.bots, registry))
-            cls = registry.bots[use].cls
-            package, version = registry.bots[use].origin.package, registry.bots[use].origin.version
-        display = (cls.name if in_file else use) if bot_table.as_ is UNSET else bot_table.as_
-        if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
-            raise _KeyProblem(f"{where}.as", f"{display!r} is not usable as a display name (1 to 100 characters, "
-                              "no control or format characters)")
-        if (same := display_key(display)) in displays:
-            other, shown = displays[same]
-            alike = "" if shown == display else f" (as {shown!r}, the same but for case or whitespace)"
-            raise _KeyProblem(f"{where}.as" if bot_table.as_ is not UNSET else f"{where}.use",
-                              f"display name {display!r} is used twice (also bots[{other}]{alike}); "
-                              'give each entry its own "as"')
-        displays[same] = (i, display)
-        params = bot_table.params
+            _submission_precheck(table, where, self.isolation, can_build)
+            if table.as_ is not UNSET:  # else its name is the built bot's
+                self._check_display(i, table.as_)
+            self._check_only(i, None)
+            self.pending.append(i)
+
+    def unbuilt(self) -> list[int]:
+        """The submission entries still to build, in file order."""
+        return list(self.pending)
+
+    def add_submission(self, i: int, submission: Any) -> None:
+        """Entry `i` with its built `submission`, checked like any other entry."""
+        self.pending.remove(i)
+        self._add(i, _Source(submission.chosen, submission.stand_in(), submission.bot.package, submission.version,
+                             submission=submission))
+
+    def entries(self) -> list[BotSpec]:
+        """Every entry, checked, in file order (once every submission is built)."""
+        assert not self.pending, "build every submission before taking the entries"
+        return [self.specs[i] for i in range(len(self.file.bots))]
+
+    def _add(self, i: int, source: _Source) -> None:
+        table, where = self.file.bots[i], f"bots[{i}]"
+        display = (source.cls.name if source.file else source.uses) if table.as_ is UNSET else table.as_
+        self._check_display(i, display)
+        params = table.params
         _plain_json(params, f"{where}.params")
-        if command is None and submission is None and in_file is None:  # the others' run in their sandboxes
+        if source.command is None and source.submission is None and source.file is None:  # others run sandboxed
             try:
-                cls(**params)
+                source.cls(**params)
             except Exception as exc:  # a constructor is the bot's own check of its params
-                raise _KeyProblem(f"{where}.params", f"bot {use!r} does not accept {params!r}: "
+                raise _KeyProblem(f"{where}.params", f"bot {source.uses!r} does not accept {params!r}: "
                                   f"{type(exc).__name__}: {exc}") from None
-        only = None
-        if bot_table.rulesets is not UNSET:
-            for j, label in enumerate(bot_table.rulesets):
-                if label not in labels:
-                    raise _KeyProblem(f"{where}.rulesets[{j}]", f"{label!r} is not a ruleset of this tournament "
-                                      f"(it has: {', '.join(labels) or 'none'})")
-                ruleset_id = file.rulesets[labels[label]].use
-                if not cls.plays(ruleset_id):
-                    raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {use!r} does not play {ruleset_id}")
-            only = tuple(dict.fromkeys(bot_table.rulesets))
-        entries.append(BotSpec(i, display, use, cls, params, package, version, only, command, submission, in_file))
+        only = self._check_only(i, source)
+        self.specs[i] = BotSpec(i, display, source.uses, source.cls, params, source.package, source.version, only,
+                                source.command, source.submission, source.file)
 
-    rulesets: list[RulesetSpec] = []
-    for i, (table, label) in enumerate(zip(file.rulesets, labels)):
-        where = f"rulesets[{i}]"
-        use, players = table.use, table.players
-        reg = registry.rulesets[use]
-        ruleset_cls = reg.cls
-        if players < 2:
-            raise _KeyProblem(f"{where}.players", f"a table of {players} is not a tournament table: "
-                              "use at least 2 players")
-        if not ruleset_cls.min_players <= players <= ruleset_cls.max_players:
-            raise _KeyProblem(f"{where}.players", f"{use} takes {ruleset_cls.min_players} to "
-                              f"{ruleset_cls.max_players} players, not {players}")
-        playing = tuple(b.index for b in entries
-                        if b.cls.plays(use) and (b.only is None or label in b.only))
-        if len(playing) < players:
-            names = ", ".join(entries[b].display for b in playing) or "none"
-            raise _KeyProblem(f"{where}.players", f"a table of {players} needs {players} entries that play "
-                              f"{use}; this file has {len(playing)} ({names})")
-        for key, value in table.options.items():
-            if key not in ruleset_cls.options:
-                known = ", ".join(ruleset_cls.options) or "none"
-                raise _KeyProblem(f"{where}.options.{key}", f"unknown option for {use} (known: {known})")
-            try:
-                ruleset_cls.options[key].check(key, value)
-            except ArenaError as exc:
-                raise _KeyProblem(f"{where}.options.{key}", str(exc)) from None
-        try:
-            options = ruleset_cls.resolve_options(table.options)
-        except ArenaError as exc:
-            raise _KeyProblem(f"{where}.options", str(exc)) from None
-        _plain_json(options, f"{where}.options")
-        draw = table.draw_probability
-        if draw is UNSET:
-            from arena.ratings import default_draw_probability
-            draw = default_draw_probability(ruleset_cls, players)
-        elif not 0 <= draw < 1:
-            raise _KeyProblem(f"{where}.draw_probability", f"must be at least 0 and below 1, not {draw}")
-        rulesets.append(RulesetSpec(i, label, use, ruleset_cls, str(ruleset_cls.version), reg.origin.package,
-                                    reg.origin.version, players, options, float(draw), playing))
+    def _check_display(self, i: int, display: str) -> None:
+        """`display` usable as entry `i`'s display name, and like no other entry's (`display_key`);
+        of two alike, the later entry is the one at fault."""
+        if not display.strip() or len(display) > 100 or any(unicodedata.category(c)[0] == "C" for c in display):
+            raise _KeyProblem(f"bots[{i}].as", f"{display!r} is not usable as a display name (1 to 100 characters, "
+                              "no control or format characters)")
+        key = display_key(display)
+        if key in self.displays and self.displays[key][0] != i:
+            j, shown = self.displays[key]
+            (first, earlier), (second, later) = sorted([(i, display), (j, shown)])
+            alike = "" if earlier == later else f" (as {earlier!r}, the same but for case or whitespace)"
+            where = f"bots[{second}]"
+            raise _KeyProblem(f"{where}.as" if self.file.bots[second].as_ is not UNSET else f"{where}.use",
+                              f"display name {later!r} is used twice (also bots[{first}]{alike}); "
+                              'give each entry its own "as"')
+        self.displays[key] = (i, display)
 
-    # (challengers are set exactly for a gauntlet: checked above)
-    challengers = _challengers(head.challengers, entries) if head.challengers is not UNSET else ()
-    stop = None if head.stop is UNSET else _stop(head, entries)
-    if stop is not None and stop.kind == "sprt" and fmt == "sampled":
+    def _check_only(self, i: int, source: _Source | None) -> tuple[str, ...] | None:
+        """The entry's `rulesets` (labels it is limited to): each of this file and, once its
+        bot is known (`source`), one it plays; None where it has none."""
+        table, where = self.file.bots[i], f"bots[{i}]"
+        if table.rulesets is UNSET:
+            return None
+        for j, label in enumerate(table.rulesets):
+            if label not in self.labels:
+                raise _KeyProblem(f"{where}.rulesets[{j}]", f"{label!r} is not a ruleset of this tournament "
+                                  f"(it has: {', '.join(self.labels) or 'none'})")
+            ruleset_id = self.file.rulesets[self.labels[label]].use
+            if source is not None and not source.cls.plays(ruleset_id):
+                raise _KeyProblem(f"{where}.rulesets[{j}]", f"bot {source.uses!r} does not play {ruleset_id}")
+        return tuple(dict.fromkeys(table.rulesets))
+
+
+def _bot_source(table: BotEntry, where: str, command: tuple[str, ...] | None, base: Path, isolation: str,
+                registry: Registry) -> _Source:
+    """The bot of an entry that is not a submission: a bot in a file, a command or a registered bot."""
+    if table.use is not UNSET and command is None and ".py:" in table.use:
+        from arena.api import bot_name
+        from arena.submissions import SubmittedBot, stand_in
+
+        in_file = _local_file(table.use, where, base, isolation)
+        cls = stand_in(SubmittedBot(bot_name(in_file.rpartition(":")[2]), "*", "file", ""))
+        return _Source(table.use, cls, "file", _command_version((in_file.rpartition(":")[0],)), file=in_file)
+    if command is not None:
+        if table.use is not UNSET:
+            raise _KeyProblem(f"{where}.command", 'give either "use" (a registered bot) or "command", not both')
+        if table.as_ is UNSET:
+            raise _KeyProblem(f"{where}.as", 'missing: a "command" entry needs a display name in "as"')
+        if isolation == "inline":
+            raise _KeyProblem(f"{where}.command", 'a "command" bot needs isolation = "sandbox" or "process"')
+        return _Source("command", CommandBot, "command", _command_version(command), command=command)
+    if table.use is UNSET:
+        raise _KeyProblem(f"{where}.use", "missing")
+    if table.use not in registry.bots:
+        raise _KeyProblem(f"{where}.use", _unknown("bot", table.use, registry.bots, registry))
+    reg = registry.bots[table.use]
+    return _Source(table.use, reg.cls, reg.origin.package, reg.origin.version)
+
+
+# -- across sections --------------------------------------------------------------------
+
+
+def _check_field(head: _Head, section: TournamentSection, entries: list[BotSpec], rulesets: list[RulesetSpec],
+                 labels: tuple[str, ...], origin: tuple[str, str, str]) -> Tournament:
+    """The tournament of the checked sections (`origin`: its source, text and sha256), once
+    the rules across them hold: challengers and stop name its bots, every format's tables
+    exist, every entry plays, the schedule is not too long."""
+    # (challengers are set exactly for a gauntlet: `_head_format`)
+    challengers = _challengers(section.challengers, entries) if section.challengers is not UNSET else ()
+    stop = None if section.stop is UNSET else _stop(section, entries)
+    if stop is not None and stop.kind == "sprt" and head.format == "sampled":
         raise _KeyProblem("tournament.stop", 'the SPRT needs format = "round-robin" or "gauntlet" (tables holding '
                           'both its bots)')
-    if fmt == "gauntlet" or (stop is not None and stop.kind == "sprt"):
-        for ruleset in rulesets:
-            if not any(_table_filter(fmt, challengers, stop)(t)
-                       for t in itertools.combinations(ruleset.entries, ruleset.players)):
-                if fmt == "gauntlet" or stop is None or stop.bot is None or stop.baseline is None:
-                    need = "exactly one challenger"
-                else:  # an sprt stop (it names both)
-                    need = f"both {entries[stop.bot].display} and {entries[stop.baseline].display}"
-                raise _KeyProblem(f"rulesets[{ruleset.index}].players",
-                                  f"no table of {ruleset.players} of {ruleset.label}'s entries holds {need}")
+    _check_tables(head.format, challengers, stop, entries, rulesets)
     for bot in entries:
         if not any(bot.index in r.entries for r in rulesets):
             raise _KeyProblem(f"bots[{bot.index}].use", f"{bot.uses!r} plays none of this tournament's rulesets "
                               f"({', '.join(labels)})")
-
-    tournament = Tournament(source, text, sha256, name, seed, fmt, deals, max_games, isolation,
-                            float(limits["time_per_decision"]), workers, tuple(entries), tuple(rulesets),
-                            float(limits["time_bank"]), limits["memory_mb"], OnFault(head.on_fault), max_faults,
+    limits = head.limits
+    tournament = Tournament(*origin, head.name, head.seed, head.format, head.deals, head.max_games, head.isolation,
+                            float(limits["time_per_decision"]), head.workers, tuple(entries), tuple(rulesets),
+                            float(limits["time_bank"]), limits["memory_mb"], head.on_fault, head.max_faults,
                             float(limits["time_for_start"]), float(limits["time_for_end"]),
                             float(limits["cpu_per_game"]), limits["max_processes"], limits["tmp_mb"],
-                            challengers=challengers, stop=stop, look_every=look_every,
-                            luck="adjusted" if head.luck is UNSET else head.luck)
-    if fmt != "sampled":
-        games = sum(count * deals * r.players for r, count in zip(rulesets, (_table_count(tournament, r)
-                                                                              for r in rulesets)))
+                            challengers=challengers, stop=stop, look_every=head.look_every, luck=head.luck)
+    _check_size(tournament)
+    return tournament
+
+
+def _check_tables(fmt: str, challengers: tuple[int, ...], stop: Stop | None, entries: list[BotSpec],
+                  rulesets: list[RulesetSpec]) -> None:
+    """A gauntlet's or an SPRT's filter leaves every ruleset at least one table."""
+    if not (fmt == "gauntlet" or (stop is not None and stop.kind == "sprt")):
+        return
+    keep = _table_filter(fmt, challengers, stop)
+    for ruleset in rulesets:
+        if not any(keep(t) for t in itertools.combinations(ruleset.entries, ruleset.players)):
+            if fmt == "gauntlet" or stop is None or stop.bot is None or stop.baseline is None:
+                need = "exactly one challenger"
+            else:  # an sprt stop (it names both)
+                need = f"both {entries[stop.bot].display} and {entries[stop.baseline].display}"
+            raise _KeyProblem(f"rulesets[{ruleset.index}].players",
+                              f"no table of {ruleset.players} of {ruleset.label}'s entries holds {need}")
+
+
+def _check_size(tournament: Tournament) -> None:
+    """A full schedule of at most MAX_GAMES games; with the sampled format, at least one table
+    of every ruleset within its share of `max_games`."""
+    deals = tournament.deals
+    if tournament.format != "sampled":
+        games = sum(_table_count(tournament, r) * deals * r.players for r in tournament.rulesets)
         if games > MAX_GAMES:
             raise _KeyProblem("tournament.deals", f"{deals:,} deals make {games:,} games, more than the "
                               f"{MAX_GAMES:,} a tournament may have (use fewer deals, or format = \"sampled\")")
-    if fmt == "sampled":
-        for ruleset, tables in zip(tournament.rulesets, _sampled_tables(tournament)):
-            if tables < 1:
-                per_table = tournament.deals * ruleset.players
-                raise _KeyProblem("tournament.max_games", f"{max_games} games are too few: {ruleset.label} gets "
-                                  f"{_budgets(tournament)[ruleset.index]}, and one table of it is "
-                                  f"{per_table} games ({tournament.deals} deals x {ruleset.players} rotations)")
-    return tournament
+        return
+    for ruleset, tables in zip(tournament.rulesets, _sampled_tables(tournament)):
+        if tables < 1:
+            per_table = deals * ruleset.players
+            raise _KeyProblem("tournament.max_games", f"{tournament.max_games} games are too few: {ruleset.label} "
+                              f"gets {_budgets(tournament)[ruleset.index]}, and one table of it is "
+                              f"{per_table} games ({deals} deals x {ruleset.players} rotations)")
 
 
 def _challengers(chosen: list[str], entries: list[BotSpec]) -> tuple[int, ...]:
@@ -576,32 +732,37 @@ def _command(table: dict[str, Any], where: str, base: Path) -> tuple[str, ...] |
     return (program, *arguments)
 
 
-def _submission(table: BotEntry, where: str, base: Path, name: str, isolation: str, wheelhouse: Path | None,
-                registry: Registry, submissions: Any, quota: Quota = Quota()) -> Any:
-    """Build (in a sandbox) and probe the entry's `submission`; its Submission. Every problem
-    is a one-line _KeyProblem naming the entry's key."""
-    path = table.submission
-    assert path is not UNSET  # called for an entry with a submission
+def _submission_precheck(table: BotEntry, where: str, isolation: str, can_build: bool) -> None:
+    """What a `submission` entry must be before it is built: sandboxed, in a run that builds
+    (`can_build`), with plain JSON params."""
     key = f"{where}.submission"
     if isolation != "sandbox":
         raise _KeyProblem(key, 'a submission runs only in a sandbox: isolation must be "sandbox"')
-    if submissions is None:
+    if not can_build:
         raise _KeyProblem(key, "submissions are built by `arena run` (in a sandbox), not here")
+    _plain_json(table.params, f"{where}.params")
+
+
+def _submission(table: BotEntry, where: str, base: Path, name: str, wheelhouse: Path | None, registry: Registry,
+                submissions: Any, quota: Quota = Quota()) -> Any:
+    """Build (in a sandbox) and probe the entry's `submission` (checked by
+    `_submission_precheck`); its Submission. Every problem is a one-line _KeyProblem naming
+    the entry's key."""
+    path = table.submission
+    assert path is not UNSET  # called for an entry with a submission
     use = None if table.use is UNSET else table.use
-    params = table.params
-    _plain_json(params, f"{where}.params")
     from arena.submissions import SubmissionError
 
     try:
-        submission = submissions.resolve(base / path, name, wheelhouse, use, params, quota)
+        submission = submissions.resolve(base / path, name, wheelhouse, use, table.params, quota)
     except SubmissionError as exc:
         failed = "use" if "registers no bot " in str(exc) and use is not None else "submission"
         raise _KeyProblem(f"{where}.{failed}", f"{path}: {exc}") from None
     declared = submission.bot.rulesets
     unknown = [r for r in declared if r not in registry.rulesets] if declared != "*" else []
     if unknown:
-        raise _KeyProblem(key, f"{path}: bot {submission.chosen!r} declares rulesets not installed here: "
-                          f"{', '.join(unknown)} (installed: {', '.join(registry.rulesets)})")
+        raise _KeyProblem(f"{where}.submission", f"{path}: bot {submission.chosen!r} declares rulesets not "
+                          f"installed here: {', '.join(unknown)} (installed: {', '.join(registry.rulesets)})")
     return submission
 
 

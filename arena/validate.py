@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from arena.bot import Bot
 from arena.build_space import Quota, tree_size
 from arena.match import Entrant, FaultPolicy, play_game
 from arena.plugins import BotEntry, Origin, Registry, load_registry
@@ -259,75 +260,21 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
     see `format_report`)."""
     cls = entry.cls
     time_dependent = getattr(cls, "time_dependent", False) is True
-    checks: list[Check] = []
-    declared = list(registry.rulesets) if cls.rulesets == "*" else list(cls.rulesets)
-    unknown = [r for r in declared if r not in registry.rulesets]
-    playable = [r for r in declared if r in registry.rulesets]
-    if unknown:
-        checks.append(Check("rulesets", None, "fail", f"declares {', '.join(unknown)}, not installed "
-                            f"(installed: {', '.join(registry.rulesets) or 'none'})"))
-    elif not playable:
-        checks.append(Check("rulesets", None, "fail", "declares no ruleset"))
-    else:
-        star = ' ("*")' if cls.rulesets == "*" else ""
-        checks.append(Check("rulesets", None, "pass", f"plays {', '.join(playable)}{star}"))
-    if settings.rulesets:
-        undeclared = [r for r in settings.rulesets if r not in playable]
-        playable = [r for r in playable if r in settings.rulesets]
-        if undeclared:
-            checks.append(Check("rulesets", None, "warn", f"asked to check {', '.join(undeclared)}, "
-                                                           "which it does not play: skipped"))
-
-    runs: list[RulesetRun] = []
-    plans: dict[str, list[PlannedGame]] = {}
-    first_records: dict[str, list[list[Any]]] = {}
+    checks, playable = _ruleset_checks(cls, registry, settings)
     if make_host is None:
         def make_host() -> BotHost:
             return bot_host(entry, settings, isolation, env, submission)
     host = MeasuredHost(make_host())
     second = MeasuredHost(make_host())
+    fresh = ("instance" if isolation == "inline"
+             else "process" if isolation == "process" and submission is None else "sandbox")
+    games = _ValidationGames(entry, registry, settings, echo)
     try:
-        for ruleset_id in playable:
-            ruleset = registry.ruleset(ruleset_id).cls
-            run = RulesetRun(ruleset_id)
-            runs.append(run)
-            plans[ruleset_id] = plan = game_plan(ruleset, settings, registry, len(plans), entry.name)
-            first_records[ruleset_id] = []
-            echo(f"{entry.name}: playing {len(plan)} games of {ruleset_id} against "
-                 f"{', '.join(opponent_pool(registry, ruleset_id, entry.name)) or 'random'}")
-            before = len(host.times)
-            for index, item in enumerate(plan):
-                result = _play(entry, ruleset, item, host, settings, registry)
-                run.games += 1
-                first_records[ruleset_id].append(result.record["decisions"])
-                if _note_faults(run, result, index, item):
-                    run.stopped_early = index + 1 < len(plan)
-                    break
-            run.decisions = len(host.times) - before
-            run.times += host.times[before:]
+        runs = [games.first(ruleset_id, host) for ruleset_id in playable]
         # Determinism: the same games again, in a fresh process.
         for run in runs:
-            if run.faults:
-                continue
-            ruleset = registry.ruleset(run.id).cls
-            fresh = ("instance" if isolation == "inline"
-                     else "process" if isolation == "process" and submission is None else "sandbox")
-            echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh {fresh}")
-            run.deterministic = True
-            before = len(second.times)
-            for index, item in enumerate(plans[run.id][: run.games]):
-                result = _play(entry, ruleset, item, second, settings, registry)
-                if _note_faults(run, result, index, item, again=True):
-                    run.deterministic = None
-                    break
-                difference = _first_difference(first_records[run.id][index], result.record["decisions"],
-                                               item.seat)
-                if difference is not None:
-                    run.deterministic = False
-                    run.difference = (f"game {index} (deal seed {item.deal_seed}, {item.players} players, seat "
-                                      f"{item.seat}): {difference}")
-                    break
-            run.times += second.times[before:]
+            if not run.faults:
+                games.again(run, second, fresh)
     finally:
         host.close()
         second.close()
@@ -351,6 +298,80 @@ def validate_bot(entry: BotEntry, registry: Registry, settings: Settings = Setti
         "rulesets": [{k: v for k, v in asdict(r).items() if k != "times"} for r in runs],
         "time_ms": timing, "decisions": len(all_times), "peak_memory_mb": peak_mb,
     }
+
+
+def _ruleset_checks(cls: type[Bot], registry: Registry, settings: Settings) -> tuple[list[Check], list[str]]:
+    """The checks of the rulesets the bot declares, and the ones to play (installed, and asked for)."""
+    checks: list[Check] = []
+    declared = list(registry.rulesets) if cls.rulesets == "*" else list(cls.rulesets)
+    unknown = [r for r in declared if r not in registry.rulesets]
+    playable = [r for r in declared if r in registry.rulesets]
+    if unknown:
+        checks.append(Check("rulesets", None, "fail", f"declares {', '.join(unknown)}, not installed "
+                            f"(installed: {', '.join(registry.rulesets) or 'none'})"))
+    elif not playable:
+        checks.append(Check("rulesets", None, "fail", "declares no ruleset"))
+    else:
+        star = ' ("*")' if cls.rulesets == "*" else ""
+        checks.append(Check("rulesets", None, "pass", f"plays {', '.join(playable)}{star}"))
+    if settings.rulesets:
+        undeclared = [r for r in settings.rulesets if r not in playable]
+        playable = [r for r in playable if r in settings.rulesets]
+        if undeclared:
+            checks.append(Check("rulesets", None, "warn", f"asked to check {', '.join(undeclared)}, "
+                                                           "which it does not play: skipped"))
+    return checks, playable
+
+
+class _ValidationGames:
+    """The games `validate_bot` plays: each ruleset's plan once, then again in a fresh host."""
+
+    def __init__(self, entry: BotEntry, registry: Registry, settings: Settings, echo: Echo):
+        self.entry, self.registry, self.settings, self.echo = entry, registry, settings, echo
+        self.plans: dict[str, list[PlannedGame]] = {}
+        self.first_records: dict[str, list[list[Any]]] = {}
+
+    def first(self, ruleset_id: str, host: MeasuredHost) -> RulesetRun:
+        """Play `ruleset_id`'s plan in `host`, up to the first game with a fault of the bot's."""
+        entry, registry, settings = self.entry, self.registry, self.settings
+        ruleset = registry.ruleset(ruleset_id).cls
+        run = RulesetRun(ruleset_id)
+        self.plans[ruleset_id] = plan = game_plan(ruleset, settings, registry, len(self.plans), entry.name)
+        records = self.first_records[ruleset_id] = []
+        self.echo(f"{entry.name}: playing {len(plan)} games of {ruleset_id} against "
+                  f"{', '.join(opponent_pool(registry, ruleset_id, entry.name)) or 'random'}")
+        before = len(host.times)
+        for index, item in enumerate(plan):
+            result = _play(entry, ruleset, item, host, settings, registry)
+            run.games += 1
+            records.append(result.record["decisions"])
+            if _note_faults(run, result, index, item):
+                run.stopped_early = index + 1 < len(plan)
+                break
+        run.decisions = len(host.times) - before
+        run.times += host.times[before:]
+        return run
+
+    def again(self, run: RulesetRun, second: MeasuredHost, fresh: str) -> None:
+        """Play `run`'s games again in `second` (a fresh `fresh`): the bot's decisions must be the same."""
+        entry, registry, settings = self.entry, self.registry, self.settings
+        ruleset = registry.ruleset(run.id).cls
+        self.echo(f"{entry.name}: playing the {run.games} games of {run.id} again in a fresh {fresh}")
+        run.deterministic = True
+        before = len(second.times)
+        for index, item in enumerate(self.plans[run.id][: run.games]):
+            result = _play(entry, ruleset, item, second, settings, registry)
+            if _note_faults(run, result, index, item, again=True):
+                run.deterministic = None
+                break
+            difference = _first_difference(self.first_records[run.id][index], result.record["decisions"],
+                                           item.seat)
+            if difference is not None:
+                run.deterministic = False
+                run.difference = (f"game {index} (deal seed {item.deal_seed}, {item.players} players, seat "
+                                  f"{item.seat}): {difference}")
+                break
+        run.times += second.times[before:]
 
 
 def _note_faults(run: RulesetRun, result: Any, index: int, item: PlannedGame, again: bool = False) -> bool:

@@ -294,55 +294,71 @@ class _Checker:
         return seen[number]
 
     def check(self, row: StoredRow, corrections: list[list[float]] | None = None) -> None:
-        from arena.match import replay, transcript_hash
-        from arena.seeding import bot_seed, derive_seed
-
+        """One stored game against its record, the plan and the store's seed; StoreError at
+        the first disagreement."""
         index, record, result = row.index, row.record, row.result
         rulesets = self.plan["rulesets"]
         if not 0 <= row.ruleset < len(rulesets):
             self.fail(index, f"ruleset entry {row.ruleset} is not in the plan")
         r = rulesets[row.ruleset]
         players = r["players"]
-        # Where it sits in the schedule, and who sat where.
-        if not (0 <= row.deal < self.deals and 0 <= row.rotation < players and row.table >= 0):
-            self.fail(index, f"table {row.table}, deal {row.deal}, rotation {row.rotation} are not in the schedule")
-        if self.has_counts:
-            if self.derivation >= 2:
-                tables = r.get("games", 0) // (self.deals * players)
-                position = self.offsets[row.ruleset] + (row.deal * tables + row.table) * players + row.rotation
-            else:
-                position = self.offsets[row.ruleset] + (row.table * self.deals + row.deal) * players + row.rotation
-            if position != index or index >= self.offsets[row.ruleset + 1]:
-                self.fail(index, f"its table {row.table}, deal {row.deal} and rotation {row.rotation} are game "
-                                 f"{position} of the schedule")
-            table = self.table(row.ruleset, row.table)
-            if table is None:
-                self.fail(index, f"ruleset {r['label']} has no table {row.table} in the schedule")
-            seating = [table[(seat + row.rotation) % players] for seat in range(players)]
-            if result.seats != seating:
-                self.fail(index, f"its seating (entries {result.seats}) is not the schedule's {seating}")
+        self._check_place(row, r)
         if len(result.seats) != players or record["players"] != players:
             self.fail(index, f"it has {len(result.seats)} seats, its record {record['players']}; "
                              f"{r['label']} is played by {players}")
-        # Seeds, from the store's seed.
+        self._check_seeds(row, r)
+        self._check_entries(row, r)
+        self._check_result(row, players)
+        self._check_play(row, corrections)
+        self.found.games += 1
+
+    def _check_place(self, row: StoredRow, r: Mapping[str, Any]) -> None:
+        """Where it sits in the schedule, and (for a plan with its game counts) who sat where."""
+        index, players = row.index, r["players"]
+        if not (0 <= row.deal < self.deals and 0 <= row.rotation < players and row.table >= 0):
+            self.fail(index, f"table {row.table}, deal {row.deal}, rotation {row.rotation} are not in the schedule")
+        if not self.has_counts:
+            return
+        if self.derivation >= 2:
+            tables = r.get("games", 0) // (self.deals * players)
+            position = self.offsets[row.ruleset] + (row.deal * tables + row.table) * players + row.rotation
+        else:
+            position = self.offsets[row.ruleset] + (row.table * self.deals + row.deal) * players + row.rotation
+        if position != index or index >= self.offsets[row.ruleset + 1]:
+            self.fail(index, f"its table {row.table}, deal {row.deal} and rotation {row.rotation} are game "
+                             f"{position} of the schedule")
+        table = self.table(row.ruleset, row.table)
+        if table is None:
+            self.fail(index, f"ruleset {r['label']} has no table {row.table} in the schedule")
+        seating = [table[(seat + row.rotation) % players] for seat in range(players)]
+        if row.result.seats != seating:
+            self.fail(index, f"its seating (entries {row.result.seats}) is not the schedule's {seating}")
+
+    def _check_seeds(self, row: StoredRow, r: Mapping[str, Any]) -> None:
+        """Its deal seed and bot seeds, derived from the store's seed."""
+        from arena.seeding import bot_seed, derive_seed
+
+        record, players = row.record, r["players"]
         if self.derivation >= 2:
             from arena.seeding import table_deal_seed
-
-            table_of_deal = [result.seats[(j - row.rotation) % players] for j in range(players)]
-            names = [self.plan["entries"][e]["bot"] if 0 <= e < len(self.plan["entries"]) else "?"
-                     for e in table_of_deal]
             from arena.tournament import epoch_seed
 
+            table_of_deal = [row.result.seats[(j - row.rotation) % players] for j in range(players)]
+            names = [self.plan["entries"][e]["bot"] if 0 <= e < len(self.plan["entries"]) else "?"
+                     for e in table_of_deal]
             deal_seed = table_deal_seed(epoch_seed(self.plan.get("seed_history"), self.seed, r["label"], names,
                                                    row.deal), r["label"], names, row.deal)
         else:
             deal_seed = derive_seed(self.seed, "deal", row.ruleset, row.table, row.deal)
         if record["deal_seed"] != deal_seed:
-            self.fail(index, f"its record's deal seed {record['deal_seed']} is not the one the store's seed "
-                             "derives for it")  # (which is not shown: the seed may still be secret)
+            self.fail(row.index, f"its record's deal seed {record['deal_seed']} is not the one the store's seed "
+                                 "derives for it")  # (which is not shown: the seed may still be secret)
         if record.get("bot_seeds") != [bot_seed(deal_seed, seat, row.rotation) for seat in range(players)]:
-            self.fail(index, "its record's bot seeds are not the ones the store's seed derives for it")
-        # The record is of the plan's ruleset and entries.
+            self.fail(row.index, "its record's bot seeds are not the ones the store's seed derives for it")
+
+    def _check_entries(self, row: StoredRow, r: Mapping[str, Any]) -> None:
+        """The record is of the plan's ruleset and entries."""
+        index, record = row.index, row.record
         meta = record["ruleset"]
         if (meta["id"], meta["version"]) != (r["id"], r["version"]):
             self.fail(index, f"its record is of {meta['id']} {meta['version']}, the plan's ruleset "
@@ -350,7 +366,7 @@ class _Checker:
         if "options" in r and meta.get("options") != r["options"]:
             self.fail(index, f"its record's options are not the plan's for {r['label']}")
         entries = self.plan["entries"]
-        for seat, (entry, who) in enumerate(zip(result.seats, record["seats"])):
+        for seat, (entry, who) in enumerate(zip(row.result.seats, record["seats"])):
             if not 0 <= entry < len(entries):
                 self.fail(index, f"seat {seat} holds entry {entry}, which is not in the plan")
             e = entries[entry]
@@ -359,9 +375,12 @@ class _Checker:
                     or who.get("params", {}) != e.get("params", {}):
                 self.fail(index, f"seat {seat} of its record is not entry {entry} ({e['bot']}: {e['uses']}, "
                                  f"{e['package']} {e['version']})")
-        if len(record["seats"]) != players:
-            self.fail(index, f"its record names {len(record['seats'])} seats, not {players}")
-        # The result: the row against the record.
+        if len(record["seats"]) != r["players"]:
+            self.fail(index, f"its record names {len(record['seats'])} seats, not {r['players']}")
+
+    def _check_result(self, row: StoredRow, players: int) -> None:
+        """The result: the row against the record."""
+        index, record, result = row.index, row.record, row.result
         if row.transcript_hash != record["transcript_hash"]:
             self.fail(index, "its transcript hash is not its record's")
         outcome = record["outcome"]
@@ -379,25 +398,31 @@ class _Checker:
             self.found.without_result_hash += 1
         elif row.result_hash != record_result_hash(index, result.seats, record, faults):
             self.fail(index, "its result hash does not match its seating, standing, scores, faults and forfeits")
-        # The play itself.
+
+    def _check_play(self, row: StoredRow, corrections: list[list[float]] | None) -> None:
+        """The play itself: replayed where its ruleset version is installed (faults and luck
+        corrections too), else its transcript hash checked and the game counted unverifiable."""
+        from arena.match import replay, transcript_hash
+
+        index, record = row.index, row.record
+        meta = record["ruleset"]
         cls = self.rulesets.get(meta["id"])
         if cls is None or getattr(cls, "version", None) != meta["version"]:
             if transcript_hash(record) != record["transcript_hash"]:
                 self.fail(index, "its record's transcript hash does not match the record's contents")
             key = f"{meta['id']} version {meta['version']} (installed: {getattr(cls, 'version', 'none')})"
             self.found.unverifiable[key] = self.found.unverifiable.get(key, 0) + 1
-        else:
-            try:
-                replay(record, cls)
-                problem = fault_problem(record, cls) if record.get("faults") else None
-            except Exception as exc:  # ReplayMismatchError, or an engine that cannot take the record
-                detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                self.fail(index, f"its record does not replay ({detail})")
-            if problem:
-                self.fail(index, f"its record's faults are not what was played: {problem}")
-            self.found.replayed += 1
-            self._check_luck(index, row.ruleset, record, cls, corrections)
-        self.found.games += 1
+            return
+        try:
+            replay(record, cls)
+            problem = fault_problem(record, cls) if record.get("faults") else None
+        except Exception as exc:  # ReplayMismatchError, or an engine that cannot take the record
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self.fail(index, f"its record does not replay ({detail})")
+        if problem:
+            self.fail(index, f"its record's faults are not what was played: {problem}")
+        self.found.replayed += 1
+        self._check_luck(index, row.ruleset, record, cls, corrections)
 
 
 def fault_problem(record: Mapping[str, Any], cls: Any) -> str | None:

@@ -187,6 +187,82 @@ def test_a_relative_command_keeps_a_virtualenv_python_link_so_the_bot_gets_the_v
     assert os.path.samefile(prefix, venv)
 
 
+# -- submissions: built after the whole file is parsed ------------------------------------
+
+
+class _Builder:
+    """Stands for `arena.submissions.Builder`: records what it was asked to build and
+    answers a submission registering one bot, `name`, that plays every ruleset."""
+
+    def __init__(self, name="built-bot"):
+        self.name, self.built = name, []
+
+    def resolve(self, source, tournament_name, wheelhouse=None, use=None, params=None, quota=None):
+        from arena.submissions import Submission, SubmittedBot
+
+        self.built.append(source.name)
+        bot = SubmittedBot(self.name, "*", "built-package", "1.0")
+        return Submission(str(source), "0" * 64, str(source), (bot,), self.name)
+
+
+SUBMITTED = BASE.replace('use = "random"\nas = "random-1"', 'submission = "bot-folder"', 1)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('use = "toy-cautious"', 'use = "nobody"', "bots[2].use: unknown bot 'nobody'"),
+    ('players = 3', 'players = 3\noptions = { colour = 1 }', "rulesets[0].options.colour: unknown option"),
+    ('deals = 2', 'deals = 2\nformat = "gauntlet"\nchallengers = ["nobody"]',
+     "tournament.challengers[0]: 'nobody' is not a bot of this tournament"),
+    ('as = "random-2"', 'as = "random-2"\nrulesets = ["golf"]', "bots[1].rulesets[0]: 'golf' is not a ruleset"),
+])
+def test_a_problem_anywhere_in_the_file_is_found_before_any_submission_is_built(plugin_dir, old, new, message):
+    install_toy(plugin_dir)
+    builder = _Builder()
+    # challengers are bot names, and a submission's name is known once it is built
+    expected_builds = ["bot-folder"] if message.startswith("tournament.challengers") else []
+    with pytest.raises(Exception) as caught:
+        parse_tournament(SUBMITTED.replace(old, new, 1), load_registry(), submissions=builder)
+    assert message in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+    assert builder.built == expected_builds
+
+
+@pytest.mark.parametrize("keys, message", [
+    ('rulesets = ["x"]', "bots[0].rulesets[0]: 'x' is not a ruleset of this tournament"),
+    ('as = "random-2"', "bots[1].as: display name 'random-2' is used twice (also bots[0])"),
+    ('as = " "', "bots[0].as: ' ' is not usable as a display name"),
+])
+def test_a_submissions_own_problems_before_its_build_are_found_without_building(plugin_dir, keys, message):
+    install_toy(plugin_dir)
+    builder = _Builder()
+    with pytest.raises(Exception) as caught:
+        parse_tournament(SUBMITTED.replace('submission = "bot-folder"', f'submission = "bot-folder"\n{keys}'),
+                         load_registry(), submissions=builder)
+    assert message in str(caught.value), str(caught.value)
+    assert builder.built == []
+
+
+def test_a_built_submissions_display_name_clashing_with_a_later_entry_blames_the_later_entry(plugin_dir):
+    """The submission's name is known only once built, after every entry is parsed; the
+    message is the one file order gives: the later entry is the one named twice."""
+    install_toy(plugin_dir)
+    text = SUBMITTED.replace('as = "random-2"', 'as = "Built-Bot"', 1)
+    with pytest.raises(Exception) as caught:
+        parse_tournament(text, load_registry(), submissions=_Builder())
+    assert str(caught.value) == ("<tournament>: bots[1].as: display name 'Built-Bot' is used twice (also bots[0] "
+                                 "(as 'built-bot', the same but for case or whitespace)); give each entry its own \"as\"")
+
+
+def test_a_built_submission_is_an_entry_like_any_other(plugin_dir):
+    install_toy(plugin_dir)
+    builder = _Builder()
+    tournament = parse_tournament(SUBMITTED, load_registry(), submissions=builder)
+    entry = tournament.bots[0]
+    assert builder.built == ["bot-folder"]
+    assert (entry.display, entry.uses, entry.package, entry.version) == \
+        ("built-bot", "built-bot", "built-package", "1.0+sha256.000000000000")
+    assert entry.submission is not None and tournament.rulesets[0].entries == (0, 1, 2)
+
+
 # -- the file's shape (arena.tournament_file) ------------------------------------------
 
 

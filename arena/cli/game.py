@@ -12,7 +12,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 from tabulate import tabulate
@@ -140,15 +140,7 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...]
     check_plain_values(chosen, "--option")
     seated = seat_bots(registry, ruleset, bot_names, commands, params)
     entrants = seated.entrants
-    for entrant, kind in zip(entrants, seated.kinds):
-        if kind == "command":
-            continue
-        check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
-        try:  # installed bots are trusted: their constructor checks their params here, as in `arena run`
-            entrant.cls(**entrant.params)
-        except Exception as exc:
-            raise ConfigError(f"bot {entrant.cls.name!r} does not accept params {dict(entrant.params)!r}: "
-                              f"{type(exc).__name__}: {exc}") from None
+    _check_params(seated)
     if save is not None and not save.parent.is_dir():
         raise ConfigError(f"--save {save}: folder {save.parent} does not exist")
     if isolation == "inline" and time_per_decision is not None and not commands:
@@ -170,8 +162,25 @@ def match(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...]
                            hosts=[pool.host(seat) for seat in range(len(entrants))], policy=policy)
     finally:
         pool.close()
-    record = result.record
+    _show_match(result, ruleset, seed, as_json, show_log, save)
 
+
+def _check_params(seated: Seated) -> None:
+    """Every seat's params plain data, and accepted by its bot's constructor (but a command's)."""
+    for entrant, kind in zip(seated.entrants, seated.kinds):
+        if kind == "command":
+            continue
+        check_plain_values(dict(entrant.params), f"--param {entrant.display_name}")
+        try:  # installed bots are trusted: their constructor checks their params here, as in `arena run`
+            entrant.cls(**entrant.params)
+        except Exception as exc:
+            raise ConfigError(f"bot {entrant.cls.name!r} does not accept params {dict(entrant.params)!r}: "
+                              f"{type(exc).__name__}: {exc}") from None
+
+
+def _show_match(result: Any, ruleset: Any, seed: int, as_json: bool, show_log: bool, save: Path | None) -> None:
+    """What `arena match` prints (and saves) of the game it played."""
+    record = result.record
     if save is not None:
         save.write_text(json.dumps(record, indent=1) + "\n")
     if as_json:
@@ -222,7 +231,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
     Example: arena play flip-7 flip7-threshold random --seat 1 --seed 7
     """
     from arena.seats import InlineHost, ProcessHost
-    from arena.terminal import QuitGame, play_human, replay_lines, rules_summary
+    from arena.terminal import QuitGame, play_human
 
     registry = load_plugins()
     ruleset = registry.ruleset(ruleset_id).cls
@@ -265,6 +274,14 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
     if save is not None:
         save.write_text(json.dumps(result.record, indent=1) + "\n")
         write(f"record written to {save}")
+    _offer_replay(result.record, ruleset, read_line, write, style)
+
+
+def _offer_replay(record: dict[str, Any], ruleset: Any, read_line: Callable[[], str], write: Callable[..., None],
+                  style: Any) -> None:
+    """After a game of `arena play`: the rules on ? or ??, the god view's replay on y."""
+    from arena.terminal import replay_lines, rules_summary
+
     while True:
         write("Show the whole game from the god view (every card)? [y/N, ? or ?? for the rules] ", nl=False)
         answer = read_line()
@@ -274,7 +291,7 @@ def play(ruleset_id: str, bot_names: tuple[str, ...], commands: tuple[str, ...],
             write(line)
     if answer.strip().lower() in ("y", "yes"):
         write("")
-        for line in replay_lines(result.record, ruleset, None, style):
+        for line in replay_lines(record, ruleset, None, style):
             write(line)
     elif answer == "":
         write("")

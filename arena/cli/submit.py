@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
 from arena.cli.support import SEED_RANGE, UserError, load_plugins, print_json, user_errors
 from arena.build_space import QUOTA_BOUNDS, Quota, quota_problem
 from arena.seats import LIMIT_BOUNDS, Limits, limit_problem
+
+if TYPE_CHECKING:
+    from arena.validate import Settings
 
 
 @click.command("new-bot")
@@ -99,8 +103,7 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
     arena validate ./bot.py:MyBot; arena validate --command "node bot.js" --ruleset flip-7
     """
     from arena.api import is_local_bot
-    from arena.validate import (Settings, format_report, is_submission_path, validate_command, validate_installed,
-                                validate_local, validate_path)
+    from arena.validate import Settings, format_report
 
     if problem := limit_problem("memory_mb", memory_mb):
         raise UserError(f"--memory-mb: {problem}")
@@ -114,32 +117,39 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
     if (target is None) == (command is None):
         raise UserError("give either NAME_OR_PATH or --command CMD")
     if target is None or is_local_bot(target):  # (target None: a --command)
-        registry = load_plugins()
-        for ruleset_id in rulesets:
-            registry.ruleset(ruleset_id)  # an unknown --ruleset is an error, not a skip
-        if command is not None:
-            argv = _command_argv(command)
-            if isolation == "sandbox":
-                from arena.sandbox import sandbox_unavailable
+        report = _validate_here(target, command, settings, isolation, progress)
+    else:
+        report = _validate_named(target, settings, isolation, progress, keep=keep, wheelhouse=wheelhouse,
+                                 network=allow_network, quota=Quota(build_quota_mb, build_quota_files))
+    if as_json:
+        print_json(report)
+    else:
+        click.echo(format_report(report))
+    sys.exit(0 if report["passed"] else 1)
 
-                if reason := sandbox_unavailable():
-                    click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own "
-                               "process", err=True)
-                    isolation = "process"
-            from arena.api import command_name
 
-            report = validate_command(argv, settings, registry, progress, isolation,
-                                      command_name(argv))
-        else:
-            assert target is not None  # exactly one of the two is given (checked above)
-            report = validate_local(target, settings, registry, progress)
-        if as_json:
-            print_json(report)
-        else:
-            click.echo(format_report(report))
-        sys.exit(0 if report["passed"] else 1)
+def _validate_here(target: str | None, command: str | None, settings: Settings, isolation: str,
+                   progress: Callable[[str], None]) -> dict[str, Any]:
+    """The report on a `--command` program (in its sandbox or process) or a bot in a local file."""
+    from arena.validate import validate_command, validate_local
 
-    assert target is not None  # no --command (it exits above), so NAME_OR_PATH is given
+    registry = load_plugins()
+    for ruleset_id in settings.rulesets:
+        registry.ruleset(ruleset_id)  # an unknown --ruleset is an error, not a skip
+    if command is None:
+        assert target is not None  # exactly one of the two is given (checked by the caller)
+        return validate_local(target, settings, registry, progress)
+    argv = _command_argv(command)
+    from arena.api import command_name
+
+    return validate_command(argv, settings, registry, progress, _isolation_here(isolation), command_name(argv))
+
+
+def _validate_named(target: str, settings: Settings, isolation: str, progress: Callable[[str], None],
+                    **build: Any) -> dict[str, Any]:
+    """The report on an installed bot (by name) or a submission path (`build`: how to build it)."""
+    from arena.validate import is_submission_path, validate_installed, validate_path
+
     installed = None
     if not is_submission_path(target):
         installed = load_plugins()
@@ -150,22 +160,21 @@ def validate(target: str | None, command: str | None, games: int, seed: int, tim
         raise UserError(f"{target}: no such file or folder (give a project folder, a wheel, an sdist or an "
                         "installed bot's name)")
     if installed is not None and target in installed.bots:
-        if isolation == "sandbox":
-            from arena.sandbox import sandbox_unavailable
+        return validate_installed([target], settings, registry=installed, echo=progress,
+                                  isolation=_isolation_here(isolation))
+    return validate_path(target, settings, echo=progress, **build)
 
-            if reason := sandbox_unavailable():
-                click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own process",
-                           err=True)
-                isolation = "process"
-        report = validate_installed([target], settings, registry=installed, echo=progress, isolation=isolation)
-    else:
-        report = validate_path(target, settings, echo=progress, keep=keep, wheelhouse=wheelhouse,
-                               network=allow_network, quota=Quota(build_quota_mb, build_quota_files))
-    if as_json:
-        print_json(report)
-    else:
-        click.echo(format_report(report))
-    sys.exit(0 if report["passed"] else 1)
+
+def _isolation_here(isolation: str) -> str:
+    """`isolation`, but "process" (with a warning) where "sandbox" is asked and no sandbox can be made."""
+    if isolation == "sandbox":
+        from arena.sandbox import sandbox_unavailable
+
+        if reason := sandbox_unavailable():
+            click.echo(f"warning: no sandbox can be made here ({reason}); the bot runs in its own process",
+                       err=True)
+            return "process"
+    return isolation
 
 
 def _command_argv(command: str) -> list[str]:

@@ -221,59 +221,14 @@ def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30)
     flow = [dict.fromkeys(pair_of[c], 0) for c in range(ncls)]
     for c0 in sample(range(ncls), ncls, rng):
         while demand[c0]:
-            # breadth-first search for a card kind with a copy left, rerouting other classes
-            # a node: ("c", slot class) or ("k", card kind, a face pair)
-            parent: dict[Any, Any] = {("c", c0): None}
-            queue: list[tuple[str, Any]] = [("c", c0)]
-            found: tuple[str, Any] | None = None
-            for node in queue:
-                if node[0] == "c":
-                    keys = list(pair_of[node[1]])
-                    shuffle(keys, rng)
-                    for key in keys:
-                        if ("k", key) not in parent:
-                            parent[("k", key)] = node
-                            if counts[key]:
-                                found = ("k", key)
-                                break
-                            queue.append(("k", key))
-                    if found:
-                        break
-                else:
-                    key = node[1]
-                    for c in range(ncls):
-                        if flow[c].get(key) and ("c", c) not in parent:
-                            parent[("c", c)] = node
-                            queue.append(("c", c))
-            if found is None:
+            if not _augment(c0, counts, pair_of, flow, rng):
                 return None
-            counts[found[1]] -= 1
-            node = found
-            while parent[node] is not None:
-                prev = parent[node]
-                if prev[0] == "c":
-                    flow[prev[1]][node[1]] += 1
-                else:
-                    flow[node[1]][prev[1]] -= 1
-                node = prev
             demand[c0] -= 1
     # one card kind per slot, then random exchanges that keep every slot fitting
     cards = [(c, key) for c in range(ncls) for key, n in flow[c].items() for _ in range(n)]
     leftover = [key for key, n in counts.items() for _ in range(n)]
     if cards:
-        for _ in range(mixing * len(cards)):
-            i = rng.randrange(len(cards))
-            c, key = cards[i]
-            j = rng.randrange(len(cards) + len(leftover))
-            if j < len(cards):
-                d, other = cards[j]
-                if other in pair_of[c] and key in pair_of[d]:
-                    cards[i], cards[j] = (c, other), (d, key)
-            else:
-                other = leftover[j - len(cards)]
-                if other in pair_of[c]:
-                    cards[i] = (c, other)
-                    leftover[j - len(cards)] = key
+        _exchange(cards, leftover, pair_of, rng, mixing)
     counts.clear()
     for key in leftover:
         counts[key] = counts.get(key, 0) + 1
@@ -281,3 +236,61 @@ def _flow_assign(counts, members, choices, rng: random.Random, mixing: int = 30)
     for c, key in cards:
         picked[c].append(pair_of[c][key])
     return picked
+
+
+def _augment(c0: int, counts, pair_of, flow, rng: random.Random) -> bool:
+    """One more card for slot class `c0`: a breadth-first search for a card kind with a copy
+    left, rerouting other classes, applied to `flow` and `counts`; False if there is none."""
+    # a node: ("c", slot class) or ("k", card kind, a face pair)
+    parent: dict[Any, Any] = {("c", c0): None}
+    queue: list[tuple[str, Any]] = [("c", c0)]
+    found: tuple[str, Any] | None = None
+    for node in queue:
+        if node[0] == "c":
+            keys = list(pair_of[node[1]])
+            shuffle(keys, rng)
+            for key in keys:
+                if ("k", key) not in parent:
+                    parent[("k", key)] = node
+                    if counts[key]:
+                        found = ("k", key)
+                        break
+                    queue.append(("k", key))
+            if found:
+                break
+        else:
+            key = node[1]
+            for c in range(len(flow)):
+                if flow[c].get(key) and ("c", c) not in parent:
+                    parent[("c", c)] = node
+                    queue.append(("c", c))
+    if found is None:
+        return False
+    counts[found[1]] -= 1
+    node = found
+    while parent[node] is not None:
+        prev = parent[node]
+        if prev[0] == "c":
+            flow[prev[1]][node[1]] += 1
+        else:
+            flow[node[1]][prev[1]] -= 1
+        node = prev
+    return True
+
+
+def _exchange(cards, leftover, pair_of, rng: random.Random, mixing: int) -> None:
+    """`mixing` random exchanges per card (in place) between two slots, or a slot and the
+    leftover cards, each made only where both cards still fit."""
+    for _ in range(mixing * len(cards)):
+        i = rng.randrange(len(cards))
+        c, key = cards[i]
+        j = rng.randrange(len(cards) + len(leftover))
+        if j < len(cards):
+            d, other = cards[j]
+            if other in pair_of[c] and key in pair_of[d]:
+                cards[i], cards[j] = (c, other), (d, key)
+        else:
+            other = leftover[j - len(cards)]
+            if other in pair_of[c]:
+                cards[i] = (c, other)
+                leftover[j - len(cards)] = key

@@ -39,30 +39,49 @@ def bot_pages(plan: Mapping[str, Any], rows: Iterable[GameRow], scopes: Sequence
             if index is not None:
                 pages[index]["standings"].append(dict(row, scope=scope["title"]))
     for game in rows:
-        players = len(game.seats)
-        everyone_tied = len(set(game.standing)) == 1
-        for seat, entry in enumerate(game.seats):
-            page = pages[entry]
-            page["games_total"] += 1
-            summary = {
-                "game": game.index, "ruleset": labels[game.ruleset], "seat": seat, "position": game.standing[seat],
-                "players": players, "score": game.scores[seat], "faults": game.faults[seat],
-                "others": [entries[other]["bot"] for i, other in enumerate(game.seats) if i != seat],
-                "result": _result(game.standing, seat, everyone_tied),
-            }
-            if len(page["games"]) < MAX_GAMES:
-                page["games"].append(summary)
-            if summary["result"] == "last" and len(page["losses"]) < MAX_GAMES:
-                page["losses"].append(summary)
-            for other_seat, other in enumerate(game.seats):
-                if other_seat != seat:
-                    met = page["opponents"].setdefault((game.ruleset, other), [0, 0, 0])  # ahead, tied, behind
-                    mine, theirs = game.standing[seat], game.standing[other_seat]
-                    met[0 if mine < theirs else 1 if mine == theirs else 2] += 1
+        _add_game(pages, game, labels, entries)
     by_name = {page["name"]: page for page in pages}
     for fault in faults:
         if fault["bot"] in by_name:
             by_name[fault["bot"]]["faults"].append(fault)
+    _add_logs(by_name, records)
+    for page in pages:
+        page["log_note"] = LOG_NOTE
+        page["opponents"] = [
+            {"ruleset": labels[r], "bot": entries[other]["bot"], "games": sum(met), "ahead": met[0], "tied": met[1],
+             "behind": met[2], "share": (met[0] + met[1] / 2) / sum(met)}
+            for (r, other), met in sorted(page["opponents"].items())]
+    return pages
+
+
+def _add_game(pages: list[dict[str, Any]], game: GameRow, labels: list[str], entries: Sequence[Mapping[str, Any]]
+              ) -> None:
+    """`game` on the page of every entry that played it: in its games (and losses), and its
+    results against each table-mate."""
+    players = len(game.seats)
+    everyone_tied = len(set(game.standing)) == 1
+    for seat, entry in enumerate(game.seats):
+        page = pages[entry]
+        page["games_total"] += 1
+        summary = {
+            "game": game.index, "ruleset": labels[game.ruleset], "seat": seat, "position": game.standing[seat],
+            "players": players, "score": game.scores[seat], "faults": game.faults[seat],
+            "others": [entries[other]["bot"] for i, other in enumerate(game.seats) if i != seat],
+            "result": _result(game.standing, seat, everyone_tied),
+        }
+        if len(page["games"]) < MAX_GAMES:
+            page["games"].append(summary)
+        if summary["result"] == "last" and len(page["losses"]) < MAX_GAMES:
+            page["losses"].append(summary)
+        for other_seat, other in enumerate(game.seats):
+            if other_seat != seat:
+                met = page["opponents"].setdefault((game.ruleset, other), [0, 0, 0])  # ahead, tied, behind
+                mine, theirs = game.standing[seat], game.standing[other_seat]
+                met[0 if mine < theirs else 1 if mine == theirs else 2] += 1
+
+
+def _add_logs(by_name: dict[str, dict[str, Any]], records: Mapping[int, Mapping[str, Any]]) -> None:
+    """What each bot wrote to stderr in the games of `records`, on its page (at most MAX_LOGS)."""
     for number in sorted(records):
         record = records[number]
         entry_of_seat = [s.get("display", s.get("bot")) for s in record.get("seats", [])]
@@ -73,13 +92,6 @@ def bot_pages(plan: Mapping[str, Any], rows: Iterable[GameRow], scopes: Sequence
             logged["logs_total"] += 1
             if len(logged["logs"]) < MAX_LOGS:
                 logged["logs"].append({"game": number, "seat": seat, "text": text})
-    for page in pages:
-        page["log_note"] = LOG_NOTE
-        page["opponents"] = [
-            {"ruleset": labels[r], "bot": entries[other]["bot"], "games": sum(met), "ahead": met[0], "tied": met[1],
-             "behind": met[2], "share": (met[0] + met[1] / 2) / sum(met)}
-            for (r, other), met in sorted(page["opponents"].items())]
-    return pages
 
 
 def _result(standing: Sequence[int], seat: int, everyone_tied: bool) -> str:

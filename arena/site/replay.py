@@ -69,11 +69,41 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         renderer.you = False
         seat_renderers.append(renderer)
     actor = renderer_for(ruleset, style, names, None, players)
+    state = ruleset.new_game(players, meta["options"], random.Random(record["deal_seed"]))
+    frames, logged = _frames(record, ruleset, state, seat_renderers, actor)
+    notes = decision_notes(record, forced={f["n"] for f in frames if len(f["legal"]) == 1})
+    for f in frames:
+        f["note"] = notes.get(f["n"])
+    final_seats = []
+    for seat in range(players):
+        events = state.take_events(seat)
+        final_seats.append({"view": state.view(seat), "events": events,
+                            "event_text": [_text(seat_renderers[seat].safe_event, e) for e in events]})
+    final = {"god": {"view": god_view(state, 0), "log": [_text(ruleset.describe_event, e)
+                                                        for e in state.god_log[logged:]]},
+             "seats": final_seats}
+    return {
+        "game": game, "ruleset": {"id": ruleset.id, "version": ruleset.version,
+                                  "title": getattr(ruleset, "title", ruleset.id), "options": meta["options"],
+                                  "faces": {face: list(drawn) for face, drawn
+                                            in sorted(getattr(ruleset, "card_faces", {}).items())},
+                                  "view": getattr(ruleset, "site_view", {})},
+        "players": players, "names": displays, "seats": record.get("seats", []),
+        "deal_seed": record["deal_seed"], "transcript_hash": record.get("transcript_hash"),
+        "outcome": record["outcome"], "faults": record.get("faults") or [],
+        "forfeited": record.get("forfeited") or [],
+        "frames": frames, "final": final,
+        "logs": [{"seat": seat, "text": text} for seat, text in seat_logs(record)], "log_note": LOG_NOTE,
+    }
+
+
+def _frames(record: Mapping[str, Any], ruleset: type[Ruleset], state: Any, seat_renderers: list[Any],
+            actor: Any) -> tuple[list[dict[str, Any]], int]:
+    """A frame per decision of `record`, played on `state` to its end (without their notes),
+    and how much of the god log they show."""
     faults = {f["decision"]: f for f in record.get("faults") or []
               if isinstance(f, dict) and f.get("decision") is not None}
     silenced = silenced_from(record)
-
-    state = ruleset.new_game(players, meta["options"], random.Random(record["deal_seed"]))
     frames: list[dict[str, Any]] = []
     logged = 0
     for number, (seat, action) in enumerate(record["decisions"]):
@@ -109,30 +139,7 @@ def replay_data(record: Mapping[str, Any], ruleset: type[Ruleset], game: int | N
         state.apply(action)
     if not state.is_terminal():
         raise ReplayMismatchError("the record ends before the game does")
-    notes = decision_notes(record, forced={f["n"] for f in frames if len(f["legal"]) == 1})
-    for f in frames:
-        f["note"] = notes.get(f["n"])
-    final_seats = []
-    for seat in range(players):
-        events = state.take_events(seat)
-        final_seats.append({"view": state.view(seat), "events": events,
-                            "event_text": [_text(seat_renderers[seat].safe_event, e) for e in events]})
-    final = {"god": {"view": god_view(state, 0), "log": [_text(ruleset.describe_event, e)
-                                                        for e in state.god_log[logged:]]},
-             "seats": final_seats}
-    return {
-        "game": game, "ruleset": {"id": ruleset.id, "version": ruleset.version,
-                                  "title": getattr(ruleset, "title", ruleset.id), "options": meta["options"],
-                                  "faces": {face: list(drawn) for face, drawn
-                                            in sorted(getattr(ruleset, "card_faces", {}).items())},
-                                  "view": getattr(ruleset, "site_view", {})},
-        "players": players, "names": displays, "seats": record.get("seats", []),
-        "deal_seed": record["deal_seed"], "transcript_hash": record.get("transcript_hash"),
-        "outcome": record["outcome"], "faults": record.get("faults") or [],
-        "forfeited": record.get("forfeited") or [],
-        "frames": frames, "final": final,
-        "logs": [{"seat": seat, "text": text} for seat, text in seat_logs(record)], "log_note": LOG_NOTE,
-    }
+    return frames, logged
 
 
 def js_json(value: Any) -> str:

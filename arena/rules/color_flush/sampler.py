@@ -194,19 +194,7 @@ class _Recall(AnonymousFaces):
             for event in events[self.done:]:
                 kind = event["type"]
                 if kind == "deal":
-                    if self.done:
-                        raise ValueError("a second deal")
-                    count = len(table.faces)
-                    table.new_pile(PILE, range(count), up_sides=[0] * count)
-                    faces = event["faces"]
-                    for _ in range(len(faces[0])):
-                        for seat in range(self.players):
-                            table.deal(PILE, seat, toward="up")
-                    for seat, hand in enumerate(faces):
-                        for card, face in zip(hands[seat], hand):
-                            note(card, face, None)
-                    if event["top"] is not None:
-                        note(table.piles[PILE][-1], event["top"], None)
+                    self._deal(event)
                 elif not self.done and kind != "deal":
                     raise ValueError("the events do not start with the deal")
                 elif kind == "place":
@@ -216,15 +204,7 @@ class _Recall(AnonymousFaces):
                     card = table.give(event["seat"], event["pos"], event["to"])
                     note(card, event["card"]["face"], event["card"]["back"])
                 elif kind == "take":
-                    if event["from"] == "pile":
-                        card = table.deal(PILE, event["seat"], toward="up")
-                        top = event.get("top")
-                        if top is not None:
-                            note(table.piles[PILE][-1], top["up"], top["down"])
-                    else:
-                        card = table.remove(event["from"], event["pos"])
-                        table.add(event["seat"], card, transferred=True)
-                    note(card, event["card"]["face"], event["card"]["back"])
+                    self._take(event)
                 elif kind in ("flip", "black_flip"):
                     card = table.flip_card(event["seat"], event["pos"])
                     note(card, event["card"]["face"], event["card"]["back"])
@@ -240,6 +220,36 @@ class _Recall(AnonymousFaces):
                 self.done += 1
         except (KeyError, IndexError, TypeError, ValueError):
             self.broken = True
+
+    def _deal(self, event: dict[str, Any]) -> None:
+        """The deal: every card in the pile, then the hands dealt face up, the pile's top shown."""
+        if self.done:
+            raise ValueError("a second deal")
+        table = self.table
+        count = len(table.faces)
+        table.new_pile(PILE, range(count), up_sides=[0] * count)
+        faces = event["faces"]
+        for _ in range(len(faces[0])):
+            for seat in range(self.players):
+                table.deal(PILE, seat, toward="up")
+        for seat, hand in enumerate(faces):
+            for card, face in zip(table.hands[seat], hand):
+                self.note(card, face, None)
+        if event["top"] is not None:
+            self.note(table.piles[PILE][-1], event["top"], None)
+
+    def _take(self, event: dict[str, Any]) -> None:
+        """A card taken from the pile (its new top shown) or from another seat's hand."""
+        table = self.table
+        if event["from"] == "pile":
+            card = table.deal(PILE, event["seat"], toward="up")
+            top = event.get("top")
+            if top is not None:
+                self.note(table.piles[PILE][-1], top["up"], top["down"])
+        else:
+            card = table.remove(event["from"], event["pos"])
+            table.add(event["seat"], card, transferred=True)
+        self.note(card, event["card"]["face"], event["card"]["back"])
 
     def matches(self, view: Mapping[str, Any]) -> bool:
         """True if the replay shows this seat exactly the sides `view` shows (the

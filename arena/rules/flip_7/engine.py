@@ -236,17 +236,7 @@ class Flip7State(EngineState):
                     if status[seat] == ACTIVE:
                         self._deal_to(seat, "deal", None)
                 elif kind == F_FLIP_THREE:
-                    target = frame[1]
-                    if frame[2] == 0 or status[target] != ACTIVE:
-                        stack.pop()
-                        if frame[3]:
-                            if status[target] == BUSTED:
-                                self._discard(target, frame[3], "bust")
-                            else:
-                                stack.append([F_HAND_OUT, target, frame[3]])
-                        continue
-                    frame[2] -= 1
-                    self._deal_to(target, "flip-three", frame)
+                    self._flip_three_step(frame)
                 else:  # F_HAND_OUT
                     seat, cards = frame[1], frame[2]
                     if not cards:
@@ -269,6 +259,23 @@ class Flip7State(EngineState):
                 self._round_end = "no-active"
                 continue
             return
+
+    def _flip_three_step(self, frame: list[Any]) -> None:
+        """One step of a Flip Three `frame` (on top of the stack): its next card to its target;
+        once it is done or the target is out, the frame gone and the action cards it set
+        aside handed out (discarded if the target busted)."""
+        stack, status = self.stack, self.status
+        target = frame[1]
+        if frame[2] == 0 or status[target] != ACTIVE:
+            stack.pop()
+            if frame[3]:
+                if status[target] == BUSTED:
+                    self._discard(target, frame[3], "bust")
+                else:
+                    stack.append([F_HAND_OUT, target, frame[3]])
+            return
+        frame[2] -= 1
+        self._deal_to(target, "flip-three", frame)
 
     def _next_active(self, seat: int) -> int | None:
         """The first active seat after `seat` clockwise (`seat` itself last)."""

@@ -52,8 +52,20 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random,
     deck = [card for card, count in view["unseen"].items() for _ in range(count)]
     shuffle(deck, rng)
     state.deck = deck
+    _set_rows(state, view["rows"])
+    _set_pending(state, view["pending"], players)
+    state.turn_seat = view["turn_seat"]
+    decision = view["decision"]
+    if decision != HIT_STAY:
+        state.decision = (decision, view["turn"], decision)
+        state._after_hit = view["phase"] == "play"
+    return state
+
+
+def _set_rows(state: Flip7State, rows: list[Any]) -> None:
+    """Every seat's row of the view (its cards, Second Chance and status) into `state`."""
     status_of = {name: code for code, name in enumerate(STATUS_NAMES)}
-    for seat, row in enumerate(view["rows"]):
+    for seat, row in enumerate(rows):
         numbers = list(row["numbers"])
         state.numbers[seat] = numbers
         mask = 0
@@ -64,8 +76,12 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random,
         state.actions[seat] = list(row["actions"])
         state.second_chance[seat] = bool(row["second_chance"])
         state.status[seat] = status_of[row["status"]]
+
+
+def _set_pending(state: Flip7State, pending: list[Any], players: int) -> None:
+    """The view's pending frames as the engine's resolution stack (see `sample_flip7_state`)."""
     stack = state.stack
-    for frame in view["pending"]:
+    for frame in pending:
         kind = frame["kind"]
         if kind == "deal":
             order = [(state.dealer + i) % players for i in range(1, players + 1)]
@@ -74,9 +90,3 @@ def sample_flip7_state(observation: Mapping[str, Any], rng: random.Random,
             stack.append([F_FLIP_THREE, frame["target"], frame["cards_left"], list(frame["set_aside"])])
         else:
             stack.append([F_HAND_OUT, frame["seat"], list(frame["cards"])])
-    state.turn_seat = view["turn_seat"]
-    decision = view["decision"]
-    if decision != HIT_STAY:
-        state.decision = (decision, view["turn"], decision)
-        state._after_hit = view["phase"] == "play"
-    return state

@@ -128,7 +128,28 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
     state = FlipHueState(players, options, 0, fresh=False)   # its chance replaced by the caller
     state.max_turns = options["max_turns"]
     table = state.table = TwoFacedTable(pairs, players)
-    count = len(pairs)
+    state.faction = list(range(players))
+    _estimate_seen(table, view, slots, seat, players)
+    if exact is not None:
+        table.seen = exact[:]
+    state.active = view["turn"]
+    state.to_act = view["to_act"]
+    state.step = view["step"]
+    state.turn = view["turn_number"]
+    pull = view["pull"]
+    state.pull_target = pull["target"] if pull else -1
+    state.pull_pos = pull["pos"] if pull else -1
+    state.cleanup_index = (state.to_act - state.active) % players if state.step == CLEANUP else 0
+    state.winner = None
+    state.reason = ""
+    state._legal = None
+    return state
+
+
+def _estimate_seen(table: TwoFacedTable, view: Mapping[str, Any], slots: list[tuple[str | None, str | None]],
+                   seat: int, players: int) -> None:
+    """Every card's seen bits (two per seat, side 0 = toward) as the view lets `seat` guess
+    them: its own from what it was shown (`slots`), the others' from where the card has been."""
     seen = table.seen
     everyone0 = sum(1 << (2 * s) for s in range(players))
     everyone1 = everyone0 << 1
@@ -138,7 +159,6 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
         toward, away = slots[slot]
         return (1 if toward is not None else 0) | (2 if away is not None else 0)
 
-    state.faction = list(range(players))
     for owner in range(players):
         seen[owner] = (((everyone0 | (3 << (2 * owner))) & ~mine) | (known(owner) << (2 * seat)))
     card = players
@@ -162,21 +182,7 @@ def _build_state(observation: Mapping[str, Any], pairs: list[tuple[str, str]],
             mask = known(top)
             bits = everyone0 | (everyone1 if mask & 2 else 0)
             seen[top] = (bits & ~mine) | (mask << (2 * seat))
-    assert card == count
-    if exact is not None:
-        table.seen = exact[:]
-    state.active = view["turn"]
-    state.to_act = view["to_act"]
-    state.step = view["step"]
-    state.turn = view["turn_number"]
-    pull = view["pull"]
-    state.pull_target = pull["target"] if pull else -1
-    state.pull_pos = pull["pos"] if pull else -1
-    state.cleanup_index = (state.to_act - state.active) % players if state.step == CLEANUP else 0
-    state.winner = None
-    state.reason = ""
-    state._legal = None
-    return state
+    assert card == len(table.faces)
 
 
 class _Recall(AnonymousFaces):
@@ -218,8 +224,6 @@ class _Recall(AnonymousFaces):
     def feed(self, events: list[dict[str, Any]]) -> None:
         """Replay `events[self.done:]`."""
         table = self.table
-        note = self.note
-        piles = table.piles
         try:
             for event in events[self.done:]:
                 kind = event["type"]
@@ -230,53 +234,68 @@ class _Recall(AnonymousFaces):
                     table.new_pile(DRAW, range(count), up_sides=[0] * count)
                     table.new_pile(DISCARD, [])
                 if kind == "faction":
-                    if self.dealt:
-                        raise ValueError("a faction card after the deal")
-                    card = piles[DRAW].pop()
-                    table.show_top(DRAW)
-                    table.see_both(card, event["seat"])
-                    note(card, event["top"], event.get("bottom"))
-                    if event["kept"]:
-                        self.faction[event["seat"]] = card
-                    else:
-                        piles[DISCARD].append(card)
-                        table.show_top(DISCARD)
+                    self._faction(event)
                 elif kind in ("deal", "draw"):
                     if kind == "deal":
                         self.dealt = True
                     card = table.deal(DRAW, event["seat"], toward="down")
                     if kind == "deal":
                         table.see_both(card, event["seat"])
-                    note(card, event["card"]["face"], event["card"]["back"])
+                    self.note(card, event["card"]["face"], event["card"]["back"])
                 elif kind == "reshuffle":
-                    if not self.dealt or piles[DRAW]:
-                        raise ValueError("a reshuffle the replay cannot place")
-                    table.move_pile(DISCARD, DRAW)
-                    for card in piles[DRAW]:
-                        table.seen[card] = 0
-                        self.values[card] = [None, None]
-                    table.show_top(DRAW)
-                    note(piles[DRAW][-1], event["top"], None)
+                    self._reshuffle(event)
                 elif kind in ("give", "take"):
                     giver, receiver = ((event["seat"], event["to"]) if kind == "give"
                                        else (event["from"], event["seat"]))
                     card = table.give(giver, event["pos"], receiver)
-                    note(card, event["card"]["face"], event["card"]["back"])
+                    self.note(card, event["card"]["face"], event["card"]["back"])
                 elif kind in ("push_flip", "block"):
                     card = table.place(event["seat"], event["pos"], DISCARD, "face")
-                    note(card, FLIP, None)
+                    self.note(card, FLIP, None)
                     flipped = event["target"] if kind == "push_flip" else event["puller"]
                     table.flip_hand(flipped)
                     self.note_hand(flipped, event["hand"])
                 elif kind == "discard":
-                    seat, pos, shown = event["seat"], event["pos"], event["card"]
-                    card = table.hands[seat][pos]
-                    up = "face" if self._fits_up(card, table.side[card], shown) else "back"
-                    table.place(seat, pos, DISCARD, up)
-                    note(card, shown["up"], shown["down"])
+                    self._discard(event)
                 self.done += 1
         except (KeyError, IndexError, TypeError, ValueError):
             self.broken = True
+
+    def _faction(self, event: dict[str, Any]) -> None:
+        """A faction card turned from the draw pile: kept, or to the discard pile."""
+        table, piles = self.table, self.table.piles
+        if self.dealt:
+            raise ValueError("a faction card after the deal")
+        card = piles[DRAW].pop()
+        table.show_top(DRAW)
+        table.see_both(card, event["seat"])
+        self.note(card, event["top"], event.get("bottom"))
+        if event["kept"]:
+            self.faction[event["seat"]] = card
+        else:
+            piles[DISCARD].append(card)
+            table.show_top(DISCARD)
+
+    def _reshuffle(self, event: dict[str, Any]) -> None:
+        """The discard pile becomes the draw pile, forgotten by everyone but its top."""
+        table, piles = self.table, self.table.piles
+        if not self.dealt or piles[DRAW]:
+            raise ValueError("a reshuffle the replay cannot place")
+        table.move_pile(DISCARD, DRAW)
+        for card in piles[DRAW]:
+            table.seen[card] = 0
+            self.values[card] = [None, None]
+        table.show_top(DRAW)
+        self.note(piles[DRAW][-1], event["top"], None)
+
+    def _discard(self, event: dict[str, Any]) -> None:
+        """A card from a hand to the discard pile, with the side up that shows what was shown."""
+        table = self.table
+        seat, pos, shown = event["seat"], event["pos"], event["card"]
+        card = table.hands[seat][pos]
+        up = "face" if self._fits_up(card, table.side[card], shown) else "back"
+        table.place(seat, pos, DISCARD, up)
+        self.note(card, shown["up"], shown["down"])
 
     def _fits_up(self, card: int, up: int, shown: Mapping[str, Any]) -> bool:
         """Could side `up` of `card` going up show this seat `shown` ({up, down})?"""

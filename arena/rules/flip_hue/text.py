@@ -110,42 +110,53 @@ class FlipHueRenderer(Renderer):
         """The god log's plain line for `event` (`Ruleset.describe_event`)."""
         kind = event.get("type")
         seat = event.get("seat")
-
-        def card(c: Mapping[str, Any] | None) -> str:
-            if not c:
-                return "?"
-            if "up" in c:
-                return f"{c['up']} up / {c['down']} down"
-            return f"{c['face']} (back {c['back']})"
-
-        if kind == "faction":
-            kept = "" if event.get("kept", True) else " (rejected, to the discard pile)"
-            return f"seat {seat} faction card {event.get('top')}/{event.get('bottom', '?')}{kept}"
-        if kind == "deal":
-            return f"seat {seat} is dealt {card(event.get('card'))}"
-        if kind == "turn":
-            return f"--- turn {event['turn']}: seat {seat}"
+        if kind in _TABLE_EVENTS:
+            return _table_log_line(event)
         if kind == "give":
-            return f"seat {seat} gives card {event['pos']} to seat {event['to']}: {card(event.get('card'))}"
+            return f"seat {seat} gives card {event['pos']} to seat {event['to']}: {_log_card(event.get('card'))}"
         if kind == "push_flip":
             return f"seat {seat} discards Flip (card {event['pos']}): seat {event['target']} flips their hand"
         if kind == "pull":
             return f"seat {seat} pulls at seat {event['target']}'s card {event['pos']}"
         if kind == "take":
-            return f"seat {seat} takes card {event['pos']} of seat {event['from']}: {card(event.get('card'))}"
+            return f"seat {seat} takes card {event['pos']} of seat {event['from']}: {_log_card(event.get('card'))}"
         if kind == "block":
             return f"seat {seat} blocks with Flip (card {event['pos']}): seat {event['puller']} flips their hand"
         if kind == "skip":
             return f"seat {seat} skips {event['step']}"
         if kind == "draw":
-            return f"seat {seat} draws {card(event.get('card'))}"
+            return f"seat {seat} draws {_log_card(event.get('card'))}"
         if kind == "discard":
-            return f"seat {seat} discards card {event['pos']}: {card(event.get('card'))}"
-        if kind == "reshuffle":
-            return f"the discard pile ({event['size']} cards) becomes the draw pile, {event.get('top')} on top"
-        if kind == "win":
-            where = "own faces" if event["side"] == "face" else f"the backs of seat {event['hand']}'s hand"
-            return f"seat {seat} wins with five {event['color']} on {where}"
-        if kind == "max_turns":
-            return f"the game stops at the turn limit ({event['turn']} turns)"
+            return f"seat {seat} discards card {event['pos']}: {_log_card(event.get('card'))}"
         return super().log_line(event)
+
+
+_TABLE_EVENTS = frozenset({"faction", "deal", "turn", "reshuffle", "win", "max_turns"})
+"""The kinds of event that are the table's (dealing, turns, the end), not a seat's move."""
+
+
+def _log_card(c: Mapping[str, Any] | None) -> str:
+    """A card in a god log line: its faces up and down (a hand card), or face and back."""
+    if not c:
+        return "?"
+    if "up" in c:
+        return f"{c['up']} up / {c['down']} down"
+    return f"{c['face']} (back {c['back']})"
+
+
+def _table_log_line(event: Mapping[str, Any]) -> str:
+    """`FlipHueRenderer.log_line` for an event of the table (a kind of _TABLE_EVENTS)."""
+    kind, seat = event.get("type"), event.get("seat")
+    if kind == "faction":
+        kept = "" if event.get("kept", True) else " (rejected, to the discard pile)"
+        return f"seat {seat} faction card {event.get('top')}/{event.get('bottom', '?')}{kept}"
+    if kind == "deal":
+        return f"seat {seat} is dealt {_log_card(event.get('card'))}"
+    if kind == "turn":
+        return f"--- turn {event['turn']}: seat {seat}"
+    if kind == "reshuffle":
+        return f"the discard pile ({event['size']} cards) becomes the draw pile, {event.get('top')} on top"
+    if kind == "win":
+        where = "own faces" if event["side"] == "face" else f"the backs of seat {event['hand']}'s hand"
+        return f"seat {seat} wins with five {event['color']} on {where}"
+    return f"the game stops at the turn limit ({event['turn']} turns)"  # max_turns

@@ -406,25 +406,13 @@ class UnoFlipState(EngineState):
         self.emit(event)
         name_color = False
         if kind == FLIP:
-            self._flip(seat)
-            top = table.piles["discard"][-1]
-            top_color = deck.color[self.active][top]
-            if top_color is None:
-                name_color = True
-                self.color = None   # no color is in force until it is named
-            else:
-                self.color = top_color
+            name_color = self._flip_played(seat)
         elif named is not None:
             self.color = named
         else:
             self.color = deck.color[a][card]
         if held == 0:
-            # Going out: a draw card still makes the next player draw.
-            if kind == DRAW:
-                self._draw(self._next(seat), deck.draws[a][card], deck.value[a][card])
-            elif kind == WILD_DRAW:
-                self._take_wild_draw(self._next(seat), deck.value[a][card], 0, deck.value[a][card])
-            self._end_round(seat)
+            self._go_out(seat, kind, card, a)
             return
         if held == 1 and not uno and self.uno_penalty:
             self.emit({"type": "uno-penalty", "seat": seat})
@@ -435,7 +423,36 @@ class UnoFlipState(EngineState):
             return
         if kind == NUMBER or kind == WILD or kind == FLIP:
             self._begin_turn(self._next(seat))
-        elif kind == DRAW:
+        else:
+            self._action_played(seat, kind, card, a, prior, held)
+
+    def _flip_played(self, seat: int) -> bool:
+        """A Flip card played by `seat`: everything flips, and the new top's color is in force;
+        True if it has none (a wild), so that `seat` must name one."""
+        self._flip(seat)
+        top = self.table.piles["discard"][-1]
+        top_color = self.deck.color[self.active][top]
+        if top_color is None:
+            self.color = None   # no color is in force until it is named
+            return True
+        self.color = top_color
+        return False
+
+    def _go_out(self, seat: int, kind: int, card: int, a: int) -> None:
+        """`seat` played its last card (`card`, side `a`): a draw card still makes the next
+        player draw; the round ends."""
+        deck = self.deck
+        if kind == DRAW:
+            self._draw(self._next(seat), deck.draws[a][card], deck.value[a][card])
+        elif kind == WILD_DRAW:
+            self._take_wild_draw(self._next(seat), deck.value[a][card], 0, deck.value[a][card])
+        self._end_round(seat)
+
+    def _action_played(self, seat: int, kind: int, card: int, a: int, prior: str | None, held: int) -> None:
+        """The effect of an action card (`card`, side `a`, of `kind`: neither a number, a wild
+        nor a Flip) that `seat` played, keeping `held` cards, over color `prior`."""
+        deck = self.deck
+        if kind == DRAW:
             victim = self._next(seat)
             self._draw(victim, deck.draws[a][card], deck.value[a][card])
             self.emit({"type": "skip", "seat": victim})

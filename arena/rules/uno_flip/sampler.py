@@ -143,15 +143,39 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     and deck come back (`ObservationCache`): a view changed in place must be passed as a copy.
     """
     view = observation["view"]
-    me = observation["seat"]
     players = observation["players"]
-    options = observation["options"]
     deal = _prepared_deal(observation, events, deck)
-    a, b = deal.a, 1 - deal.a
-    slots, hand_sizes, discard_top = deal.slots, deal.hand_sizes, view["discard"]["top"]
-    draw_at, discard_at = deal.draw_at, deal.discard_at
     cards = deal.cards(rng)
+    state = _new_state(view, players, observation["options"], deal, rng)
+    _deal_hands(state.table, deal, cards, observation["seat"])
+    _deal_piles(state.table, deal, cards, view["discard"]["top"])
+    pending = view["pending"]
+    if state.phase == COLOR:
+        state.color_reason = pending["reason"]
+    elif state.phase == CHALLENGE:
+        offender = pending["offender"]
+        state.challenge_info = (offender, pending["card"], pending["prior_color"],
+                                _held(deal.hand_sizes[offender], offender, events))
+    return state
 
+
+def _held(size: int, offender: int, events: Sequence[Mapping[str, Any]] | None) -> int:
+    """The pending Wild Draw's "held" count: the offender's hand `size`, or 1 when the
+    events show an UNO penalty of the offender's after the play."""
+    if events:
+        for event in reversed(events):
+            kind = event.get("type")
+            if kind == "uno-penalty" and event.get("seat") == offender:
+                return 1
+            if kind == "play":
+                break
+    return size
+
+
+def _new_state(view: Mapping[str, Any], players: int, options: Mapping[str, Any], deal: _PreparedDeal,
+               rng: random.Random) -> UnoFlipState:
+    """The sampled state but for its cards' places: what the view and options say, its rng
+    seeded from `rng` (one draw), an empty table."""
     state = UnoFlipState(players, options, rng.getrandbits(64), fresh=False)   # seeded at its first draw
     state.deck = deal.deck
     state.target = options["target_score"]
@@ -169,7 +193,7 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     state.last_hands = None
     state.winner = None
     state.reason = None
-    state.active = a
+    state.active = deal.a
     state.direction = view["direction"]
     state.turns = view["turns"]
     state.color = view["color"]
@@ -178,13 +202,19 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     state.color_reason = None
     state.challenge_info = None
     state._legal = None
+    state.table = deal.index.empty_table(players)
+    return state
 
-    table = state.table = deal.index.empty_table(players)
-    side, seen = table.side, table.seen
+
+def _deal_hands(table: TwoFacedTable, deal: _PreparedDeal, cards: list[int], me: int) -> None:
+    """The hands' cards (`cards`, in slot order) into `table`, active side up, with who has
+    seen which side (as `sample_uno_flip_state` says)."""
+    a, b = deal.a, 1 - deal.a
+    slots, side, seen = deal.slots, table.side, table.seen
     everyone_bits = table._everyone
     mine = (1 << 2 * me, 2 << 2 * me)         # the observer's bit for side 0 / side 1
     pos = 0
-    for holder, size in enumerate(hand_sizes):
+    for holder, size in enumerate(deal.hand_sizes):
         hand = cards[pos:pos + size]
         table.hands[holder] = hand
         own_both = 3 << 2 * holder
@@ -202,11 +232,21 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
                 bits |= mine[1]
             seen[card] = bits
         pos += size
+
+
+def _deal_piles(table: TwoFacedTable, deal: _PreparedDeal, cards: list[int], discard_top: Mapping[str, Any]) -> None:
+    """The draw and discard piles' cards (`cards`, in slot order) into `table`: the draw
+    pile inactive side up, its top seen as the observer saw it; buried discards seen on
+    both sides, the discard top as the observer saw it."""
+    a, b = deal.a, 1 - deal.a
+    side, seen = table.side, table.seen
+    everyone_bits = table._everyone
+    draw_at, discard_at = deal.draw_at, deal.discard_at
     draw = cards[draw_at:discard_at]
     for card in draw:
         side[card] = b
     if draw:
-        top_slot = slots[discard_at - 1]
+        top_slot = deal.slots[discard_at - 1]
         bits = everyone_bits[b]
         if top_slot[a] is not None:
             bits |= everyone_bits[a]
@@ -224,22 +264,46 @@ def sample_uno_flip_state(observation: Mapping[str, Any], rng: random.Random,
     table.piles["draw"] = draw
     table.piles["discard"] = discard
 
-    pending = view["pending"]
-    if state.phase == COLOR:
-        state.color_reason = pending["reason"]
-    elif state.phase == CHALLENGE:
-        offender = pending["offender"]
-        held = hand_sizes[offender]
-        if events:
-            for event in reversed(events):
-                kind = event.get("type")
-                if kind == "uno-penalty" and event.get("seat") == offender:
-                    held = 1
-                    break
-                if kind == "play":
-                    break
-        state.challenge_info = (offender, pending["card"], pending["prior_color"], held)
-    return state
+
+def _view_slots(view: Mapping[str, Any], a: int, events: Sequence[Mapping[str, Any]] | None
+                ) -> tuple[list[list[str | None]], int, int]:
+    """Every card's slot ([light, dark] known faces) as the view shows it (`a`: the active
+    side): the hands, then the draw pile, then the discard pile (its buried cards from
+    `events` where they replay to the view's pile), each bottom first; and where the draw
+    and the discard pile begin."""
+    b = 1 - a
+    slots: list[list[str | None]] = []
+    for cards in view["hands"]:
+        for card in cards:
+            slot: list[str | None] = [None, None]
+            slot[a] = card["face"]
+            slot[b] = card["back"]
+            slots.append(slot)
+    draw_size = view["draw_pile"]["size"]
+    draw_at = len(slots)
+    if draw_size:
+        slots.extend([None, None] for _ in range(draw_size - 1))
+        top = view["draw_pile"]["top"]
+        slot = [None, None]
+        slot[b] = top["up"]
+        slot[a] = top["down"]
+        slots.append(slot)
+    discard_size = view["discard"]["size"]
+    discard_at = len(slots)
+    discard_top = view["discard"]["top"]
+    buried = _discard_from_events(events, a) if events else None
+    if buried is not None and (len(buried) != discard_size or (buried and not _agrees(
+            buried[-1], a, discard_top["up"], discard_top["down"]))):
+        buried = None
+    if buried is None:
+        buried = [[None, None] for _ in range(discard_size)]
+    slots.extend(buried)
+    if discard_size:
+        slot = slots[-1]
+        slot[a] = discard_top["up"]
+        if discard_top["down"] is not None:
+            slot[b] = discard_top["down"]
+    return slots, draw_at, discard_at
 
 
 class _PreparedDeal:
@@ -255,44 +319,12 @@ class _PreparedDeal:
             raise ValueError("sample_state: the observation is of a finished game")
         self.deck = deck if deck is not None else deck_from_option(observation["options"].get("deck"))
         self.index = index = _deck_index(self.deck)
-        self.a = a = SIDE_NAMES.index(view["side"])
-        b = 1 - a
-        slots: list[list[str | None]] = []
-        self.hand_sizes: list[int] = []
-        for cards in view["hands"]:
-            self.hand_sizes.append(len(cards))
-            for card in cards:
-                slot: list[str | None] = [None, None]
-                slot[a] = card["face"]
-                slot[b] = card["back"]
-                slots.append(slot)
-        draw_size = view["draw_pile"]["size"]
-        self.draw_at = len(slots)
-        if draw_size:
-            slots.extend([None, None] for _ in range(draw_size - 1))
-            top = view["draw_pile"]["top"]
-            slot = [None, None]
-            slot[b] = top["up"]
-            slot[a] = top["down"]
-            slots.append(slot)
-        discard_size = view["discard"]["size"]
-        self.discard_at = len(slots)
-        discard_top = view["discard"]["top"]
-        buried = _discard_from_events(events, a) if events else None
-        if buried is not None and (len(buried) != discard_size or (buried and not _agrees(
-                buried[-1], a, discard_top["up"], discard_top["down"]))):
-            buried = None
-        if buried is None:
-            buried = [[None, None] for _ in range(discard_size)]
-        slots.extend(buried)
-        if discard_size:
-            slot = slots[-1]
-            slot[a] = discard_top["up"]
-            if discard_top["down"] is not None:
-                slot[b] = discard_top["down"]
+        self.a = SIDE_NAMES.index(view["side"])
+        self.hand_sizes = [len(cards) for cards in view["hands"]]
+        slots, self.draw_at, self.discard_at = _view_slots(view, self.a, events)
+        self.slots = slots
         if len(slots) != len(self.deck.faces):
             raise ValueError(f"sample_state: the view holds {len(slots)} cards, the deck {len(self.deck.faces)}")
-        self.slots = slots
         # a slot known on both faces takes a card of that pair (the last one free)
         free = {pair: list(ids) for pair, ids in index.by_pair.items()}
         self.known: list[int] = [-1] * len(slots)

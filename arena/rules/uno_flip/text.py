@@ -8,6 +8,13 @@ from typing import Any, Mapping
 
 from arena.rules.text import Renderer, hands_lines, plain
 
+_TABLE_EVENTS = frozenset({"deal", "opening", "reinsert", "reshuffle", "round-end", "max-turns", "game-end"})
+"""The kinds of event that are the table's, not a seat's move."""
+_PLAIN_SEAT_EVENTS = {"keep": "keeps the card", "accept": "accepts the Wild Draw", "skip": "is skipped",
+                      "skip-everyone": "skips everyone and plays again",
+                      "uno-penalty": "did not call UNO and draws the penalty"}
+"""A seat's events that say nothing but their kind, with their sentence."""
+
 
 class UnoFlipRenderer(Renderer):
     def view(self, view):
@@ -67,12 +74,8 @@ class UnoFlipRenderer(Renderer):
 
     def event(self, e):
         s, kind, who = self.s, e.get("type"), self.who(e.get("seat"))
-        if kind == "deal":
-            return f"— round {e.get('round')}: {self.who(e.get('dealer'))} deals {e.get('cards')} cards each"
-        if kind == "opening":
-            return f"the opening card is {s.face(e.get('card'))}"
-        if kind == "reinsert":
-            return f"the opening {s.face(e.get('card'))} goes back into the draw pile; another is turned"
+        if kind in _TABLE_EVENTS:
+            return self._table_event(e)
         if kind == "play":
             color = f", naming {s.face(e['color'])}" if e.get("color") else ""
             drawn = " (the card just drawn)" if e.get("drawn") else ""
@@ -82,39 +85,40 @@ class UnoFlipRenderer(Renderer):
         if kind == "draw":
             cards = e.get("cards", [])
             return f"{who} draws {len(cards)} ({e.get('reason')}): {s.cards(cards)}"
-        if kind == "keep":
-            return f"{who} keeps the card"
-        if kind == "reshuffle":
-            return "the discard pile (but its top card) is shuffled into a new draw pile"
         if kind == "flip":
             by = f"{who} plays a Flip: " if "seat" in e else ""
             return f"{by}everything flips to the {e.get('side')} side; the discard shows {s.card(e.get('top'))}"
         if kind == "color":
             return f"{who} names the color {s.face(e.get('color'))}"
-        if kind == "skip":
-            return f"{who} is skipped"
-        if kind == "skip-everyone":
-            return f"{who} skips everyone and plays again"
         if kind == "reverse":
             way = "clockwise" if e.get("direction", 1) == 1 else "counter-clockwise"
             return f"{who} reverses the direction: now {way}"
-        if kind == "accept":
-            return f"{who} accepts the Wild Draw"
         if kind == "hand-shown":
             return f"{who} shows you their hand: {s.cards(e.get('hand', []))}"
         if kind == "challenge":
             verdict = "guilty" if e.get("guilty") else "innocent"
             return f"{who} challenges {self.who(e.get('offender'))}: {verdict}"
-        if kind == "uno-penalty":
-            return f"{who} did not call UNO and draws the penalty"
+        if kind in _PLAIN_SEAT_EVENTS:
+            return f"{who} {_PLAIN_SEAT_EVENTS[kind]}"
+        return super().event(e)
+
+    def _table_event(self, e):
+        """The line of an event of the table, not of a seat's move (a kind of _TABLE_EVENTS)."""
+        s, kind = self.s, e.get("type")
+        if kind == "deal":
+            return f"— round {e.get('round')}: {self.who(e.get('dealer'))} deals {e.get('cards')} cards each"
+        if kind == "opening":
+            return f"the opening card is {s.face(e.get('card'))}"
+        if kind == "reinsert":
+            return f"the opening {s.face(e.get('card'))} goes back into the draw pile; another is turned"
+        if kind == "reshuffle":
+            return "the discard pile (but its top card) is shuffled into a new draw pile"
         if kind == "round-end":
             return (f"— round {e.get('round')} ends: {self.who(e.get('winner'))} goes out on the {e.get('side')} "
                     f"side; points left {plain(e.get('points'))}; totals {plain(e.get('scores'))}")
         if kind == "max-turns":
             return f"— round {e.get('round')} hits the turn limit: the game stops"
-        if kind == "game-end":
-            return f"— the game ends ({e.get('reason')}); totals {plain(e.get('scores'))}"
-        return super().event(e)
+        return f"— the game ends ({e.get('reason')}); totals {plain(e.get('scores'))}"  # game-end
 
     def summary(self, view):
         if view.get("turn") is None:
@@ -127,6 +131,8 @@ class UnoFlipRenderer(Renderer):
         """The god log's plain line for `event` (`Ruleset.describe_event`)."""
         kind = event.get("type")
         who = f"seat {event['seat']}" if "seat" in event else "table"
+        if kind in _TABLE_EVENTS:
+            return cls._table_log_line(event)
         if kind == "play":
             extra = f" naming {event['color']}" if "color" in event else ""
             drawn = " (the drawn card)" if event.get("drawn") else ""
@@ -135,10 +141,6 @@ class UnoFlipRenderer(Renderer):
         if kind == "draw":
             cards = ", ".join(str(c["face"]) for c in event["cards"]) or "nothing"
             return f"{who} draws {cards} ({event['reason']})"
-        if kind == "deal":
-            return f"round {event['round']}: seat {event['dealer']} deals {event['cards']} cards each"
-        if kind == "opening":
-            return f"opening card {event['card']}"
         if kind == "flip":
             return f"{who} flips: {event['side']} side, top {event['top']}"
         if kind == "challenge":
@@ -146,21 +148,29 @@ class UnoFlipRenderer(Renderer):
             return f"{who} challenges seat {event['offender']}: {verdict}"
         if kind == "hand-shown":
             return f"seat {event['seat']} shows " + ", ".join(str(c['face']) for c in event["hand"])
-        if kind == "round-end":
-            return (f"round {event['round']} won by seat {event['winner']} on the {event['side']} side; "
-                    f"points left {event['points']}, scores {event['scores']}")
         if kind == "color":
             return f"{who} names {event['color']}"
         if kind == "reverse":
             return f"{who} reverses: direction {event['direction']}"
+        if kind in _PLAIN_SEAT_EVENTS:
+            return f"{who} {kind}"
+        return super().log_line(event)
+
+    @staticmethod
+    def _table_log_line(event: Mapping[str, Any]) -> str:
+        """`log_line` for an event of the table (a kind of _TABLE_EVENTS)."""
+        kind = event.get("type")
+        if kind == "deal":
+            return f"round {event['round']}: seat {event['dealer']} deals {event['cards']} cards each"
+        if kind == "opening":
+            return f"opening card {event['card']}"
+        if kind == "round-end":
+            return (f"round {event['round']} won by seat {event['winner']} on the {event['side']} side; "
+                    f"points left {event['points']}, scores {event['scores']}")
         if kind == "reinsert":
             return f"opening {event['card']} goes back into the draw pile"
         if kind == "reshuffle":
             return f"the discard pile ({event['cards']} cards) is shuffled into a new draw pile"
-        if kind in ("keep", "accept", "skip", "skip-everyone", "uno-penalty"):
-            return f"{who} {kind}"
         if kind == "max-turns":
             return f"round {event['round']} stopped at max_turns"
-        if kind == "game-end":
-            return f"game over ({event['reason']}): scores {event['scores']}"
-        return super().log_line(event)
+        return f"game over ({event['reason']}): scores {event['scores']}"  # game-end

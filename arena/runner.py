@@ -32,12 +32,13 @@ import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
 from arena.records import Plan, PlanEntry, PlanRuleset, PlanStop
+from arena.results_folder import seed_commitment
 from arena.live_ratings import RatingFollowers
 from arena.pairwise import BETTING
 from arena.ratings import rate_store
 from arena.seats import Limits, privilege_notice
 from arena.stopping import Feed, Looks
-from arena.store import Store, StoreError, add_after_stop, store_path
+from arena.store import Store, StoreError, store_path
 from arena.tournament import SEED_DERIVATION, GameSpec, Schedule, Tournament
 from arena.luck import planned_clones
 from arena.worker import BatchResult, GameFailedError, make_job
@@ -165,11 +166,6 @@ def bot_files_sha256(cls: type, package: str) -> str | None:
     return digest.hexdigest() if found else None
 
 
-def seed_commitment(seed: int, salt: str) -> str:
-    """The published commitment to a secret seed: SHA-256 of ``"<seed>:<salt>"``."""
-    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -250,7 +246,7 @@ def open_store(tournament: Tournament, out: Path, restart: bool,
         Store.remove(path)
         echo(f"--restart: removed the previous results store {path}")
     if path.exists():
-        store = Store.open(path)
+        store = Store.open(path, migrate=True)
         stored_hash = store.get("tournament_sha256")
         seed = store.get("seed")
         if store.plan().get("seed_derivation", 1) != SEED_DERIVATION:
@@ -518,10 +514,8 @@ def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, 
                         feed.sizer.learn(ruleset, len(result.games), result.seconds)
                         if result.games:
                             cut = looks.cut[ruleset]
-                            if cut is not None and result.games[0].deal >= cut:
-                                add_after_stop(store, result.games, run_number)  # in flight at the stop
-                            else:
-                                store.add(result.games, run_number)
+                            store.add(result.games, run_number)
+                            if cut is None or result.games[0].deal < cut:  # else: in flight at the stop
                                 summary.played += len(result.games)
                                 observer.stored(result.games)
                             if looks.look(echo):

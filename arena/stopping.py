@@ -27,7 +27,7 @@ A luck-adjusted ruleset (`arena.luck`) is judged on its adjusted scores' own sca
 same error split, with the t_star its plan records.
 
 A ruleset also stops at its last deal (`max_deals`), its unsettled pairs reported so.
-Games played past a stop (in flight when it came) go to the store's games_after_stop.
+Games played past a stop (in flight when it came) stay stored; the stop's cut leaves them out.
 """
 
 from __future__ import annotations
@@ -38,9 +38,7 @@ from typing import Any, Iterator
 
 from arena import luck, pairwise
 from arena.ratings import Rater
-from arena.store import (Look, Store, StoreError, count_games, move_past_stops, prepare_looks, read_looks,
-                         read_luck_range,
-                         record_look)
+from arena.store import Look, Store, StoreError, count_games, prepare_looks, read_looks, read_luck_range, record_look
 from arena.tournament import GameSpec, Schedule, Tournament
 
 
@@ -76,7 +74,6 @@ class Looks:
         self.raters = [Rater(plan, [r]) for r in range(n)]
         self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
         prepare_looks(store)
-        move_past_stops(store)  # a kill between storing a batch and moving its late games
         for look in read_looks(store):
             self.looked[look.ruleset] = look.deals
             self.looks[look.ruleset] = look.look

@@ -153,7 +153,7 @@ def apply_extension(store: Store, extension: Extension, tournament: Tournament) 
     deals the new ones: its commitment is returned (None when the seed stays)."""
     import secrets
 
-    from arena.results_folder import seed_commitment
+    from arena.seeding import seed_commitment
 
     old = store.plan()
     plan = dict(extension.plan, seed_history=list(old.get("seed_history") or ()))

@@ -154,3 +154,48 @@ def test_arena_rank_checks_a_stopped_store_against_its_records(toy, extra, bots,
     result = CliRunner().invoke(main, ["rank", str(toy / "r")])
     assert result.exit_code == 0, result.output
     assert "replayed exactly" in result.stderr
+
+
+FOUR_BOTS = TWO_BOTS + """
+[[bots]]
+use = "random"
+as = "random-2"
+
+[[bots]]
+use = "toy-cautious"
+as = "cautious-18"
+params = { threshold = 18 }
+"""
+
+
+def test_a_settled_two_player_run_deals_no_more_to_settled_pairs_and_reports_the_games_saved(toy):
+    """Issue 37 item 3: a pair settled at a look is dealt no game from the block after the next
+    on; the same games on one and two workers; the stop reports the games saved against the
+    full schedule, and the counted games are exactly the schedule's less those."""
+    path = toy_stop_file(toy / "t.toml", bots=FOUR_BOTS, extra=SETTLED.replace("400", "60"), players=2)
+    one = run(path, toy / "one", workers=1)
+    two = run(path, toy / "two", workers=2, batch_size=3)
+    assert one.complete and two.complete and games(toy / "one") == games(toy / "two")
+    recorded = looks(toy / "one")
+    closing = [look for look in recorded if look.detail.get("closed")]
+    assert closing, [look.detail for look in recorded]
+    names = ["random-1", "cautious-15", "random-2", "cautious-18"]
+    closed = {tuple(sorted(names.index(n) for n in pair)): look.detail["closed_from"]
+              for look in closing for pair in look.detail["closed"]}
+    with Store.open(store_path(toy / "one")) as store:
+        rows = list(store.iter_rows())
+    assert rows and not any(row.deal >= closed.get(tuple(sorted(row.seats)), 10**9) for row in rows)
+    last = recorded[-1]
+    full = last.deals * 6 * 2   # six pairs, two rotations a deal
+    assert last.stopped and last.detail["saved"] == full - len(rows) > 0
+    assert one.total == len(rows)
+    doc = json.loads((toy / "one" / "standings.json").read_text())
+    assert doc["tournament"]["games_total"] == len(rows)
+    assert doc["pairwise"]["rulesets"]["toy-race"]["stop"]["games_saved"] == last.detail["saved"]
+    assert f"{last.detail['saved']:,} games saved" in (toy / "one" / "standings.md").read_text()
+
+
+def test_a_settled_three_player_run_deals_to_every_table(toy):
+    path = toy_stop_file(toy / "t.toml", bots=FOUR_BOTS, extra=SETTLED.replace("400", "8"), players=3)
+    run(path, toy / "r", workers=1)
+    assert not any(look.detail.get("closed") for look in looks(toy / "r"))

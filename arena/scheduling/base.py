@@ -25,9 +25,10 @@ Contracts, which every scheduler keeps and the loops rely on:
   (the loop then starts a fresh scheduler over what is stored).
 - A scheduler may cache what it read, but the state is the truth: nothing it holds
   in memory alone may change what it decides.
-- `look(state)` is asked after each stored batch, before `next`; the loop records the
-  looks it returns (a tournament: in the store, in one transaction) before it acts on
-  them, so a resumed run sees them in `state.looks()`.
+- `look(state)` is asked after each stored batch, before `next`; the looks it returns are
+  recorded before anything acts on them, so a resumed run sees them in `state.looks()`: by
+  the loop, or (the tournament's `StoppingScheduler`, whose state is the store it writes)
+  by the scheduler itself, in the store, before it returns them.
 - A game is named by its `GameIdentity` (arena.identity); `next` never returns a game
   whose key is stored or in flight, nor one game twice.
 

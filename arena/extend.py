@@ -4,11 +4,12 @@ or deals added (issue 19 item 6).
 Deal seeds are keyed by content (ruleset label, the table's entry names, deal index:
 `arena.seeding.table_deal_seed`), so every stored game is also a game of the longer file,
 with the same cards and seats. `plan_extension` checks that the new file only adds, and
-finds each stored game's place in the new schedule; `apply_extension` renumbers the store
-to it in one transaction (schedule index, ruleset and entry numbers, result hash) and
-stores the new file and plan. The store then holds exactly the games a fresh run of the
-new file would have stored so far, in its schedule order, so both rate to the same
-standings; the run plays only the games that are new.
+that each stored game has a place in the new schedule; `apply_extension` stores the new
+file and plan in one transaction. No stored row changes: games are keyed by what was
+played (arena.identity), and readers place them in the new plan's schedule order
+(arena.placement), so the store reads as exactly the games a fresh run of the new file
+would have stored so far, and both rate to the same standings; the run plays only the
+games that are new.
 
 Refused, one line each: another seed or format; an entry removed, renamed, reordered or
 changed (bot, params, version, files); a ruleset removed or changed; fewer deals; any other
@@ -22,12 +23,14 @@ commitment, the revealed one staying in the plan's ``seed_history`` with the gam
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ConfigError
 from arena.luck import planned_luck_mode
+from arena.placement import Placement
 from arena.store import Store
 from arena.tournament import SEED_DERIVATION, Tournament
 
@@ -42,19 +45,37 @@ class Extension:
     """What extending a store to a new file does."""
 
     plan: dict[str, Any]                        # the new file's plan
-    moves: dict[int, tuple[int, int, int]]      # stored index -> (new index, new ruleset, new table number)
-    entry_map: list[int]                        # old entry index -> new entry index
     added: list[str]                            # what is added, for `arena run` to say
 
 
 def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -> Extension:
-    """Check that `tournament` (whose plan is `plan`) only adds to the store's file, and map
-    every stored game to its place in the new schedule; ConfigError (one line) otherwise."""
+    """Check that `tournament` (whose plan is `plan`) only adds to the store's file, and
+    that every stored game has a place in the new schedule; ConfigError (one line) otherwise."""
     where = f"{tournament.path}: cannot extend {store.path}"
     old = store.plan()
     if old.get("seed_derivation", 1) != SEED_DERIVATION:
         raise ConfigError(f"{where}: it was made with seed derivation {old.get('seed_derivation', 1)} (deal seeds "
                           "by file position); rerun with --restart")
+    _check_head(store, tournament, old, where)
+    if plan["deals"] < old["deals"]:
+        raise ConfigError(f"{where}: tournament.deals went down ({old['deals']} -> {plan['deals']}); "
+                          "deals may only be added")
+    entry_map = _entry_map(old, plan, where)
+    ruleset_map = _ruleset_map(old, plan, entry_map, where)
+    _check_places(store, plan, where)
+    added = [f"entries {', '.join(repr(e['bot']) for i, e in enumerate(plan['entries']) if i not in entry_map)}"
+             if len(plan["entries"]) > len(entry_map) else "",
+             f"rulesets {', '.join(repr(r['label']) for i, r in enumerate(plan['rulesets']) if i not in ruleset_map)}"
+             if len(plan["rulesets"]) > len(ruleset_map) else "",
+             f"deals {old['deals']} -> {plan['deals']}" if plan["deals"] > old["deals"] else ""]
+    if planned_luck_mode(old) != "adjusted":   # stored games without corrections: stay raw
+        plan = dict(plan, luck={"mode": "raw", "rulesets": [None] * len(plan["rulesets"])})
+    return Extension(plan, [a for a in added if a])
+
+
+def _check_head(store: Store, tournament: Tournament, old: dict[str, Any], where: str) -> None:
+    """Only `ADDABLE_KEYS` and `FREE_KEYS` of ``[tournament]`` may change (and challengers
+    be added); no `stop` and no sampled format."""
     try:
         old_head = tomllib.loads(store.get("tournament_text") or "").get("tournament", {})
     except tomllib.TOMLDecodeError:
@@ -74,12 +95,13 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
         what = "stop" if tournament.stop is not None else 'format = "sampled"'
         raise ConfigError(f"{where}: a tournament with {what} cannot be extended (its looks or tables depend on "
                           "the whole file)")
-    if plan["deals"] < old["deals"]:
-        raise ConfigError(f"{where}: tournament.deals went down ({old['deals']} -> {plan['deals']}); "
-                          "deals may only be added")
+
+
+def _entry_map(old: dict[str, Any], plan: dict[str, Any], where: str) -> list[int]:
+    """Old entry index -> new entry index; ConfigError if an entry was removed, changed or reordered."""
     names = {e["bot"]: i for i, e in enumerate(plan["entries"])}
     entry_map = []
-    for i, entry in enumerate(old["entries"]):
+    for entry in old["entries"]:
         if entry["bot"] not in names:
             raise ConfigError(f"{where}: entry {entry['bot']!r} was removed; entries may only be added")
         new = plan["entries"][names[entry["bot"]]]
@@ -91,6 +113,11 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
     if entry_map != sorted(entry_map):
         raise ConfigError(f"{where}: the entries {', '.join(e['bot'] for e in old['entries'])} are in another "
                           "order; keep their order (new ones may go anywhere)")
+    return entry_map
+
+
+def _ruleset_map(old: dict[str, Any], plan: dict[str, Any], entry_map: list[int], where: str) -> list[int]:
+    """Old ruleset index -> new; ConfigError if a ruleset was removed or changed, or lost an entry."""
     labels = {r["label"]: i for i, r in enumerate(plan["rulesets"])}
     ruleset_map = []
     for r in old["rulesets"]:
@@ -105,39 +132,28 @@ def plan_extension(store: Store, tournament: Tournament, plan: dict[str, Any]) -
         if dropped:
             raise ConfigError(f"{where}: {', '.join(dropped)} no longer play {r['label']}")
         ruleset_map.append(labels[r["label"]])
-    schedule = tournament.schedule(store.get("seed"))
-    positions: list[dict[tuple[int, ...], int]] = []  # per new ruleset: table (new entries) -> table number
-    for ruleset in tournament.rulesets:
-        positions.append({table: number for number, table in enumerate(schedule.tables(ruleset))})
-    moves: dict[int, tuple[int, int, int]] = {}
-    for row in store.stored_rows():
-        k = len(row.result.seats)
-        new_ruleset = ruleset_map[row.ruleset]
-        table = tuple(entry_map[row.result.seats[(j - row.rotation) % k]] for j in range(k))
-        number = positions[new_ruleset].get(table)
-        if number is None:  # (cannot happen when the checks above pass)
-            raise ConfigError(f"{where}: stored game {row.index} has no place in the new schedule")
-        moves[row.index] = (schedule.position(new_ruleset, number, row.deal, row.rotation), new_ruleset, number)
-    added = [f"entries {', '.join(repr(e['bot']) for i, e in enumerate(plan['entries']) if i not in entry_map)}"
-             if len(plan["entries"]) > len(entry_map) else "",
-             f"rulesets {', '.join(repr(r['label']) for i, r in enumerate(plan['rulesets']) if i not in ruleset_map)}"
-             if len(plan["rulesets"]) > len(ruleset_map) else "",
-             f"deals {old['deals']} -> {plan['deals']}" if plan["deals"] > old["deals"] else ""]
-    if planned_luck_mode(old) != "adjusted":   # stored games without corrections: stay raw
-        plan = dict(plan, luck={"mode": "raw", "rulesets": [None] * len(plan["rulesets"])})
-    return Extension(plan, moves, entry_map, [a for a in added if a])
+    return ruleset_map
+
+
+def _check_places(store: Store, plan: dict[str, Any], where: str) -> None:
+    """Every stored game is a game of the new plan (it cannot fail once the checks above pass)."""
+    placement = Placement(plan, store.get("seed"))
+    for key, label, table, deal, repeat, rotation in store._read(
+            "SELECT game_key, ruleset, table_entries, deal, repeat, rotation FROM games"):
+        if placement.place(label, tuple(json.loads(table)), deal, repeat, rotation) is None:
+            raise ConfigError(f"{where}: stored game {key[:12]} ({label}, deal {deal}) has no place in the new "
+                              "schedule")
 
 
 def apply_extension(store: Store, extension: Extension, tournament: Tournament) -> str | None:
-    """Renumber the stored games to the new schedule and store the new file and plan, in
-    one transaction (a kill leaves the store as it was, or extended). A secret seed that
-    has been revealed (the tournament was complete) moves to the plan's ``seed_history``
-    with the games it dealt, and a fresh secret seed deals the new ones: its commitment is
-    returned (None when the seed stays)."""
+    """Store the new file and plan, in one transaction (a kill leaves the store as it was,
+    or extended); no stored game changes, each has its place in the new plan's schedule
+    (arena.placement). A secret seed that has been revealed (the tournament was complete)
+    moves to the plan's ``seed_history`` with the games it dealt, and a fresh secret seed
+    deals the new ones: its commitment is returned (None when the seed stays)."""
     import secrets
 
-    from arena.runner import seed_commitment
-    from arena.store import renumber_games
+    from arena.seeding import seed_commitment
 
     old = store.plan()
     plan = dict(extension.plan, seed_history=list(old.get("seed_history") or ()))
@@ -157,5 +173,5 @@ def apply_extension(store: Store, extension: Extension, tournament: Tournament) 
         meta.update(seed=seed, seed_salt=salt, seed_commitment=fresh)
     if not plan["seed_history"]:
         del plan["seed_history"]
-    renumber_games(store, extension.moves, extension.entry_map, meta)
+    store.set_many(meta)
     return fresh

@@ -48,6 +48,21 @@ class HookSpecs:
         bot knowledge reaches the search (`arena.plugins.Registry.playouts`)."""
 
     @hookspec
+    def register_schedulers(self, register: Callable[..., None]) -> None:
+        """Register schedulers (the `arena.scheduling.Scheduler` interface): call
+        ``register(name, factory)`` once per scheduler; ``factory(context)`` gets an
+        `arena.scheduling.tournament.TournamentContext` and returns the scheduler. A run
+        plays with it when asked by name (``run_tournament(..., scheduler=name)``). A name
+        registered twice, or a built-in one (`BUILTIN_SCHEDULERS`), is an error naming both."""
+
+    @hookspec
+    def register_run_observers(self, register: Callable[..., None]) -> None:
+        """Register observers of every run: call ``register(factory)``; ``factory(tournament,
+        out)`` returns an object whose methods named as `arena.run_hooks.RunHookSpecs`'
+        hooks (``stored(games)``, ``completed(store, summary)``, ...) are called as the
+        run's loop reaches them, beside the caller's own observer (progress, publishing)."""
+
+    @hookspec
     def register_commands(self, cli: click.Group) -> None:
         """Add commands to the ``arena`` command line: decorate functions with
         ``@cli.command()`` (or call ``cli.add_command``). A name that a built-in command

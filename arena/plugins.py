@@ -7,6 +7,8 @@ functions marked ``@arena.hookimpl`` (the hooks are specified in `arena.hookspec
 - ``register_rulesets(register)``: call ``register(RulesetSubclass)`` for each ruleset;
 - ``register_playouts(register)``: call ``register(ruleset_id, BotSubclass, fast_move=None)``
   for each ruleset the plugin has a search playout policy for (`Registry.playouts`);
+- ``register_schedulers(register)``: call ``register(name, factory)`` for each scheduler (`Registry.schedulers`);
+- ``register_run_observers(register)``: call ``register(factory)`` for each observer of runs (`Registry.observers`);
 - ``register_commands(cli)``: add commands to the ``arena`` command line (`arena.cli`).
 
 Built-in bots and rulesets register through the very same entry points. Nothing
@@ -70,6 +72,15 @@ class PlayoutEntry:
 
 
 @dataclass(frozen=True)
+class PluginEntry:
+    """A scheduler or run observer a plugin registered: its factory (and name, for a scheduler)."""
+
+    name: str
+    factory: Callable[..., Any]
+    origin: Origin
+
+
+@dataclass(frozen=True)
 class BrokenPlugin:
     """A plugin that could not be loaded or whose hook raised."""
 
@@ -88,6 +99,10 @@ class Registry:
     broken: list[BrokenPlugin] = field(default_factory=list)
     playouts: dict[str, PlayoutEntry] = field(default_factory=dict)
     """Search bots' playout policies by ruleset id (`HookSpecs.register_playouts`)."""
+    schedulers: dict[str, PluginEntry] = field(default_factory=dict)
+    """Plugins' schedulers by name: factories (`HookSpecs.register_schedulers`)."""
+    observers: list[PluginEntry] = field(default_factory=list)
+    """Plugins' run observers: factories (`HookSpecs.register_run_observers`)."""
 
     def bot(self, name: str) -> BotEntry:
         """The bot registered as `name`; UnknownNameError if there is none."""
@@ -198,7 +213,33 @@ def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: b
     registry.bots = dict(sorted(bots.items()))
     registry.rulesets = dict(sorted(rulesets.items()))
     registry.playouts = _playouts(manager, origins, registry.broken)
+    registry.schedulers, registry.observers = _run_plugins(manager, origins)
     return registry
+
+
+def _run_plugins(manager: pluggy.PluginManager,
+                 origins: dict[str, Origin]) -> tuple[dict[str, PluginEntry], list[PluginEntry]]:
+    """Every plugin's `register_schedulers` (by name) and `register_run_observers`."""
+    from arena.scheduling.tournament import BUILTIN_SCHEDULERS
+
+    schedulers: dict[str, PluginEntry] = {}
+    observers: list[PluginEntry] = []
+    for impl in manager.hook.register_schedulers.get_hookimpls():
+        origin = origins[impl.plugin_name]
+
+        def scheduler(name: str, factory: Any, origin: Origin = origin) -> None:
+            if not isinstance(name, str) or not callable(factory):
+                raise PluginError(f"plugin {origin.plugin}: a scheduler is registered as (name, factory), "
+                                  f"not ({name!r}, {factory!r})")
+            if name in BUILTIN_SCHEDULERS:
+                raise PluginError(f"plugin {origin.plugin}: scheduler name {name!r} is a built-in one")
+            _add(schedulers, name, PluginEntry(name, factory, origin), "scheduler")
+
+        impl.function(register=scheduler)
+    for impl in manager.hook.register_run_observers.get_hookimpls():
+        origin = origins[impl.plugin_name]
+        impl.function(register=lambda factory, origin=origin: observers.append(PluginEntry("", factory, origin)))
+    return dict(sorted(schedulers.items())), observers
 
 
 def _playouts(manager: pluggy.PluginManager, origins: dict[str, Origin],

@@ -113,7 +113,8 @@ def with_stops(pairwise: dict[str, Any], store: Store) -> dict[str, Any]:
                 "looks": look.look, "deals": look.deals, "stopped": look.stopped, "reason": look.detail.get("reason"),
                 "test": look.detail.get("test"), "decision": look.detail.get("decision"),
                 **({key: look.detail.get(key) for key in ("bot", "baseline")} if look.detail.get("test") == "sprt"
-                   else {})}}
+                   else {}),
+                **({"games_saved": look.detail["saved"]} if look.detail.get("saved") else {})}}
     return {**pairwise, "rulesets": rulesets}
 
 
@@ -128,7 +129,9 @@ def stop_text(comparison: dict[str, Any]) -> str:
     if stop.get("test") == "sprt":
         return f"stopped after {deals}: " + sprt_outcome(stop)
     why = "settled" if stop.get("reason") == "settled" else "not settled by max_deals"
-    return f"stopped after {deals}: {why}"
+    saved = f", {stop['games_saved']:,} games saved by dealing no more to settled pairs" if stop.get("games_saved") \
+        else ""
+    return f"stopped after {deals}: {why}{saved}"
 
 
 def sprt_outcome(stop: dict[str, Any]) -> str:

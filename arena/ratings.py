@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import trueskill
 
@@ -50,7 +50,7 @@ from arena.luck import AdjustedTally, planned_method
 from arena.pairwise import (ASYMPTOTIC, ASYMPTOTIC_T_STAR, BETTING, CLASSIC, EQUAL, REVERSED, SEPARATED, UNSETTLED,
                             PairTally, compare, split_alpha, summarize)
 from arena.rules.base import forfeit_standing
-from arena.store import GameRow, Store, StoreError, read_luck_range
+from arena.store import GameRow, Store, StoreError, read_luck, read_luck_range
 
 WILSON_Z = 1.959963984540054  # two-sided 95%
 DEFAULT_DRAW_PROBABILITY = 0.05
@@ -605,3 +605,54 @@ def _round(value: float) -> float:
 def _end(value: float) -> float | None:
     """A published interval end: None for an unbounded one (one adjusted deal; JSON has no infinity)."""
     return _round(value) if math.isfinite(value) else None
+
+
+def rate_with_history(store: Store, max_points: int = 300) -> tuple[dict[str, Any], dict[str, dict[str, list]]]:
+    """``(standings, history)`` for every game in `store`, in one rating pass: the standings
+    exactly as `rate_store` gives them (the same `Rater`, fed the same games in schedule
+    order) and each entry's rating history per scope, for the site's charts:
+    ``history[label][bot] = [[games, index, mu, sigma], ...]`` with ``label`` =
+    ``"overall"`` or a ruleset label: the prior before any game (``[0, -1, mu, sigma]``),
+    then after each of its games (games played in the scope, schedule index), thinned to
+    at most `max_points` points (the first and the last always kept)."""
+    plan = store.plan()
+    rater = Rater(plan)
+    labels = [r["label"] for r in plan["rulesets"]]
+    names = [e["bot"] for e in plan["entries"]]
+    # (label, scope) pairs to follow; the overall chain is ruleset 0's when shared.
+    tracked: list[tuple[str, Any, int | None]] = []
+    if rater.overall is not None:
+        tracked.append((OVERALL, rater.overall, None))
+    for i, scope in rater.scopes.items():
+        tracked.append((labels[i], scope, i))
+    if rater.overall is None and 0 in rater.scopes:
+        tracked.append((OVERALL, rater.scopes[0], 0))
+    history: dict[str, dict[str, list]] = {label: {} for label, _, _ in tracked}
+    for label, scope, _ in tracked:  # every line starts at the prior, before any game (index -1)
+        for entry in scope.entries:
+            prior = scope.ratings[entry]
+            history[label][names[entry]] = [[0, -1, round(prior.mu, 4), round(prior.sigma, 4)]]
+    luck = read_luck(store) if rater.adjusted else {}   # a ruleset scored luck-adjusted
+    for row in store.iter_rows():
+        rater.apply(row, luck.get(row.index))
+        rater.next_index = row.index + 1
+        for label, scope, only in tracked:
+            if only is not None and row.ruleset != only:
+                continue
+            series = history[label]
+            for entry in row.seats:
+                rating = scope.ratings[entry]
+                series.setdefault(names[entry], []).append(
+                    [scope.games[entry], row.index, round(rating.mu, 4), round(rating.sigma, 4)])
+    for series in history.values():
+        for bot, points in series.items():
+            series[bot] = thin(points, max_points)
+    return rater.standings(), history
+
+
+def thin(points: Sequence[Any], limit: int) -> list[Any]:
+    """At most `limit` of `points`, evenly spread, first and last kept."""
+    if len(points) <= limit or limit < 2:
+        return list(points)
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]

@@ -26,15 +26,17 @@ writes more; `arena serve` shows any game)."""
 def run_and_publish(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
                     progress: bool | None = None, echo: Callable[[str], None] = print,
                     backend: Backend | None = None, batch_size: int | None = None,
-                    replays: int | None = RUN_REPLAYS, report_every: int | None = None) -> RunSummary:
+                    replays: int | None = RUN_REPLAYS, report_every: int | None = None,
+                    scheduler: str | None = None, registry: Any = None) -> RunSummary:
     """`run_tournament`, with `echo` for its lines, a progress bar on stderr when `progress`
     (default: when stderr is a terminal), a `ProgressReport` line every `report_every`
     games (default: never with the bar, else every twentieth of the schedule), and the
     standings and web page (with `replays` replay files: `arena.site.write_site`) published
-    into `out` when complete; the summary's `written` and `provenance` say what was."""
+    into `out` when complete; the summary's `written` and `provenance` say what was.
+    `scheduler` and `registry`: as `run_tournament` takes them (a plugin's scheduler, its observers)."""
     observer = PublishingObserver(tournament, Path(out), progress, echo, replays, report_every)
     return run_tournament(tournament, out, workers=workers, restart=restart, backend=backend,
-                          batch_size=batch_size, observer=observer)
+                          batch_size=batch_size, observer=observer, scheduler=scheduler, registry=registry)
 
 
 class PublishingObserver(RunObserver):
@@ -101,8 +103,8 @@ class PublishingObserver(RunObserver):
         from arena.site import write_site
 
         summary.written = publish.publish(self.out, store, summary.standings)
-        summary.written.append(write_site(self.out, store, replays=self.replays,
-                                          standings=summary.standings) / "index.html")
+        summary.written.append(write_site(self.out, store, replays=self.replays, standings=summary.standings,
+                                          history=summary.history) / "index.html")
         summary.provenance = publish.provenance(store)
 
 

@@ -1,44 +1,43 @@
-"""Running a tournament: play the schedule through a backend into the store.
+"""Running a tournament: one loop, scheduler -> backend -> store -> observers.
 
-`run_tournament` holds the results folder's lock, opens (or creates, or extends:
-arena.extend) the results store, skips the games already stored, cuts the rest into
-small batches (`Batcher` sizes them; arena.stopping's `Feed` releases them, up to a
-`stop`'s next look) for a backend (arena.backends; arena.ray_backend), stores each
-batch as it comes back (one transaction), takes the looks that are due
-(arena.stopping.Looks), rates the stored games while play goes on
-(arena.live_ratings; a stopping run rates at the end), and returns a `RunSummary`.
-It neither publishes nor draws progress: it tells a `RunObserver` what happens, and
-the caller's observer does that (arena.run_and_publish, as `arena run` does). What a
-worker does with a batch is arena.worker.
+`run_tournament` locks the results folder and opens (or creates, or extends) its store
+(arena.results_folder), asks a scheduler what to play (arena.scheduling: the file's
+format or stop picks a built-in one, a plugin may register others), hands each batch to
+a backend (arena.backends; arena.ray_backend), stores each batch as it comes back (one
+transaction), lets the scheduler take the looks now due (a `stop`'s, arena.stopping),
+rates the stored games while play goes on (arena.live_ratings; a stopping run rates at
+the end), and returns a `RunSummary`. The loop knows no scheduler and no observer: it
+calls the run's hooks (arena.run_hooks), which the caller's observer implements (a
+`RunObserver`: arena.run_and_publish's draws the bar and publishes, as `arena run` does)
+and so may plugins' observers. What a worker does with a batch is arena.worker.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import secrets
-import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import msgspec
-
-import arena
 from arena.backends import Backend, make_backend
 from arena.errors import ConfigError
-from arena.records import Plan, PlanEntry, PlanRuleset, PlanStop
+from arena import results_folder
+from arena.results_folder import ResultsFolder
+# Importable from here as before the results folder had a module of its own.
+from arena.results_folder import LOCK_NAME, _lock, bot_files_sha256, make_plan, open_store  # noqa: F401
+from arena.seeding import seed_commitment  # noqa: F401
 from arena.live_ratings import RatingFollowers
-from arena.pairwise import BETTING
-from arena.ratings import rate_store
+from arena.ratings import rate_with_history
 from arena.seats import Limits, privilege_notice
-from arena.stopping import Feed, Looks
-from arena.store import Store, StoreError, add_after_stop, store_path
-from arena.tournament import SEED_DERIVATION, GameSpec, Schedule, Tournament
+from arena.run_hooks import RunHooks
+from arena.scheduling.base import DONE, Play
+from arena.scheduling.tournament import (BUILTIN_SCHEDULERS, StoreState, TournamentContext, identities,
+                                         scheduler_name)
+from arena.stopping import Looks
+from arena.store import Store
+from arena.tournament import GameSpec, Schedule, Tournament
 from arena.luck import planned_clones
 from arena.worker import BatchResult, GameFailedError, make_job
 
@@ -81,145 +80,6 @@ def effective_isolation(tournament: Tournament, echo: Callable[[str], None]) -> 
     return "process", note
 
 
-# -- the store's plan --------------------------------------------------------------
-
-
-def make_plan(tournament: Tournament, seed: int) -> dict[str, Any]:
-    """What the store keeps about the tournament: enough to rate and publish without plugins."""
-    counts = tournament.schedule(seed).counts
-    total = sum(counts)
-    memo: dict[Any, str | None] = {}
-    stop = tournament.stop
-    plan = Plan(
-        name=tournament.name,
-        format=tournament.format,
-        seed_derivation=SEED_DERIVATION,
-        challengers=list(tournament.challengers),
-        stop=None if stop is None else PlanStop(kind=stop.kind, confidence=stop.confidence, margin=stop.margin,
-                                                bot=stop.bot, baseline=stop.baseline, alpha=stop.alpha,
-                                                beta=stop.beta),
-        look_every=tournament.look_every if stop is not None else None,
-        intervals=BETTING,
-        luck=tournament.luck_plan(),
-        deals=tournament.deals,
-        max_games=tournament.max_games,
-        total_games=total,
-        max_faults=tournament.max_faults,
-        entries=[PlanEntry(bot=b.display, uses=b.uses, package=b.package, version=b.version, params=b.params,
-                           files_sha256=_files_sha256(b, memo)) for b in tournament.bots],
-        rulesets=[PlanRuleset(label=r.label, id=r.id, version=r.version, package=r.package,
-                              package_version=r.package_version, players=r.players, options=r.options,
-                              draw_probability=r.draw_probability, entries=list(r.entries), games=games)
-                  for r, games in zip(tournament.rulesets, counts)],
-    )
-    return msgspec.to_builtins(plan)
-
-
-def _files_sha256(bot: Any, memo: dict[Any, str | None]) -> str | None:
-    """An entry's `bot_files_sha256`, once per class (a command bot's version already hashes its files)."""
-    if bot.command is not None:
-        return bot.version
-    if getattr(bot, "submission", None) is not None:  # its content hash names its files
-        return "sha256:" + bot.submission.sha256
-    if (bot.cls, bot.package) not in memo:
-        memo[bot.cls, bot.package] = bot_files_sha256(bot.cls, bot.package)
-    return memo[bot.cls, bot.package]
-
-
-def bot_files_sha256(cls: type, package: str) -> str | None:
-    """SHA-256 over the files a bot is made of, so that a bot changed without a new
-    version is noticed: the files its distribution lists (``RECORD``, through
-    importlib.metadata) and the source tree of the bot's top-level module (all an
-    editable or RECORD-less install has), bytecode caches left out; one line
-    ``<path>\0<sha256>`` per file (path relative to the install folder, ``/``-separated),
-    in sorted order. None if no file can be found."""
-    import importlib.metadata
-
-    files: dict[str, Path] = {}
-    try:
-        dist = importlib.metadata.distribution(package)
-        for listed in dist.files or ():
-            if listed.suffix != ".pyc" and "__pycache__" not in listed.parts:
-                files[listed.as_posix()] = Path(str(dist.locate_file(listed)))
-    except (importlib.metadata.PackageNotFoundError, ValueError):
-        pass
-    top = sys.modules.get(cls.__module__.split(".")[0])
-    if top is not None and top.__name__ == "arena":  # a stand-in class of the harness: its version says it
-        top = None
-    top_name, top_file = getattr(top, "__name__", ""), getattr(top, "__file__", None)
-    for folder in getattr(top, "__path__", None) or ():  # a package: every file under it
-        for path in sorted(Path(folder).rglob("*")):
-            if path.is_file() and path.suffix != ".pyc" and "__pycache__" not in path.parts:
-                files.setdefault(f"{top_name}/{path.relative_to(folder).as_posix()}", path)
-    if top is not None and getattr(top, "__path__", None) is None and top_file:
-        files.setdefault(Path(top_file).name, Path(top_file))
-    digest = hashlib.sha256()
-    found = False
-    for name in sorted(files):
-        try:
-            content = files[name].read_bytes()
-        except OSError:
-            continue  # listed but absent (e.g. a script pip did not install): not part of the bot
-        found = True
-        digest.update(f"{name}\0{hashlib.sha256(content).hexdigest()}\n".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest() if found else None
-
-
-def seed_commitment(seed: int, salt: str) -> str:
-    """The published commitment to a secret seed: SHA-256 of ``"<seed>:<salt>"``."""
-    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _extend(store: Store, tournament: Tournament, plan: dict[str, Any], echo: Callable[[str], None]) -> None:
-    """The file changed: if it only adds entries, rulesets or deals, renumber the store to
-    it and say what is added (arena.extend); ConfigError otherwise."""
-    from arena.extend import apply_extension, plan_extension
-
-    n = store.count()
-    try:
-        extension = plan_extension(store, tournament, plan)
-    except ConfigError as exc:
-        raise ConfigError(f"{exc}; rerun with --restart to discard its {n:,} stored games, or use --out for a new "
-                          "results folder") from None
-    stored = store.plan()
-    echo(f"extending {store.path.parent}: {'; '.join(extension.added) or 'nothing new to play'}: keeping its "
-         f"{n:,} stored games, {plan['total_games'] - n:,} new games to play (of {plan['total_games']:,}, "
-         f"was {stored['total_games']:,})")
-    fresh = apply_extension(store, extension, tournament)
-    if fresh:
-        echo(f"its secret seed was revealed: the new games are dealt from a fresh secret seed, commitment "
-             f"sha256:{fresh}")
-
-
-def _changes(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
-    """Installed bot and ruleset versions, and bots' files, that differ from the store's.
-    (A store from before files were hashed has no files hash to compare.)"""
-    changes = []
-    for old, new in zip(stored["entries"], current["entries"]):
-        if (old["package"], old["version"]) != (new["package"], new["version"]):
-            changes.append(f"bot {new['uses']!r} was {old['package']} {old['version']}, "
-                           f"is now {new['package']} {new['version']}")
-        elif old.get("files_sha256") and old.get("files_sha256") != new.get("files_sha256"):
-            changes.append(f"bot {new['uses']!r} ({new['package']} {new['version']}) has changed files "
-                           f"(files sha256 {old['files_sha256'][:12]} -> {str(new.get('files_sha256'))[:12]})")
-    old_luck, new_luck = stored.get("luck") or {}, current.get("luck") or {}
-    for old, new, ruleset in zip(old_luck.get("rulesets") or [], new_luck.get("rulesets") or [], current["rulesets"]):
-        if old and new and (old["value"], old["version"]) != (new["value"], new["version"]):
-            changes.append(f"ruleset {ruleset['id']!r}'s pairwise value was {old['value']} {old['version']}, "
-                           f"is now {new['value']} {new['version']} (its luck corrections would not match)")
-    for old, new in zip(stored["rulesets"], current["rulesets"]):
-        if (old["version"], old["package"], old["package_version"]) != \
-                (new["version"], new["package"], new["package_version"]):
-            changes.append(f"ruleset {new['id']!r} was version {old['version']} ({old['package']} "
-                           f"{old['package_version']}), is now {new['version']} ({new['package']} "
-                           f"{new['package_version']})")
-    return changes
-
-
 # -- running -------------------------------------------------------------------------
 
 
@@ -237,57 +97,7 @@ class RunSummary:
     elapsed: float = 0.0  # the whole run
     play_seconds: float = 0.0  # from the first batch sent to the last game stored
     rating_tail: float = 0.0  # rating left to do once the last game was stored
-
-
-def open_store(tournament: Tournament, out: Path, restart: bool,
-               echo: Callable[[str], None]) -> tuple[Store, str | None]:
-    """Open the store in `out` for `tournament`, or create it; and say which: "created",
-    "extended" (the file only adds to the store's: arena.extend) or None. Refuses
-    (ConfigError) a store made from another tournament file or other bot/ruleset versions
-    unless `restart`."""
-    path = store_path(out)
-    if path.exists() and restart:
-        Store.remove(path)
-        echo(f"--restart: removed the previous results store {path}")
-    if path.exists():
-        store = Store.open(path)
-        stored_hash = store.get("tournament_sha256")
-        seed = store.get("seed")
-        if store.plan().get("seed_derivation", 1) != SEED_DERIVATION:
-            store.close()
-            raise ConfigError(f"{path} was made by an older arena (deal seeds by file position, seed derivation 1); "
-                              "rerun with --restart to play it again, or use --out for a new results folder")
-        current = make_plan(tournament, seed)
-        extended = stored_hash != tournament.sha256
-        if extended:
-            try:
-                _extend(store, tournament, current, echo)
-            except BaseException:
-                store.close()
-                raise
-        try:
-            changes = _changes(store.plan(), current)
-        except StoreError:
-            store.close()
-            raise
-        if changes:
-            store.close()
-            raise ConfigError(f"installed bots or rulesets changed since {path} was created: {'; '.join(changes)}; "
-                              "rerun with --restart to start again, or use --out for a new results folder")
-        return store, "extended" if extended else None
-    secret: dict[str, Any]
-    if tournament.seed is None:
-        seed, salt = secrets.randbits(63), secrets.token_hex(16)
-        secret = {"seed": seed, "seed_secret": True, "seed_salt": salt, "seed_commitment": seed_commitment(seed, salt)}
-    else:
-        secret = {"seed": tournament.seed, "seed_secret": False, "seed_salt": None, "seed_commitment": None}
-    plan = make_plan(tournament, secret["seed"])
-    store = Store.create(path, {
-        "plan": plan, "tournament_file": tournament.path, "tournament_text": tournament.text,
-        "tournament_sha256": tournament.sha256, "arena_version": arena.__version__,
-        "started_at": _now(), "finished_at": None, **secret,
-    })
-    return store, "created"
+    history: dict[str, Any] | None = None  # the rating history, when rated in one pass with the standings
 
 
 BATCH_SECONDS = 0.25  # aim: a task long enough to hide its overhead, short enough to balance the tail
@@ -345,8 +155,9 @@ class RunObserver:
     stopping run's looks shrink the schedule; `interrupting` on a Ctrl-C (`abandon`: the
     second one); `play_ended` (always, even on an error); `completed` once the standings
     are rated, with the store still open and locked. `line`s for the user come at any
-    time. This base passes the lines to `echo` and ignores the rest; arena.run_and_publish's
-    observer draws the bar and publishes."""
+    time. These methods implement the run's hooks (arena.run_hooks). This base passes the
+    lines to `echo` and ignores the rest; arena.run_and_publish's observer draws the bar
+    and publishes."""
 
     def __init__(self, echo: Callable[[str], None] = print):
         self.echo = echo
@@ -378,204 +189,284 @@ class RunObserver:
 
 def run_tournament(tournament: Tournament, out: Path, workers: int | None = None, restart: bool = False,
                    backend: Backend | None = None, batch_size: int | None = None,
-                   observer: RunObserver | None = None) -> RunSummary:
-    """Play every game of `tournament` not yet in the store at `out` and rate them when the
-    schedule is complete; tell `observer` (default: one that prints the lines) what happens.
-    With a `stop`, each ruleset ends where its looks say (arena.stopping). Raises
-    GameFailedError when a game cannot be played (the stored games stay)."""
+                   observer: RunObserver | None = None, scheduler: str | None = None,
+                   registry: Any = None) -> RunSummary:
+    """Play the games of `tournament` its scheduler hands out (by default the one its file
+    asks for: `scheduling.tournament.scheduler_name`; else `scheduler`, a built-in or a
+    plugin's name) into the store at `out`, and rate them when the scheduler is done; tell
+    `observer` (default: one that prints the lines) and the run observers of `registry`'s
+    plugins what happens (arena.run_hooks). With a `stop`, each ruleset ends where its looks
+    say (arena.stopping). Raises GameFailedError when a game cannot be played (the stored
+    games stay)."""
     out = Path(out)
-    lock = _lock(out)
-    try:
-        return _run(tournament, out, workers, restart, backend, batch_size, observer or RunObserver())
-    finally:
-        lock.close()  # releases the lock; the file stays (see _lock)
+    observers = [entry.factory(tournament, out) for entry in registry.observers] if registry is not None else []
+    hooks = RunHooks(*observers, observer or RunObserver())
+    with ResultsFolder(out) as folder:
+        return _run(folder, tournament, _Options(workers, restart, backend, batch_size, scheduler, registry), hooks)
 
 
-LOCK_NAME = ".lock"
+@dataclass
+class _Options:
+    workers: int | None
+    restart: bool
+    backend: Backend | None
+    batch_size: int | None
+    scheduler: str | None
+    registry: Any
 
 
-def _lock(out: Path) -> Any:
-    """Hold an exclusive `flock` on ``out/.lock`` for the run (released when the returned
-    file is closed, or the process dies): two runs on one results folder would play the
-    same games. The lock file is never deleted: a run that deleted it while holding it
-    would let the next two runs each lock a different file. It holds the holder's pid."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        handle = open(out / LOCK_NAME, "a+")
-    except OSError as exc:
-        raise ConfigError(f"{out}: cannot make a results folder there ({exc.strerror or exc})") from None
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock
-        return handle
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        holder = handle.read().strip()[:20]
-        handle.close()
-        by = f" (pid {holder})" if holder.isdigit() else ""
-        raise ConfigError(f"{out} is in use by another `arena run`{by}; wait for it or stop it") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
-    return handle
+@dataclass
+class _Run:
+    """One run's state, as the loop goes."""
+
+    tournament: Tournament
+    out: Path
+    store: Store
+    schedule: Schedule
+    looks: Looks
+    summary: RunSummary
+    hooks: RunHooks
+    remaining: int
+    workers: int
+    isolation: str = "inline"
+    scheduler: Any = None
+    state: StoreState | None = None
+    backend: Any = None
+    followers: RatingFollowers | None = None
+    in_flight: dict[Future, tuple[int, list[str]]] = field(default_factory=dict)  # batch -> ruleset, its keys
+    failure: str | None = None
+    stopping: bool = False
+    exhausted: bool = False
+    run_number: int = 1
+    sizer: Any = None
+
+    def echo(self, text: str) -> None:
+        self.hooks.hook.line(text=text)
 
 
-def _run(tournament: Tournament, out: Path, workers: int | None, restart: bool, backend: Backend | None,
-         batch_size: int | None, observer: RunObserver) -> RunSummary:
-    echo = observer.line
-    store, created = open_store(tournament, out, restart, echo)
+def _run(folder: ResultsFolder, tournament: Tournament, options: _Options, hooks: RunHooks) -> RunSummary:
+    out = folder.out
+    store, created = folder.open_store(tournament, options.restart, lambda text: hooks.hook.line(text=text))
     started = time.perf_counter()
     try:
-        seed = store.get("seed")
-        schedule: Schedule = tournament.schedule(seed, store.plan().get("seed_history"))
-        total = schedule.total
-        done = store.done_mask(total)
-        stored_before = sum(bin(byte).count("1") for byte in done)
-        looks = Looks(tournament, schedule, store)
-        looks.look(echo)  # a resumed run first takes the looks its stored games allow
-        remaining = (looks.counted_total() if looks.all_stopped() else total) - stored_before
-        workers = workers if workers is not None else tournament.workers
-        workers = workers or cpu_count()
-        workers = max(1, min(workers, remaining or 1))
-        summary = RunSummary(out, total, stored_before)
-
-        echo(f"{tournament.name}: {total:,} games ({tournament.format}, seed "
-             f"{'secret' if store.get('seed_secret') else seed})")
-        for line in schedule.describe():
-            echo(f"  {line}")
-        if tournament.stop is not None:
-            echo(f"  {tournament.stop.describe(tournament.bots)}, looking every {tournament.look_every} deals")
-        if store.get("seed_secret"):
-            echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
-                 "(revealed in the provenance when the tournament is complete)")
-        observer.opened(store, created, summary)
-        if stored_before:
-            echo(f"resuming: {stored_before:,} games already stored, {remaining:,} to play")
-        if remaining:
-            shown = backend.workers if backend is not None else workers
-            most = "up to " if tournament.stop is not None and not looks.all_stopped() else ""
-            echo(f"playing {most}{remaining:,} games with {shown} worker{'s' if shown > 1 else ''}, "
-                 f"results in {out}")
-            isolation, fallback = effective_isolation(tournament, echo)
-            if isolation == "process" and (notice := privilege_notice()):
-                echo(f"note: {notice}")
-            store.set("isolation", {"requested": tournament.isolation, "used": isolation, "fallback": fallback,
-                                    "limits": _limits_in_force(isolation, tournament.limits()),
-                                    "submissions": {b.display: b.submission.footprint() for b in tournament.bots
-                                                    if getattr(b, "submission", None) is not None}})
-
-        run_number = store.max_run() + 1
-        backend = backend or make_backend(workers)
-        feed = Feed(schedule, done, looks, Batcher(iter(()), batch_size), ahead=1 if backend.workers == 1 else 2)
-        in_flight: dict[Future, int] = {}  # batch -> its ruleset
-        max_in_flight = 1 if backend.workers == 1 else backend.workers * 2
-        exhausted = remaining == 0 or feed.finished()
-        stopping = False
-        failure: str | None = None
-        # Live rating follows the store in schedule order; a stopping run moves games out of
-        # it when a ruleset stops, so it rates once play is over instead.
-        followers = RatingFollowers(store.path, store.plan()) if tournament.stop is None else None
-        if not exhausted:
-            try:
-                source = Path(tournament.path)
-                protected = tuple(str(p.resolve()) for p in (source, out) if p.exists())
-                # corrections as the store's plan says (an older store's plan: raw)
-                backend.start(make_job(tournament, isolation, protected, luck=planned_clones(store.plan())))
-            except BaseException:
-                if followers is not None:
-                    followers.stop()
-                raise
-        play_started = time.perf_counter()
-        try:
-            observer.play_started(store, total, stored_before, not exhausted)
-            while True:
-                try:
-                    while not (stopping or exhausted) and len(in_flight) < max_in_flight:
-                        batch = feed.next_batch()
-                        if batch is None:
-                            exhausted = feed.finished()
-                            break
-                        in_flight[backend.submit(batch)] = batch[0].ruleset
-                    if not in_flight:
-                        if not (stopping or exhausted):  # cannot happen: every look due was taken
-                            raise RuntimeError("no game may be played and none is in flight, but the schedule "
-                                               "is not finished")
-                        break
-                    finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        ruleset = in_flight.pop(future)
-                        try:
-                            result: BatchResult = future.result()
-                        except BrokenProcessPool:  # a worker was killed (kill -9, the OOM killer)
-                            if failure is None:
-                                failure = ("a worker process died while playing (killed by a signal, or out of "
-                                           "memory); the games it was playing are not stored")
-                            stopping = True
-                            continue
-                        feed.sizer.learn(ruleset, len(result.games), result.seconds)
-                        if result.games:
-                            cut = looks.cut[ruleset]
-                            if cut is not None and result.games[0].deal >= cut:
-                                add_after_stop(store, result.games, run_number)  # in flight at the stop
-                            else:
-                                store.add(result.games, run_number)
-                                summary.played += len(result.games)
-                                observer.stored(result.games)
-                            if looks.look(echo):
-                                observer.total_changed(looks.counted_total())
-                        if result.failure and failure is None:
-                            failure = result.failure
-                            stopping = True
-                except KeyboardInterrupt:
-                    if stopping and failure is None:
-                        observer.interrupting("stopping now: abandoning the games in flight", abandon=True)
-                        backend.stop(abandon=True)
-                        in_flight.clear()
-                        break
-                    stopping = True
-                    for future in list(in_flight):
-                        if future.cancel():  # not started yet
-                            del in_flight[future]
-                    observer.interrupting(f"stopping: finishing the {len(in_flight)} batches in flight "
-                                          "(Ctrl-C again to abandon them)", abandon=False)
-        except BaseException:
-            if followers is not None:
-                followers.stop()
-            raise
-        finally:
-            summary.play_seconds = time.perf_counter() - play_started
-            observer.play_ended()
-            backend.stop(abandon=bool(in_flight))
-        stored = store.count()
-        total = summary.total = looks.counted_total() if tournament.stop is not None else total
-        finished_all = tournament.stop is None or looks.all_stopped()
-        if (failure is not None or stored != total or not finished_all) and followers is not None:
-            followers.stop()
-        if failure is not None:
-            raise GameFailedError(f"{failure}; {stored:,} of {total:,} games are stored "
-                                  f"(rerun the same command to resume)")
-        summary.complete = stored == total and finished_all
-        summary.interrupted = not summary.complete
-        if summary.interrupted:
-            summary.elapsed = time.perf_counter() - started
-            echo(f"interrupted: {stored:,} of {total:,} games stored; run the same command to resume")
-            return summary
-        if store.get("finished_at") is None:
-            store.set("finished_at", _now())
-        tail_started = time.perf_counter()
-        if followers is None:
-            summary.standings = rate_store(store)
-        else:
-            try:
-                summary.standings = followers.finish()
-            finally:
-                followers.stop()
-        summary.rating_tail = time.perf_counter() - tail_started
-        observer.completed(store, summary)
-        summary.elapsed = time.perf_counter() - started
-        return summary
+        run = _prepare(tournament, out, store, options, hooks)
+        hooks.hook.opened(store=store, created=created, summary=run.summary)
+        _announce_play(run, options)
+        _start(run, options)
+        _play(run)
+        return _finish(run, started)
     finally:
         store.close()
+
+
+def _prepare(tournament: Tournament, out: Path, store: Store, options: _Options, hooks: RunHooks) -> _Run:
+    """The schedule, the looks a resumed run can take, what is left: and say so."""
+    seed = store.get("seed")
+    schedule: Schedule = tournament.schedule(seed, store.plan().get("seed_history"))
+    total = schedule.total
+    stored_before = sum(bin(byte).count("1") for byte in store.done_mask(total))
+    looks = Looks(tournament, schedule, store)
+    run = _Run(tournament, out, store, schedule, looks, RunSummary(out, total, stored_before), hooks, 0, 1)
+    looks.look(run.echo)  # a resumed run first takes the looks its stored games allow
+    run.summary.stored_before = stored_before = store.count()
+    run.remaining = (looks.counted_total() if looks.all_stopped() else total) - stored_before
+    workers = options.workers if options.workers is not None else tournament.workers
+    run.workers = max(1, min(workers or cpu_count(), run.remaining or 1))
+    run.echo(f"{tournament.name}: {total:,} games ({tournament.format}, seed "
+             f"{'secret' if store.get('seed_secret') else seed})")
+    for line in schedule.describe():
+        run.echo(f"  {line}")
+    if tournament.stop is not None:
+        run.echo(f"  {tournament.stop.describe(tournament.bots)}, looking every {tournament.look_every} deals")
+    if store.get("seed_secret"):
+        run.echo(f"secret seed commitment: sha256:{store.get('seed_commitment')} "
+                 "(revealed in the provenance when the tournament is complete)")
+    return run
+
+
+def _announce_play(run: _Run, options: _Options) -> None:
+    """Say what is left to play, and with what isolation (recorded in the store)."""
+    tournament, store = run.tournament, run.store
+    if run.summary.stored_before:
+        run.echo(f"resuming: {run.summary.stored_before:,} games already stored, {run.remaining:,} to play")
+    if not run.remaining:
+        return
+    shown = options.backend.workers if options.backend is not None else run.workers
+    most = "up to " if tournament.stop is not None and not run.looks.all_stopped() else ""
+    run.echo(f"playing {most}{run.remaining:,} games with {shown} worker{'s' if shown > 1 else ''}, "
+             f"results in {run.out}")
+    run.isolation, fallback = effective_isolation(tournament, run.echo)
+    if run.isolation == "process" and (notice := privilege_notice()):
+        run.echo(f"note: {notice}")
+    store.set("isolation", {"requested": tournament.isolation, "used": run.isolation, "fallback": fallback,
+                            "limits": _limits_in_force(run.isolation, tournament.limits()),
+                            "submissions": {b.display: b.submission.footprint() for b in tournament.bots
+                                            if getattr(b, "submission", None) is not None}})
+
+
+def make_scheduler(name: str, context: TournamentContext, registry: Any = None) -> Any:
+    """The scheduler called `name`: a built-in one, or a plugin's (`register_schedulers`)."""
+    if name in BUILTIN_SCHEDULERS:
+        return BUILTIN_SCHEDULERS[name](context)
+    if registry is None:
+        from arena.plugins import load_registry
+
+        registry = load_registry()
+    entry = registry.schedulers.get(name)
+    if entry is None:
+        known = ", ".join([*BUILTIN_SCHEDULERS, *registry.schedulers])
+        raise ConfigError(f"unknown scheduler {name!r} (known: {known})")
+    return entry.factory(context)
+
+
+def _start(run: _Run, options: _Options) -> None:
+    """The scheduler, the backend and (without a stop) the live rating processes."""
+    store, tournament = run.store, run.tournament
+    run.run_number = store.max_run() + 1
+    run.backend = options.backend or make_backend(run.workers)
+    ahead = 1 if run.backend.workers == 1 else 2
+    run.sizer = Batcher(iter(()), options.batch_size)
+    context = TournamentContext(tournament, run.schedule, store, run.looks, store.done_mask(run.schedule.total),
+                                run.sizer, ahead, run.echo)
+    run.scheduler = make_scheduler(options.scheduler or scheduler_name(tournament), context, options.registry)
+    run.state = StoreState(store, tournament)
+    run.exhausted = run.remaining == 0 and options.scheduler is None
+    # Live rating follows the store in schedule order; a stopping run leaves games out of
+    # it when a ruleset stops, so it rates once play is over instead.
+    run.followers = RatingFollowers(store.path, store.plan()) if tournament.stop is None else None
+    if run.exhausted:
+        return
+    try:
+        source = Path(tournament.path)
+        protected = tuple(str(p.resolve()) for p in (source, run.out) if p.exists())
+        # corrections as the store's plan says (an older store's plan: raw)
+        run.backend.start(make_job(tournament, run.isolation, protected, luck=planned_clones(store.plan())))
+    except BaseException:
+        if run.followers is not None:
+            run.followers.stop()
+        raise
+
+
+def _play(run: _Run) -> None:
+    """The loop: scheduler -> backend -> store -> observers, until the scheduler is done
+    and nothing is in flight, a game fails, or Ctrl-C."""
+    play_started = time.perf_counter()
+    try:
+        run.hooks.hook.play_started(store=run.store, total=run.summary.total,
+                                    stored_before=run.summary.stored_before, will_play=not run.exhausted)
+        while True:
+            try:
+                _deal(run)
+                if not run.in_flight:
+                    break
+                finished, _ = wait(list(run.in_flight), return_when=FIRST_COMPLETED)
+                for future in finished:
+                    _land(run, future)
+            except KeyboardInterrupt:
+                if _interrupt(run):
+                    break
+    except BaseException:
+        if run.followers is not None:
+            run.followers.stop()
+        raise
+    finally:
+        run.summary.play_seconds = time.perf_counter() - play_started
+        run.hooks.hook.play_ended()
+        run.backend.stop(abandon=bool(run.in_flight))
+
+
+def _deal(run: _Run) -> None:
+    """Hand the backend what the scheduler has to play, while there is room."""
+    max_in_flight = 1 if run.backend.workers == 1 else run.backend.workers * 2
+    while not (run.stopping or run.exhausted) and len(run.in_flight) < max_in_flight:
+        assert run.state is not None
+        decision = run.scheduler.next(run.state, MAX_BATCH)
+        if decision is DONE:
+            run.exhausted = True
+        if not isinstance(decision, Play):
+            break
+        keys = list(identities(run.schedule, decision.games, run.store.placement()))
+        run.state.flying.update(keys)
+        run.in_flight[run.backend.submit(list(decision.games))] = (decision.games[0].ruleset, keys)
+    if not run.in_flight and not (run.stopping or run.exhausted):  # cannot happen: every look due was taken
+        raise RuntimeError("no game may be played and none is in flight, but the scheduler is not done")
+
+
+def _land(run: _Run, future: Future) -> None:
+    """Store a finished batch, tell the observers, take the looks now due."""
+    assert run.state is not None
+    ruleset, keys = run.in_flight.pop(future)
+    run.state.flying.difference_update(keys)
+    try:
+        result: BatchResult = future.result()
+    except BrokenProcessPool:  # a worker was killed (kill -9, the OOM killer)
+        if run.failure is None:
+            run.failure = ("a worker process died while playing (killed by a signal, or out of memory); the "
+                           "games it was playing are not stored")
+        run.stopping = True
+        return
+    run.sizer.learn(ruleset, len(result.games), result.seconds)
+    if result.games:
+        cut = run.looks.cut[ruleset]
+        run.store.add(result.games, run.run_number)
+        if cut is None or result.games[0].deal < cut:  # else: in flight at the stop, stored but not counted
+            run.summary.played += len(result.games)
+            run.hooks.hook.stored(games=result.games)
+        if any(look.stopped for look in run.scheduler.look(run.state)):
+            run.hooks.hook.total_changed(total=run.looks.counted_total())
+    if result.failure and run.failure is None:
+        run.failure = result.failure
+        run.stopping = True
+
+
+def _interrupt(run: _Run) -> bool:
+    """A Ctrl-C: the first finishes the batches in flight, the second abandons them (True: stop now)."""
+    if run.stopping and run.failure is None:
+        run.hooks.hook.interrupting(text="stopping now: abandoning the games in flight", abandon=True)
+        run.backend.stop(abandon=True)
+        run.in_flight.clear()
+        return True
+    run.stopping = True
+    for future in list(run.in_flight):
+        if future.cancel():  # not started yet
+            del run.in_flight[future]
+    run.hooks.hook.interrupting(text=f"stopping: finishing the {len(run.in_flight)} batches in flight "
+                                     "(Ctrl-C again to abandon them)", abandon=False)
+    return False
+
+
+def _finish(run: _Run, started: float) -> RunSummary:
+    """Rate a complete run (or say it was interrupted, or raise its failure)."""
+    store, summary, tournament = run.store, run.summary, run.tournament
+    stored = store.count()
+    total = summary.total = run.looks.counted_total() if tournament.stop is not None else summary.total
+    finished_all = tournament.stop is None or run.looks.all_stopped()
+    # Complete: every scheduled game stored, or the scheduler done (one that chooses its games)
+    complete = finished_all and (stored == total or (run.exhausted and not run.stopping))
+    if (run.failure is not None or not complete) and run.followers is not None:
+        run.followers.stop()
+    if run.failure is not None:
+        raise GameFailedError(f"{run.failure}; {stored:,} of {total:,} games are stored "
+                              f"(rerun the same command to resume)")
+    summary.complete = complete
+    if complete and stored < total:
+        summary.total = stored   # the games the scheduler chose to play
+    summary.interrupted = not summary.complete
+    if summary.interrupted:
+        summary.elapsed = time.perf_counter() - started
+        run.echo(f"interrupted: {stored:,} of {total:,} games stored; run the same command to resume")
+        return summary
+    if store.get("finished_at") is None:
+        store.set("finished_at", results_folder.now())
+    tail_started = time.perf_counter()
+    if run.followers is None:   # one pass: the standings and the history the site draws
+        summary.standings, summary.history = rate_with_history(store)
+    else:
+        try:
+            summary.standings = run.followers.finish()
+        finally:
+            run.followers.stop()
+    summary.rating_tail = time.perf_counter() - tail_started
+    run.hooks.hook.completed(store=store, summary=summary)
+    summary.elapsed = time.perf_counter() - started
+    return summary

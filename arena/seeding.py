@@ -34,3 +34,8 @@ def bot_seed(deal_seed: int, seat: int, game: int | str = 0) -> int:
     rotations in a duplicate tournament).
     """
     return derive_seed(deal_seed, "bot", game, seat)
+
+
+def seed_commitment(seed: int, salt: str) -> str:
+    """The published commitment to a secret seed: SHA-256 of ``"<seed>:<salt>"``."""
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()

@@ -27,7 +27,7 @@ A luck-adjusted ruleset (`arena.luck`) is judged on its adjusted scores' own sca
 same error split, with the t_star its plan records.
 
 A ruleset also stops at its last deal (`max_deals`), its unsettled pairs reported so.
-Games played past a stop (in flight when it came) go to the store's games_after_stop.
+Games played past a stop (in flight when it came) stay stored; the stop's cut leaves them out.
 """
 
 from __future__ import annotations
@@ -38,9 +38,7 @@ from typing import Any, Iterator
 
 from arena import luck, pairwise
 from arena.ratings import Rater
-from arena.store import (Look, Store, StoreError, count_games, move_past_stops, prepare_looks, read_looks,
-                         read_luck_range,
-                         record_look)
+from arena.store import Look, Store, StoreError, count_games, prepare_looks, read_looks, read_luck_range, record_look
 from arena.tournament import GameSpec, Schedule, Tournament
 
 
@@ -66,6 +64,10 @@ class Looks:
         # Per ruleset, its games so far rated as its published table rates them (the order
         # "adjacent" refers to).
         self.raters: list[Rater] = []
+        # Per ruleset (settled, 2-player tables): pair of entries -> the deal from which it is
+        # dealt no more (its verdict settled at a look; see `_close_pairs`).
+        self.closed: list[dict[tuple[int, int], int]] = [{} for _ in range(n)]
+        self.narrowing = [False] * n
         self.intervals = pairwise.CLASSIC
         if self.stop is None:
             return
@@ -75,9 +77,13 @@ class Looks:
         self.t_star = [luck.planned_t_star(plan, r) for r in range(n)]
         self.raters = [Rater(plan, [r]) for r in range(n)]
         self.pair_count = [self._pairs_in_schedule(r) for r in range(n)]
+        self.narrowing = [self.stop.kind == "settled" and ruleset.players == 2 and tournament.format != "sampled"
+                          for ruleset in tournament.rulesets]
         prepare_looks(store)
-        move_past_stops(store)  # a kill between storing a batch and moving its late games
+        entry_of = {b.display: b.index for b in tournament.bots}
         for look in read_looks(store):
+            for a, b in look.detail.get("closed") or ():
+                self.closed[look.ruleset][_pair(entry_of[a], entry_of[b])] = look.detail["closed_from"]
             self.looked[look.ruleset] = look.deals
             self.looks[look.ruleset] = look.look
             self.verdicts[look.ruleset] = look.detail
@@ -126,6 +132,8 @@ class Looks:
                 stop_here = settled or last
                 if stop_here:
                     detail["reason"] = "settled" if settled else "max_deals"
+                elif self.narrowing[r]:
+                    self._close_pairs(r, boundary, detail)
                 self.looks[r] += 1
                 plan = None
                 if stop_here:
@@ -133,6 +141,8 @@ class Looks:
                     self.cut[r] = boundary
                     plan["rulesets"][r]["counted_games"] = self._games_below(r, boundary)
                     plan["rulesets"][r]["stopped_at_deals"] = boundary
+                    if self.narrowing[r]:
+                        detail["saved"] = plan["rulesets"][r]["games_saved"] = self._saved(r, boundary)
                     plan["total_games"] = self.counted_total()
                 record_look(self.store, Look(r, self.looks[r], boundary, stop_here, detail), plan)
                 self.looked[r] = boundary
@@ -144,7 +154,51 @@ class Looks:
         return stopped
 
     def _games_below(self, ruleset: int, deals: int) -> int:
-        return deals * self.schedule.table_counts[ruleset] * self.tournament.rulesets[ruleset].players
+        """The ruleset's games below deal `deals` that are played: its schedule's, less
+        those of pairs closed before then."""
+        players = self.tournament.rulesets[ruleset].players
+        closed = sum(max(0, deals - since) for since in self.closed[ruleset].values())
+        return (deals * self.schedule.table_counts[ruleset] - closed) * players
+
+    def _saved(self, ruleset: int, deals: int) -> int:
+        """Games the full schedule plays below deal `deals` that closed pairs did not."""
+        players = self.tournament.rulesets[ruleset].players
+        return deals * self.schedule.table_counts[ruleset] * players - self._games_below(ruleset, deals)
+
+    def is_closed(self, ruleset: int, seats: tuple[int, ...], deal: int) -> bool:
+        """Whether the game of these seats at `deal` is not dealt: its pair was closed before."""
+        since = self.closed[ruleset].get(_pair(*seats)) if len(seats) == 2 else None
+        return since is not None and deal >= since
+
+    def _close_pairs(self, r: int, boundary: int, detail: dict[str, Any]) -> None:
+        """At a 2-player settled ruleset's look: close every pair whose verdict is settled
+        (separated, reversed or equal, at the split error rate of every pair) from the deal
+        after the next block on, so that no game of it was dealt past that point on any
+        number of workers (a run deals at most two blocks past its last look). Recorded in
+        the look's detail ("closed", "closed_from"), so a resumed run closes the same."""
+        stop = self.stop
+        assert stop is not None
+        names = [b.display for b in self.tournament.bots]
+        alpha = pairwise.split_alpha(1 - stop.confidence, self.pair_count[r])
+        since = min(boundary + self.every, self.tournament.deals)
+        closing = []
+        for table in self.schedule.tables(self.tournament.rulesets[r]):
+            pair = _pair(*table)
+            if pair in self.closed[r] or not self._compared(pair):
+                continue
+            a, b = names[pair[0]], names[pair[1]]
+            verdict = pairwise.judge(a, b, self.scores[r].get((a, b), []), alpha, self._margin(r), "sequence",
+                                     self._intervals(r), self.t_star[r])
+            if verdict.status in pairwise.SETTLED_STATES:
+                self.closed[r][pair] = since
+                closing.append([a, b])
+        if closing:
+            detail["closed"], detail["closed_from"] = closing, since
+
+    def _compared(self, pair: tuple[int, int]) -> bool:
+        """Whether the pair counts (a gauntlet compares challengers with the field only)."""
+        challengers = set(self.tournament.challengers)
+        return not challengers or (pair[0] in challengers) != (pair[1] in challengers)
 
     def _read_scores(self, r: int, first: int, end: int) -> None:
         """Add the deal scores of deals [first, end) of ruleset `r` (all stored)."""
@@ -278,6 +332,10 @@ class Looks:
         return {"test": "settled", "pairs": self.pair_count[r], "verdicts": verdicts, **self._family(r)}, settled
 
 
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
 def _finite(x: float) -> float | None:
     """A stored interval end: None for an unbounded one (JSON has no infinity)."""
     return round(x, 6) if math.isfinite(x) else None
@@ -301,10 +359,11 @@ def describe(detail: dict[str, Any]) -> str:
         return f"SPRT {detail['decision']}, LLR {detail['llr']:.2f} in ({detail['lower']:.2f}, {detail['upper']:.2f})"
     verdicts = detail.get("verdicts", [])
     open_pairs = [v for v in verdicts if v[2] == pairwise.UNSETTLED]
+    saved = f"; {detail['saved']:,} games saved by dealing no more to settled pairs" if detail.get("saved") else ""
     if not open_pairs:
-        return "every pair settled"
+        return "every pair settled" + saved
     return f"{len(open_pairs)} of {len(verdicts)} pairs not settled" + \
-        (" at max_deals" if detail.get("reason") == "max_deals" else "")
+        (" at max_deals" if detail.get("reason") == "max_deals" else "") + saved
 
 
 class Feed:
@@ -324,10 +383,15 @@ class Feed:
         self.exhausted = [False] * len(self.pending)
 
     def _peek(self, r: int) -> GameSpec | None:
-        if self.next[r] is None and not self.exhausted[r]:
-            self.next[r] = next(self.pending[r], None)
-            if self.next[r] is None:
+        while not self.exhausted[r]:
+            spec = self.next[r] if self.next[r] is not None else next(self.pending[r], None)
+            if spec is None:
                 self.exhausted[r] = True
+            elif self.looks.is_closed(r, spec.seats, spec.deal):  # a settled pair's is not dealt (checked
+                self.next[r] = None                              # again: it may close while waiting here)
+                continue
+            self.next[r] = spec
+            break
         spec = self.next[r]
         cut = self.looks.cut[r]
         if spec is not None and cut is not None and spec.deal >= cut:

@@ -1,24 +1,31 @@
 """The results store: one SQLite file (``games.sqlite``) per tournament.
 
 WAL journal, one committed row per finished game (committed per small batch),
-so a killed run loses no stored game and a rerun resumes where it stopped. The
-``games`` primary key is the game's index in the schedule: a game cannot be
-stored twice. ``meta`` holds the plan (entries, rulesets, versions), the
-tournament file and its hash, and the seed; the file is created readable by its
-owner only, since a secret seed lives in it until the tournament is complete.
+so a killed run loses no stored game and a rerun resumes where it stopped. A game
+is keyed by what was played (`arena.identity.GameIdentity`: ruleset label, the
+entries in seat order with their versions, deal key, rotation): its ``game_key``
+is the primary key, so a game cannot be stored twice, and extending the file,
+stopping early or any scheduler only adds rows; none is ever renumbered or moved.
+``meta`` holds the plan (entries, rulesets, versions), the tournament file and its
+hash, and the seed; the file is created readable by its owner only, since a secret
+seed lives in it until the tournament is complete.
 
-Schema version: ``PRAGMA user_version`` (`SCHEMA_VERSION`). Version 2 stores each
-game's record packed (`pack_record`): its decisions as a table of the distinct
-(seat, action) pairs plus one small integer per decision, the whole deflated
-with a preset dictionary made from the plan (meta ``record_zdict``), about a
-tenth of the JSON. Version 3 adds each game's `result_hash` (seating, standing,
-scores, faults and forfeits; `arena.verify` checks it against a replay of the
-record). Version 1 and 2 stores (no result hash; version 1 keeps the record as
-JSON text) are still read and resumed.
+Readers see the games in the order of the store's current plan, numbered by
+schedule index (`arena.placement`; a per-connection table ``placed`` maps each
+row to its place, and leaves out games past a stop's cut). Records are packed
+(`pack_record`) with a preset dictionary made from the plan (meta
+``record_zdict``); each game's `result_hash` covers its identity key, seating,
+standing, scores, faults and forfeits (`arena.verify` checks it against a replay).
+A luck-adjusted ruleset's corrections are in ``luck``, keyed by the game's key.
+
+Schema version: ``PRAGMA user_version`` (`SCHEMA_VERSION` = 4). Stores of versions
+1-3 (keyed by schedule index; arena.store_migration) are migrated: in place when a
+run opens them to play (`Store.open(..., migrate=True)`), into a copy in memory when
+they are only read, so a committed store is never rewritten by reading it.
 
 A store that cannot be read as written (meta that is not JSON, a malformed
 plan, a result row or record blob that does not decode) raises `StoreError`:
-one line naming the store and, for a game, its id (schedule index).
+one line naming the store and, for a game, its schedule index.
 """
 
 from __future__ import annotations
@@ -32,46 +39,58 @@ import time
 import zlib
 from array import array
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import msgspec
 
 from arena.errors import ConfigError
 from arena.records import plan_problem, record_problem
 
-SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+if TYPE_CHECKING:
+    from arena.placement import Placement
+
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 STORE_NAME = "games.sqlite"
 ZDICT_KEY = "record_zdict"
 
-_SCHEMA_V1 = """
+_SCHEMA = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
 CREATE TABLE games (
-    game_index INTEGER PRIMARY KEY,  -- position in the schedule
-    ruleset INTEGER NOT NULL,        -- index of the ruleset entry in the file
-    table_index INTEGER NOT NULL,
-    deal INTEGER NOT NULL,
+    game_key TEXT PRIMARY KEY,       -- arena.identity.GameIdentity.key: what was played
+    identity TEXT NOT NULL,          -- its canonical text
+    ruleset TEXT NOT NULL,           -- the ruleset's label
+    table_entries TEXT NOT NULL,     -- JSON: the table's entry names in table order (the rotation undone)
+    deal INTEGER NOT NULL,           -- the deal index
+    repeat INTEGER NOT NULL,         -- 0, or n for the n-th repeat of a sampled table at this deal
     rotation INTEGER NOT NULL,
-    result TEXT NOT NULL,            -- JSON [seats (entry indices), standing, scores, faults]
+    result TEXT NOT NULL,            -- JSON [seats (entry names), standing, scores, faults]
     transcript_hash TEXT NOT NULL,
-    record TEXT NOT NULL,            -- the full game record (arena.match), JSON
+    record BLOB NOT NULL,            -- the full game record (arena.match), packed
+    result_hash TEXT,                -- `result_hash` of the game
     run INTEGER NOT NULL,            -- which run of `arena run` played it (1, 2, ...)
     stored_at REAL NOT NULL
 );
+CREATE TABLE luck (
+    game_key TEXT PRIMARY KEY,       -- the game's game_key in games
+    corrections TEXT NOT NULL        -- JSON [[float]]: per ordered seat pair (a, b), the summed correction
+);
 """
-_SCHEMA_V2 = _SCHEMA_V1.replace("record TEXT NOT NULL,            -- the full game record (arena.match), JSON",
-                                "record BLOB NOT NULL,            -- the full game record (arena.match), packed")
-_SCHEMA = _SCHEMA_V2.replace("    run INTEGER NOT NULL,",
-                             "    result_hash TEXT,                -- `result_hash` of the game (NULL: not computed)\n"
-                             "    run INTEGER NOT NULL,")
 
-_COLUMNS: dict[int, tuple[str, ...]] = {1: ("game_index", "ruleset", "table_index", "deal", "rotation", "result", "transcript_hash", "record",
-                 "run", "stored_at")}
-_COLUMNS[2] = _COLUMNS[1]
-_COLUMNS[3] = _COLUMNS[1] + ("result_hash",)
+_PLACED = """
+CREATE TEMP TABLE IF NOT EXISTS placed (
+    row INTEGER PRIMARY KEY,         -- the game's rowid in games
+    game_index INTEGER NOT NULL UNIQUE,  -- its place in the current plan's schedule
+    ruleset INTEGER NOT NULL,
+    table_index INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    counted INTEGER NOT NULL         -- 0: past its ruleset's stop (stored, but out of the standings)
+);
+"""
 
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
@@ -124,15 +143,26 @@ class StoredRow(NamedTuple):
     transcript_hash: str
     result_hash: str | None
     record: dict[str, Any]
+    key: str | None = None       # the game's identity key (None: a row of a store before schema version 4)
+    names: tuple[str, ...] = ()  # the seats' entry names
 
 
-def result_hash(index: int, seats: Sequence[int], seat_records: Sequence[Any], standing: Sequence[int],
+def stored_result_hash(row: StoredRow, record: Mapping[str, Any], faults: Sequence[int]) -> str:
+    """The `result_hash` a stored row should hold, from its record: over its identity key
+    and seats' entry names (schema version 4 on), else its schedule index and entry numbers."""
+    if row.key is not None:
+        return record_result_hash(row.key, row.names, record, faults)
+    return record_result_hash(row.index, row.result.seats, record, faults)
+
+
+def result_hash(index: int | str, seats: Sequence[int | str], seat_records: Sequence[Any], standing: Sequence[int],
                 scores: Sequence[float], faults: Sequence[int], forfeited: Sequence[int],
                 transcript_hash: str) -> str:
-    """SHA-256 over a game's result: its schedule index, the seating (entry index
-    and the record's bot identity at each seat), standing, scores, faults per seat,
-    forfeited seats, and the transcript hash that ties it to the game played.
-    Canonical JSON, so it is the same on every platform."""
+    """SHA-256 over a game's result: the game (its identity key from schema version 4 on;
+    before, its schedule index), the seating (the entry's name, before: its number, and
+    the record's bot identity at each seat), standing, scores, faults per seat, forfeited
+    seats, and the transcript hash that ties it to the game played. Canonical JSON, so
+    it is the same on every platform."""
     essence = {"game": index, "seating": [[entry, who] for entry, who in zip(seats, seat_records)],
                "standing": list(standing), "scores": list(scores), "faults": list(faults),
                "forfeited": list(forfeited), "transcript_hash": transcript_hash}
@@ -140,7 +170,8 @@ def result_hash(index: int, seats: Sequence[int], seat_records: Sequence[Any], s
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def record_result_hash(index: int, seats: Sequence[int], record: Mapping[str, Any], faults: Sequence[int]) -> str:
+def record_result_hash(index: int | str, seats: Sequence[int | str], record: Mapping[str, Any],
+                       faults: Sequence[int]) -> str:
     """`result_hash` of a game from its record (outcome, seats, forfeits) and its seating."""
     outcome = record["outcome"]
     return result_hash(index, seats, record["seats"], outcome["standing"], outcome["scores"], faults,
@@ -161,13 +192,18 @@ def store_path(results_dir: str | Path) -> Path:
 
 
 class Store:
-    """An open results store."""
+    """An open results store (always of schema version `SCHEMA_VERSION`: an older one is
+    migrated when opened; `migrated_from` then says which version it was)."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection):
+    def __init__(self, path: Path, connection: sqlite3.Connection, migrated_from: int | None = None):
         self.path = path
         self.db = connection
         self.version = connection.execute("PRAGMA user_version").fetchone()[0]
-        self._zdict = self.get(ZDICT_KEY, "").encode() if self.version >= 2 else b""
+        self.migrated_from = migrated_from
+        self._zdict = self.get(ZDICT_KEY, "").encode()
+        self._placement: Placement | None = None
+        self._last_row = 0              # the last games rowid placed
+        self._cuts: dict[int, int] = {}  # ruleset -> deals it stopped at, as placed
 
     # -- opening -------------------------------------------------------------
 
@@ -191,32 +227,42 @@ class Store:
         return cls(path, db)
 
     @classmethod
-    def open(cls, path: str | Path) -> "Store":
-        """Open an existing store; ConfigError if it is not one, or of another schema version."""
+    def open(cls, path: str | Path, migrate: bool = False) -> "Store":
+        """Open an existing store; ConfigError if it is not one, or of an unknown schema
+        version. A store of version 1-3 is migrated (arena.store_migration): in place
+        if `migrate` (a run that will add to it), else into a copy in memory."""
+        from arena.store_migration import check_columns, migrate_store
+
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"{path}: no results store here (run `arena run` first)")
         try:
-            db = _connect(path)
+            db = sqlite3.connect(str(path), check_same_thread=False)  # no WAL switch yet: reading rewrites nothing
+            db.execute("PRAGMA busy_timeout = 10000")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"{path}: not a results store ({exc})") from None
-        if not {"meta", "games"} <= tables:
+        problem = check_columns(db, version, tables)
+        if problem:
             db.close()
-            raise ConfigError(f"{path}: not a results store (no meta and games tables)")
-        if version in READABLE_VERSIONS:
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            missing = [c for c in _COLUMNS[version] if c not in columns]
-            if missing:
-                db.close()
-                raise ConfigError(f"{path}: not a results store of schema version {version} (its games table has no "
-                                  f"{', '.join(missing)})")
-        if version not in READABLE_VERSIONS:
+            raise ConfigError(f"{path}: {problem}")
+        if version == SCHEMA_VERSION or migrate:
             db.close()
-            raise ConfigError(f"{path}: results store schema version {version}; this arena reads versions "
-                              f"{', '.join(map(str, READABLE_VERSIONS))} (rerun with --restart to start it again)")
-        return cls(path, db)
+            db = _connect(path)
+        if version == SCHEMA_VERSION:
+            return cls(path, db)
+        if not migrate:
+            copy = sqlite3.connect(":memory:", check_same_thread=False)
+            db.backup(copy)
+            db.close()
+            db = copy
+        try:
+            migrate_store(db, path, version)
+        except BaseException:
+            db.close()
+            raise
+        return cls(path, db, migrated_from=version)
 
     @staticmethod
     def remove(path: str | Path) -> None:
@@ -263,54 +309,122 @@ class Store:
         return plan
 
     def set(self, key: str, value: Any) -> None:
+        self.set_many({key: value})
+
+    def set_many(self, values: Mapping[str, Any]) -> None:
+        """Set meta values in one transaction. A new plan or seed places every game anew
+        (an extended file: the same rows, their places in the new schedule)."""
         with self.db:
-            self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
-                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
+            self.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
+                                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                                [(key, json.dumps(value)) for key, value in values.items()])
+        if "plan" in values or "seed" in values:
+            self.replace_placement()
+
+    # -- where games sit in the plan's schedule ---------------------------------
+
+    def placement(self) -> "Placement":
+        """The identities and places of the current plan's games (arena.placement)."""
+        if self._placement is None:
+            from arena.placement import Placement
+
+            try:
+                self._placement = Placement(self.plan(), self.get("seed", 0))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+                raise StoreError(f"{self.path}: its plan does not give a schedule ({_first_line(exc)})") from None
+        return self._placement
+
+    def replace_placement(self) -> None:
+        """Forget every game's place: the next read places them by the plan as it is now."""
+        self._placement = None
+        self._last_row = 0
+        self._cuts = {}
+        with self.db:
+            self.db.execute("DROP TABLE IF EXISTS temp.placed")
+
+    def _sync(self) -> None:
+        """Place the games stored since the last read (by any connection), and mark those
+        past a stop (arena.stopping) as not counted."""
+        placement = self.placement()
+        with self.db:
+            self.db.executescript(_PLACED) if self._last_row == 0 else None
+            new = self._read("SELECT rowid, game_key, ruleset, table_entries, deal, repeat, rotation FROM games "
+                             "WHERE rowid > ? ORDER BY rowid", (self._last_row,))
+            cuts = _stopped(self)
+            rows = []
+            for rowid, key, label, table, deal, repeat, rotation in new:
+                place = placement.place(label, tuple(self._json("table_entries", table)), deal, repeat, rotation)
+                if place is None:
+                    raise StoreError(f"{self.path}: game {key[:12]} ({label}, table {table}, deal {deal}, rotation "
+                                     f"{rotation}) has no place in its plan's schedule")
+                cut = cuts.get(place.ruleset)
+                rows.append((rowid, *place, int(cut is None or deal < cut)))
+            self.db.executemany("INSERT INTO placed (row, game_index, ruleset, table_index, deal, rotation, counted) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            for ruleset, deals in cuts.items():
+                if self._cuts.get(ruleset) != deals:
+                    self.db.execute("UPDATE placed SET counted = (deal < ?) WHERE ruleset = ?", (deals, ruleset))
+        self._cuts = cuts
+        if new:
+            self._last_row = new[-1][0]
+
+    def _placed(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        """`_read` after placing the games stored since the last read."""
+        self._sync()
+        return self._read(sql, args)
 
     # -- games ---------------------------------------------------------------
 
     def add(self, games: Iterable[StoredGame], run: int) -> int:
         """Store finished games in one transaction; return how many. A game already
         stored is an error (sqlite3.IntegrityError): the runner never plays one twice.
-        Games with luck corrections get their luck rows in the same transaction (a reader
-        never sees such a game without them)."""
-        games = list(games)
-        lucky = [(g.index, g.luck.decode()) for g in games if g.luck is not None]
-        if lucky:
-            prepare_luck(self)
+        Each game's identity and result hash come from its place in the plan; games with
+        luck corrections get their luck rows in the same transaction."""
+        placement = self.placement()
         now = time.time()
-        rows: list[tuple[Any, ...]]
-        if self.version >= 3:
-            zdict = self._zdict
-            rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                     pack_record(g.record, zdict), g.result_hash, run, now) for g in games]
-            sql = ("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
-                   "transcript_hash, record, result_hash, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        else:
-            if self.version == 2:
-                zdict = self._zdict
-                rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                         pack_record(g.record, zdict), run, now) for g in games]
-            else:
-                rows = [(g.index, g.ruleset, g.table, g.deal, g.rotation, g.result.decode(), g.transcript_hash,
-                         g.record.decode(), run, now) for g in games]
-            sql = ("INSERT INTO games (game_index, ruleset, table_index, deal, rotation, result, "
-                   "transcript_hash, record, run, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        rows, lucky = [], []
+        for g in games:
+            identity = placement.identity(g.ruleset, g.table, g.deal, g.rotation)
+            seats, standing, scores, faults = self._result(g.index, g.result, placement)
+            if [placement.names[e] for e in seats] != list(identity.names):
+                raise StoreError(f"{self.path}: game {g.index}: its seats {seats} are not its place's "
+                                 f"{list(identity.names)}")
+            record = _decoder.decode(g.record)
+            names = list(identity.names)
+            hashed = record_result_hash(identity.key, names, record, faults) if _is_record(record) else None
+            rows.append((identity.key, identity.canonical(), identity.ruleset, encode(list(identity.table())).decode(),
+                         g.deal, placement.repeat(g.ruleset, g.table), g.rotation,
+                         encode([names, standing, scores, faults]).decode(), g.transcript_hash,
+                         _pack(record, self._zdict), hashed, run, now))
+            if g.luck is not None:
+                lucky.append((identity.key, g.luck.decode()))
         with self.db:
-            self.db.executemany(sql, rows)
-            if lucky:
-                self.db.executemany("INSERT OR REPLACE INTO luck (game_index, corrections) VALUES (?, ?)", lucky)
+            self.db.executemany("INSERT INTO games (game_key, identity, ruleset, table_entries, deal, repeat, rotation, "
+                                "result, transcript_hash, record, result_hash, run, stored_at) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany("INSERT OR REPLACE INTO luck (game_key, corrections) VALUES (?, ?)", lucky)
         return len(rows)
 
+    def _result(self, index: int, result: bytes, placement: "Placement") -> tuple[list[int], Any, Any, Any]:
+        try:
+            seats, standing, scores, faults = _decoder.decode(result)
+            if not all(type(e) is int and 0 <= e < len(placement.names) for e in seats):
+                raise ValueError("its seats are not entries of the plan")
+        except (TypeError, ValueError, msgspec.DecodeError) as exc:
+            raise StoreError(f"{self.path}: game {index}: its result is malformed ({_first_line(exc)})") from None
+        return seats, standing, scores, faults
+
     def count(self) -> int:
-        return self._read("SELECT COUNT(*) FROM games")[0][0]
+        """Stored games the standings count (those past a stop's cut left out)."""
+        return self._placed("SELECT COUNT(*) FROM placed WHERE counted")[0][0]
 
     def done_mask(self, total: int) -> bytearray:
         """A bitmap of the scheduled games (bit ``i % 8`` of byte ``i // 8``): set if stored.
         An eighth of a byte per game, so even a schedule of millions stays small."""
         mask = bytearray((total + 7) // 8)
+        self._sync()
         try:
-            for (index,) in self.db.execute("SELECT game_index FROM games"):
+            for (index,) in self.db.execute("SELECT game_index FROM placed"):
                 if 0 <= index < total:
                     mask[index >> 3] |= 1 << (index & 7)
         except sqlite3.DatabaseError as exc:
@@ -321,26 +435,26 @@ class Store:
              end: int | None = None) -> list[GameRow]:
         """Stored games with schedule index from `start` (to `end`, excluded), in
         schedule order, at most `limit`; only those of ruleset entry `ruleset` if given."""
-        out = []
-        where, args = "game_index >= ?", [start]
+        where, args = "p.counted AND p.game_index >= ?", [start]
         if end is not None:
-            where, args = where + " AND game_index < ?", args + [end]
+            where, args = where + " AND p.game_index < ?", args + [end]
         if ruleset is not None:
-            where, args = where + " AND ruleset = ?", args + [ruleset]
-        query = (f"SELECT game_index, ruleset, result, table_index, deal FROM games WHERE {where} "
-                 "ORDER BY game_index LIMIT ?", (*args, limit))
-        for index, ruleset, result, table, deal in self._read(*query):
-            out.append(self._game_row(index, ruleset, result)._replace(table=table, deal=deal))
-        return out
+            where, args = where + " AND p.ruleset = ?", args + [ruleset]
+        found = self._placed(f"SELECT p.game_index, p.ruleset, g.result, p.table_index, p.deal FROM placed p "
+                             f"JOIN games g ON g.rowid = p.row WHERE {where} ORDER BY p.game_index LIMIT ?",
+                             (*args, limit))
+        return [self._game_row(index, ruleset, result)._replace(table=table, deal=deal)
+                for index, ruleset, result, table, deal in found]
 
     def _game_row(self, index: int, ruleset: Any, result: Any) -> GameRow:
+        entry_of = self.placement().entry_of
         try:
-            seats, standing, scores, faults = _decoder.decode(result)
-            if not (type(ruleset) is int and type(seats) is list and seats and
-                    len(seats) == len(standing) == len(scores) == len(faults) and
-                    all(type(entry) is int for entry in seats)):
+            names, standing, scores, faults = _decoder.decode(result)
+            if not (type(ruleset) is int and type(names) is list and names and
+                    len(names) == len(standing) == len(scores) == len(faults)):
                 raise ValueError("not four lists of one length")
-        except (TypeError, ValueError, msgspec.DecodeError) as exc:
+            seats = [entry_of[name] for name in names]
+        except (TypeError, ValueError, KeyError, msgspec.DecodeError) as exc:
             raise StoreError(f"{self.path}: game {index}: its result row is malformed ({_first_line(exc)})") from None
         return GameRow(index, ruleset, seats, standing, scores, faults)
 
@@ -353,12 +467,19 @@ class Store:
     def record(self, index: int) -> dict[str, Any] | None:
         """Stored game `index`'s record (None if not stored); StoreError if its blob does
         not unpack to a game record."""
-        rows = self._read("SELECT record FROM games WHERE game_index = ?", (index,))
+        rows = self._placed("SELECT g.record FROM placed p JOIN games g ON g.rowid = p.row WHERE p.game_index = ?",
+                            (index,))
         return None if not rows else self._record(index, rows[0][0])
+
+    def key(self, index: int) -> str | None:
+        """The identity key of the game at schedule index `index` (None if not stored)."""
+        rows = self._placed("SELECT g.game_key FROM placed p JOIN games g ON g.rowid = p.row WHERE p.game_index = ?",
+                            (index,))
+        return rows[0][0] if rows else None
 
     def _record(self, index: int, blob: Any) -> dict[str, Any]:
         try:
-            record, pairs = _unpack(blob, self._zdict) if self.version >= 2 else (_decoder.decode(blob), None)
+            record, pairs = _unpack(blob, self._zdict)
         except Exception as exc:  # zlib.error, msgspec.DecodeError, ValueError, TypeError: all a corrupt blob
             raise StoreError(f"{self.path}: game {index}: its record blob is corrupt "
                              f"({type(exc).__name__}: {_first_line(exc)})") from None
@@ -369,22 +490,24 @@ class Store:
         return record
 
     def stored_rows(self, chunk: int = 500, start: int | None = None, end: int | None = None) -> Iterator[StoredRow]:
-        """Every stored game with schedule index in [start, end) (None: no bound; a
-        negative index is a stored game too), in schedule order, as stored (decoded and
-        shape-checked; StoreError naming the game otherwise)."""
-        column = "result_hash" if self.version >= 3 else "NULL"
-        start = -(1 << 63) if start is None else start
+        """Every counted stored game with schedule index in [start, end) (None: no bound),
+        in schedule order, as stored (decoded and shape-checked; StoreError naming the game otherwise)."""
+        start = 0 if start is None else start
         while True:
-            where, args = "game_index >= ?", [start]
+            where, args = "p.counted AND p.game_index >= ?", [start]
             if end is not None:
-                where, args = where + " AND game_index < ?", args + [end]
-            batch = self._read(
-                f"SELECT game_index, ruleset, table_index, deal, rotation, result, transcript_hash, {column}, record "
-                f"FROM games WHERE {where} ORDER BY game_index LIMIT ?", (*args, chunk))
-            for index, ruleset, table, deal, rotation, result, transcript, hashed, blob in batch:
+                where, args = where + " AND p.game_index < ?", args + [end]
+            batch = self._placed(
+                "SELECT p.game_index, p.ruleset, p.table_index, p.deal, p.rotation, g.result, g.transcript_hash, "
+                f"g.result_hash, g.record, g.game_key FROM placed p JOIN games g ON g.rowid = p.row WHERE {where} "
+                "ORDER BY p.game_index LIMIT ?", (*args, chunk))
+            for index, ruleset, table, deal, rotation, result, transcript, hashed, blob, key in batch:
+                if self.placement().identity(ruleset, table, deal, rotation).key != key:
+                    raise StoreError(f"{self.path}: game {index}: its key {key[:12]} is not its identity's")
                 game = self._game_row(index, ruleset, result)._replace(table=table, deal=deal)
+                names = tuple(self.placement().names[e] for e in game.seats)
                 yield StoredRow(index, ruleset, table, deal, rotation, game, transcript, hashed,
-                                self._record(index, blob))
+                                self._record(index, blob), key, names)
             if len(batch) < chunk:
                 return
             start = batch[-1][0] + 1
@@ -392,7 +515,8 @@ class Store:
     def faults(self) -> Iterator[dict[str, Any]]:
         """Every recorded fault, in schedule order: the record's fault with the game
         index, the ruleset label index and the entry (bot) of the faulty seat."""
-        for index, ruleset, result in self._read("SELECT game_index, ruleset, result FROM games ORDER BY game_index"):
+        for index, ruleset, result in self._placed("SELECT p.game_index, p.ruleset, g.result FROM placed p JOIN games g "
+                                                   "ON g.rowid = p.row WHERE p.counted ORDER BY p.game_index"):
             seats, _, _, counts = self._game_row(index, ruleset, result)[2:6]
             if any(counts):  # only then is the (larger) record worth reading
                 for fault in (self.record(index) or {}).get("faults") or []:
@@ -414,12 +538,25 @@ class Store:
                           f"its schema version {self.version}")
 
 
+def _is_record(record: Any) -> bool:
+    """Whether a decoded record has what a result hash covers (a test's stand-in may not)."""
+    return type(record) is dict and isinstance(record.get("outcome"), dict) and "seats" in record and \
+        "transcript_hash" in record
+
+
+def _stopped(store: Store) -> dict[int, int]:
+    """Ruleset -> the deals it stopped at, from the recorded looks ({} without looks)."""
+    if not _has_table(store, "looks"):
+        return {}
+    return {ruleset: deals for ruleset, deals in store._read("SELECT ruleset, deals FROM looks WHERE stopped = 1")}
+
+
 # -- looks of a stopping run (arena.stopping) -------------------------------------------
 #
 # A run with a `stop` looks at each ruleset's results at batch boundaries and records each
 # look here, so that a resumed run stops where the first one did. Games of a ruleset that
-# were played past the deal where it stopped (in flight when it stopped) are kept in
-# ``games_after_stop``: stored, but out of the standings and the schedule's count.
+# were played past the deal where it stopped (in flight when it stopped) stay in ``games``
+# like any other: the stop's cut leaves them out of the standings and the schedule's count.
 
 _LOOKS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS looks (
@@ -430,7 +567,6 @@ CREATE TABLE IF NOT EXISTS looks (
     detail TEXT NOT NULL,            -- JSON: the verdicts or the test's state at this look
     PRIMARY KEY (ruleset, look)
 );
-CREATE TABLE IF NOT EXISTS games_after_stop AS SELECT * FROM games WHERE 0;
 """
 
 
@@ -445,157 +581,64 @@ class Look(NamedTuple):
 
 
 def prepare_looks(store: Store) -> None:
-    """Make the looks and games_after_stop tables of `store` if it has none yet."""
+    """Make the looks table of `store` if it has none yet."""
     with store.db:
         store.db.executescript(_LOOKS_SCHEMA)
 
 
 def read_looks(store: Store) -> list[Look]:
     """Every recorded look, by ruleset then look number ([] for a store without looks)."""
-    tables = {row[0] for row in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "looks" not in tables:
+    if not _has_table(store, "looks"):
         return []
     return [Look(ruleset, look, deals, bool(stopped), store._json("look", detail)) for ruleset, look, deals, stopped, detail
             in store._read("SELECT ruleset, look, deals, stopped, detail FROM looks ORDER BY ruleset, look")]
 
 
 def record_look(store: Store, look: Look, plan: dict[str, Any] | None = None) -> int:
-    """Record `look` in one transaction; if it stops its ruleset, also move the ruleset's
-    stored games of deal `look.deals` on to games_after_stop and store `plan` (the plan
-    with its counts after the stop). Returns how many games were moved."""
-    moved = 0
+    """Record `look` in one transaction, with `plan` (the plan with its counts after a
+    stop) if given. Returns how many stored games a stop leaves out (deal past its cut)."""
     with store.db:
         store.db.execute("INSERT INTO looks (ruleset, look, deals, stopped, detail) VALUES (?, ?, ?, ?, ?)",
                          (look.ruleset, look.look, look.deals, int(look.stopped), json.dumps(look.detail)))
-        if look.stopped:
-            store.db.execute("INSERT INTO games_after_stop SELECT * FROM games WHERE ruleset = ? AND deal >= ?",
-                             (look.ruleset, look.deals))
-            moved = store.db.execute("DELETE FROM games WHERE ruleset = ? AND deal >= ?",
-                                     (look.ruleset, look.deals)).rowcount
-            _move_luck_past_stops(store)
         if plan is not None:
             store.db.execute("UPDATE meta SET value = ? WHERE key = 'plan'", (json.dumps(plan),))
-    return moved
-
-
-def add_after_stop(store: Store, games: Iterable[StoredGame], run: int) -> int:
-    """Store games played past their ruleset's stop (in flight when it stopped) in
-    games_after_stop, not in games."""
-    games = list(games)
-    if not games:
+    if not look.stopped:
         return 0
-    prepare_looks(store)
-    store.add(games, run)  # the same packing and columns as any game, then moved (a kill between: see below)
-    move_past_stops(store)
-    return len(games)
-
-
-def move_past_stops(store: Store) -> int:
-    """Move every stored game past its ruleset's recorded stop to games_after_stop (what
-    `record_look` and `add_after_stop` do; run again on resume, after a kill between)."""
-    moved = 0
-    with store.db:
-        for ruleset, deals in store._read("SELECT ruleset, deals FROM looks WHERE stopped = 1"):
-            store.db.execute("INSERT INTO games_after_stop SELECT * FROM games WHERE ruleset = ? AND deal >= ?",
-                             (ruleset, deals))
-            moved += store.db.execute("DELETE FROM games WHERE ruleset = ? AND deal >= ?", (ruleset, deals)).rowcount
-        _move_luck_past_stops(store)
-    return moved
+    return store._placed("SELECT COUNT(*) FROM placed WHERE ruleset = ? AND deal >= ?", (look.ruleset, look.deals))[0][0]
 
 
 def count_games(store: Store, ruleset: int, below_deal: int) -> int:
-    """Stored games (in games) of ruleset entry `ruleset` with deal below `below_deal`."""
-    return store._read("SELECT COUNT(*) FROM games WHERE ruleset = ? AND deal < ?", (ruleset, below_deal))[0][0]
+    """Stored games of ruleset entry `ruleset` with deal below `below_deal`."""
+    return store._placed("SELECT COUNT(*) FROM placed WHERE ruleset = ? AND deal < ?", (ruleset, below_deal))[0][0]
 
 
 def after_stop_count(store: Store) -> int:
-    """Games kept in games_after_stop (0 for a store without the table)."""
-    tables = {row[0] for row in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return store._read("SELECT COUNT(*) FROM games_after_stop")[0][0] if "games_after_stop" in tables else 0
-
-
-def renumber_games(store: Store, moves: Mapping[int, tuple[int, int, int]], entry_map: Sequence[int],
-                   meta: Mapping[str, Any]) -> None:
-    """Give stored games new places (arena.extend): game `old` becomes schedule index
-    `moves[old][0]` of ruleset entry `moves[old][1]`, table number `moves[old][2]`, its
-    seats' entry numbers mapped by `entry_map`, its result hash recomputed for them; and
-    set `meta`'s keys. One transaction: a kill leaves the store as it was, or renumbered."""
-    changed = []
-    for row in store.stored_rows():
-        new_index, ruleset, table = moves[row.index]
-        seats = [entry_map[e] for e in row.result.seats]
-        result = encode([seats, row.result.standing, row.result.scores, row.result.faults]).decode()
-        hashed = record_result_hash(new_index, seats, row.record, row.result.faults) if store.version >= 3 else None
-        changed.append((new_index, ruleset, table, result, hashed, -1 - row.index))
-    with store.db:
-        store.db.execute("UPDATE games SET game_index = -1 - game_index")  # frees every new index first
-        if _has_table(store, "luck"):   # a game's luck corrections keep its index
-            store.db.execute("UPDATE luck SET game_index = -1 - game_index")
-            store.db.executemany("UPDATE luck SET game_index = ? WHERE game_index = ?",
-                                 [(c[0], c[5]) for c in changed])
-        if store.version >= 3:
-            store.db.executemany("UPDATE games SET game_index = ?, ruleset = ?, table_index = ?, result = ?, "
-                                 "result_hash = ? WHERE game_index = ?", changed)
-        else:
-            store.db.executemany("UPDATE games SET game_index = ?, ruleset = ?, table_index = ?, result = ? "
-                                 "WHERE game_index = ?", [c[:4] + c[5:] for c in changed])
-        store.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
-                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                             [(key, json.dumps(value)) for key, value in meta.items()])
+    """Stored games past their ruleset's stop (in flight when it came): not counted."""
+    return store._placed("SELECT COUNT(*) FROM placed WHERE NOT counted")[0][0]
 
 
 # -- luck corrections (arena.luck) ------------------------------------------------------------
 #
 # A ruleset played with luck = "adjusted" stores each game's summed luck corrections, per
-# ordered seat pair, in a table of its own, created when first needed (no schema version
-# change), keyed by the game's index as `games` is: renumbered with it (`renumber_games`) and
-# moved with it past a stop (to luck_after_stop). Floats are stored as JSON (repr: exact).
-
-_LUCK_SCHEMA = """
-CREATE TABLE IF NOT EXISTS luck (
-    game_index INTEGER PRIMARY KEY,  -- the game's game_index in games
-    corrections TEXT NOT NULL        -- JSON [[float]]: per ordered seat pair (a, b), the summed correction
-);
-CREATE TABLE IF NOT EXISTS luck_after_stop AS SELECT * FROM luck WHERE 0;
-"""
+# ordered seat pair, in ``luck``, keyed by the game's key as `games` is. Floats are stored as
+# JSON (repr: exact). Read by schedule index, as the games are.
 
 
 def _has_table(store: Store, name: str) -> bool:
     return bool(store._read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
 
 
-def prepare_luck(store: Store) -> None:
-    """Make the luck and luck_after_stop tables of `store` if it has none yet."""
-    with store.db:
-        store.db.executescript(_LUCK_SCHEMA)
-
-
 def read_luck(store: Store) -> dict[int, list[list[float]]]:
-    """Every stored game's luck corrections, by game index ({} for a store without them);
-    only those of games in `games` (not past a stop)."""
-    if not _has_table(store, "luck"):
-        return {}
-    return {index: store._json("luck", text) for index, text in
-            store._read("SELECT luck.game_index, luck.corrections FROM luck JOIN games "
-                        "ON games.game_index = luck.game_index ORDER BY luck.game_index")}
+    """Every counted stored game's luck corrections, by schedule index ({} without any)."""
+    return read_luck_range(store, 0, 1 << 62)
 
 
 def read_luck_range(store: Store, start: int, end: int) -> dict[int, list[list[float]]]:
-    """The luck corrections of the games of index [start, end) in `games` ({} without any)."""
-    if not _has_table(store, "luck"):
-        return {}
+    """The luck corrections of the counted games of schedule index [start, end) ({} without any)."""
     return {index: store._json("luck", text) for index, text in
-            store._read("SELECT game_index, corrections FROM luck WHERE game_index >= ? AND game_index < ?",
-                        (start, end))}
-
-
-def _move_luck_past_stops(store: Store) -> None:
-    """Inside a transaction: luck rows of games now in games_after_stop go to luck_after_stop."""
-    if not _has_table(store, "luck"):
-        return
-    store.db.execute("INSERT INTO luck_after_stop SELECT * FROM luck WHERE game_index IN "
-                     "(SELECT game_index FROM games_after_stop)")
-    store.db.execute("DELETE FROM luck WHERE game_index IN (SELECT game_index FROM games_after_stop)")
+            store._placed("SELECT p.game_index, l.corrections FROM placed p JOIN games g ON g.rowid = p.row "
+                          "JOIN luck l ON l.game_key = g.game_key WHERE p.counted AND p.game_index >= ? AND "
+                          "p.game_index < ? ORDER BY p.game_index", (start, end))}
 
 
 def faults_per_seat(record: dict[str, Any], players: int) -> list[int]:
@@ -640,7 +683,11 @@ def pack_record(record_json: bytes, zdict: bytes = b"") -> bytes:
     code width]``, a newline, then one little-endian code per decision indexing the
     flat ``pairs`` list (seat, action, seat, action, ...). A record without a
     well-formed decisions list is kept whole (position -1). Lossless: see `unpack_record`."""
-    record = _decoder.decode(record_json)
+    return _pack(_decoder.decode(record_json), zdict)
+
+
+def _pack(record: Any, zdict: bytes = b"") -> bytes:
+    """`pack_record` of a decoded record."""
     decisions = record.get("decisions") if type(record) is dict else None
     if type(decisions) is list and all(type(d) is list and len(d) == 2 and type(d[0]) is int and type(d[1]) is str
                                        for d in decisions):

@@ -46,7 +46,7 @@ from typing import Any, Iterator, Mapping, NoReturn
 from arena.errors import ArenaError
 from arena.luck import check_planned_method, game_corrections, planned_method
 from arena.store import (Store, StoreError, StoredRow, faults_per_seat, read_luck, read_luck_range,
-                         record_result_hash)
+                         stored_result_hash)
 
 PARALLEL_FROM = 200
 """Stores of at least this many games are verified by several processes (one range each):
@@ -396,7 +396,7 @@ class _Checker:
             self.fail(index, f"its record forfeits seats {forfeited} that committed no fault")
         if row.result_hash is None:
             self.found.without_result_hash += 1
-        elif row.result_hash != record_result_hash(index, result.seats, record, faults):
+        elif row.result_hash != stored_result_hash(row, record, faults):
             self.fail(index, "its result hash does not match its seating, standing, scores, faults and forfeits")
 
     def _check_play(self, row: StoredRow, corrections: list[list[float]] | None) -> None:

@@ -24,7 +24,7 @@ from arena.luck import game_corrections
 from arena.match import Entrant, FaultPolicy, play_game
 from arena.rules.base import Ruleset
 from arena.seats import BotHost, InlineHost, Limits, ProcessHost
-from arena.store import StoredGame, encode, faults_per_seat, record_result_hash
+from arena.store import StoredGame, encode, faults_per_seat
 
 if TYPE_CHECKING:
     from arena.tournament import GameSpec, Tournament
@@ -202,7 +202,7 @@ def play_batch(job: Job, batch: Sequence[GameSpec]) -> BatchResult:
         packed = encode([seats, outcome["standing"], outcome["scores"], faults])
         games.append(StoredGame(spec.index, spec.ruleset, spec.table, spec.deal, spec.rotation, packed,
                                 record["transcript_hash"], encode(record),
-                                record_result_hash(spec.index, seats, record, faults), luck))
+                                None, luck))  # the store hashes the result with the game's identity
     return BatchResult(games, None, time.perf_counter() - started)
 
 

@@ -541,8 +541,11 @@ def test_replay_reads_a_game_from_a_results_folder(tmp_path):
 
     record = play_game(ruleset, [Entrant(RandomBot, display="random")] * 2, deal_seed=4).record
     folder = tmp_path / "results"
-    with Store.create(folder / STORE_NAME, {"seed": 1}) as store:
-        store.add([StoredGame(7, 0, 0, 0, 0, encode([[0, 1], [1, 2], [1, 0], [0, 0]]),
+    from test_tournament_ratings import coin_flips, round_robin
+
+    plan, _ = round_robin(["random", "random-2"], 2, 5, coin_flips())  # game 7: deal 3, rotation 1
+    with Store.create(folder / STORE_NAME, {"seed": 1, "plan": plan}) as store:
+        store.add([StoredGame(7, 0, 0, 3, 1, encode([[1, 0], [1, 2], [1, 0], [0, 0]]),
                               record["transcript_hash"], encode(record))], run=1)
     result = CliRunner().invoke(replay, [str(folder), "7", "--seat", "0"])
     assert result.exit_code == 0, result.output

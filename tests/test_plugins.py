@@ -98,7 +98,8 @@ def test_bot_names_must_be_lowercase_with_dashes(plugin_dir):
 def test_every_hook_is_documented_and_exercised_by_a_test():
     """A hook without a docstring, or one no test in this file calls, fails here."""
     hooks = [name for name in vars(HookSpecs) if name.startswith("register_")]
-    assert hooks == ["register_bots", "register_rulesets", "register_playouts", "register_commands"]
+    assert hooks == ["register_bots", "register_rulesets", "register_playouts", "register_schedulers",
+                     "register_run_observers", "register_commands"]
     source = open(__file__).read()
     for name in hooks:
         assert (getattr(HookSpecs, name).__doc__ or "").strip(), f"hook {name} has no docstring"
@@ -254,3 +255,51 @@ def test_a_plugin_command_runs_from_the_arena_console_script(plugin_dir):
     done = subprocess.run([*command, "greet", "console"], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "hello console\n"
+
+
+RUN_PLUGIN = """
+    import arena
+
+    class Idle:
+        name = "idle"
+
+        def __init__(self, context):
+            self.context = context
+
+        def look(self, state):
+            return ()
+
+        def next(self, state, room):
+            return arena.scheduling.DONE
+
+    class Quiet:
+        def __init__(self, tournament, out):
+            self.out = out
+
+    @arena.hookimpl
+    def register_schedulers(register):
+        register("idle", Idle)
+
+    @arena.hookimpl
+    def register_run_observers(register):
+        register(Quiet)
+"""
+
+
+def test_an_installed_plugin_registers_a_scheduler_and_a_run_observer_with_its_origin(plugin_dir):
+    import arena.scheduling  # noqa: F401 (the plugin's source names it)
+
+    write_plugin(plugin_dir, "run-extras", "run_extras", RUN_PLUGIN)
+    registry = load_registry()
+    entry = registry.schedulers["idle"]
+    assert entry.name == "idle" and entry.origin.package == "run-extras" and entry.factory.__name__ == "Idle"
+    observers = [o for o in registry.observers if o.origin.package == "run-extras"]
+    assert [o.factory.__name__ for o in observers] == ["Quiet"]
+
+
+def test_two_schedulers_of_one_name_are_an_error_naming_both_packages(plugin_dir):
+    write_plugin(plugin_dir, "run-extras", "run_extras", RUN_PLUGIN)
+    write_plugin(plugin_dir, "run-rivals", "run_rivals", RUN_PLUGIN)
+    with pytest.raises(PluginError, match="scheduler name 'idle' is registered twice: by run-extras .* and by "
+                                          "run-rivals"):
+        load_registry()

@@ -20,7 +20,7 @@ LONG = "a-bot-with-a-display-name-far-longer-than-any-column-should-be"
 def stored(tmp_path, names, players, deals, outcome, **kwargs):
     plan, rows = round_robin(names, players, deals, outcome, **kwargs)
     store = Store.create(tmp_path / "games.sqlite", {"plan": plan, "seed": 1})
-    store.add([StoredGame(row.index, row.ruleset, row.table, row.deal, 0,
+    store.add([StoredGame(row.index, row.ruleset, row.table, row.deal, row.index % players,
                           encode([row.seats, row.standing, row.scores, row.faults]), "h", b"{}") for row in rows],
               run=1)
     return store

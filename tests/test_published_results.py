@@ -78,15 +78,15 @@ def test_run_files_are_not_committed():
 
 
 def test_running_again_rewrites_the_standings_byte_for_byte_and_the_times_only_in_run_json(toy, monkeypatch):
-    import arena.runner
+    import arena.results_folder
 
     path = toy_file(toy / "t.toml", deals=1, extra='isolation = "inline"\n')
-    monkeypatch.setattr(arena.runner, "_now", lambda: "2026-01-01T00:00:00+00:00")
+    monkeypatch.setattr(arena.results_folder, "now", lambda: "2026-01-01T00:00:00+00:00")
     run(path, toy / "r")
     from arena.publish import FILES
 
     first = {name: (toy / "r" / name).read_bytes() for name in FILES}  # every committed file
-    monkeypatch.setattr(arena.runner, "_now", lambda: "2027-06-30T12:00:00+00:00")
+    monkeypatch.setattr(arena.results_folder, "now", lambda: "2027-06-30T12:00:00+00:00")
     run(path, toy / "r", restart=True)
     assert {name: (toy / "r" / name).read_bytes() for name in first} == first
     details = json.loads((toy / "r" / "run.json").read_text())

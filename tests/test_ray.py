@@ -82,11 +82,11 @@ def without_provenance(out: Path) -> dict:
     return doc
 
 
-def stored(out: Path) -> tuple[dict[int, str], int, int]:
-    """(game index -> transcript hash, rows, distinct indices) of the store in `out`."""
+def stored(out: Path) -> tuple[dict[str, str], int, int]:
+    """(game key -> transcript hash, rows, distinct keys) of the store in `out`."""
     with sqlite3.connect(store_path(out)) as db:
-        hashes = dict(db.execute("SELECT game_index, transcript_hash FROM games"))
-        rows, distinct = db.execute("SELECT COUNT(*), COUNT(DISTINCT game_index) FROM games").fetchone()
+        hashes = dict(db.execute("SELECT game_key, transcript_hash FROM games"))
+        rows, distinct = db.execute("SELECT COUNT(*), COUNT(DISTINCT game_key) FROM games").fetchone()
     return hashes, rows, distinct
 
 

@@ -39,9 +39,16 @@ def one_line_error(result, code=2):
     return result.stderr
 
 
+def key(out, index):
+    """The identity key of the game at schedule index `index`."""
+    with Store.open(store_path(out)) as store:
+        return store.key(index)
+
+
 def edit_row(out, index, column, value):
+    game = key(out, index)
     with sqlite3.connect(store_path(out)) as db:
-        db.execute(f"UPDATE games SET {column} = ? WHERE game_index = ?", (value, index))
+        db.execute(f"UPDATE games SET {column} = ? WHERE game_key = ?", (value, game))
 
 
 def edit_record(out, index, change):
@@ -54,8 +61,9 @@ def edit_record(out, index, change):
 
 
 def row(out, index):
+    game = key(out, index)
     with sqlite3.connect(store_path(out)) as db:
-        return db.execute("SELECT result, result_hash FROM games WHERE game_index = ?", (index,)).fetchone()
+        return db.execute("SELECT result, result_hash FROM games WHERE game_key = ?", (game,)).fetchone()
 
 
 def test_an_untouched_store_is_verified_by_replaying_every_game(toy):
@@ -91,7 +99,7 @@ def test_rewritten_seating_is_refused_even_with_a_recomputed_result_hash(toy):
     seats = seats[1:] + seats[:1]
     edit_row(out, 2, "result", encode([seats, standing, scores, faults]).decode())
     with Store.open(store_path(out)) as store:
-        forged = record_result_hash(2, seats, store.record(2), faults)
+        forged = record_result_hash(store.key(2), seats, store.record(2), faults)
     edit_row(out, 2, "result_hash", forged)
     error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
     assert "game 2: its seating" in error
@@ -116,7 +124,7 @@ def test_a_tampered_record_is_refused_even_when_row_and_hashes_agree_with_it(toy
     outcome = record["outcome"]
     edit_row(out, 9, "result", encode([seats, outcome["standing"], outcome["scores"], faults]).decode())
     edit_row(out, 9, "transcript_hash", record["transcript_hash"])
-    edit_row(out, 9, "result_hash", record_result_hash(9, seats, record, faults))
+    edit_row(out, 9, "result_hash", record_result_hash(key(out, 9), seats, record, faults))
     error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
     assert "game 9: its record does not replay" in error
 
@@ -320,18 +328,30 @@ def test_checking_in_other_processes_finds_the_same_and_reports_the_first_disagr
 
 def test_a_game_deleted_from_a_finished_store_is_refused(toy):
     out = played(toy)
+    game = key(out, 11)
     with sqlite3.connect(store_path(out)) as db:
-        db.execute("DELETE FROM games WHERE game_index = 11")
+        db.execute("DELETE FROM games WHERE game_key = ?", (game,))
     error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
     assert "with 24 games, but 23 are stored: games were deleted" in error
 
 
 def test_a_game_stored_outside_the_schedule_is_refused(toy):
     out = played(toy)
+    game = key(out, 0)
     with sqlite3.connect(store_path(out)) as db:
-        db.execute("UPDATE games SET game_index = -1 WHERE game_index = 0")
+        db.execute("UPDATE games SET deal = 99 WHERE game_key = ?", (game,))
     error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
-    assert "game -1: its table 0, deal 0 and rotation 0 are game 0 of the schedule" in error
+    assert f"game {game[:12]} (toy-race, table" in error and "has no place in its plan's schedule" in error
+
+
+def test_a_game_moved_to_another_place_is_refused_by_its_key(toy):
+    out = played(toy)
+    first, second = key(out, 0), key(out, 1)
+    with sqlite3.connect(store_path(out)) as db:   # the two rotations of a deal swap their places
+        db.execute("UPDATE games SET rotation = 1 WHERE game_key = ?", (first,))
+        db.execute("UPDATE games SET rotation = 0 WHERE game_key = ?", (second,))
+    error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
+    assert f"game 0: its key {second[:12]} is not its identity's" in error
 
 
 def test_a_corrupt_record_served_on_demand_is_an_error_replay_file_not_a_crash(toy):
@@ -379,7 +399,7 @@ def test_a_fault_and_forfeit_written_into_a_record_afterwards_are_refused(toy):
     edit_row(out, index, "record", blob)
     edit_row(out, index, "result", encode([seats, outcome["standing"], outcome["scores"], faults]).decode())
     edit_row(out, index, "transcript_hash", record["transcript_hash"])
-    edit_row(out, index, "result_hash", record_result_hash(index, seats, record, faults))
+    edit_row(out, index, "result_hash", record_result_hash(key(out, index), seats, record, faults))
     error = one_line_error(CliRunner().invoke(main, ["rank", str(out)]))
     assert f"game {index}: its record's faults are not what was played: seat {seat} played" in error
 

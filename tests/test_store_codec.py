@@ -10,8 +10,20 @@ import pytest
 
 from arena.match import Entrant, play_game
 from arena.errors import ConfigError
-from arena.store import Store, StoredGame, StoreError, encode, pack_record, record_zdict, unpack_record
+from arena.store import Store, StoredGame, StoreError, encode, record_result_hash, pack_record, record_zdict, unpack_record
+from arena.store_migration import SCHEMAS
 from arena_bots.random_bot import RandomBot
+from test_tournament_ratings import coin_flips, round_robin
+
+
+def _plan(players):
+    """A plan of one table of `players` entries and 300 deals: game (deal d, rotation 0) is index d * players."""
+    return round_robin([f"e{i}" for i in range(players)], players, 300, coin_flips(), deal_major=True)[0] | \
+        {"seed_derivation": 2}
+
+
+def _create(path, players):
+    return Store.create(path, {"plan": _plan(players)})
 
 
 def _uno_record(seed=3):
@@ -42,14 +54,16 @@ def test_a_real_record_packs_to_under_a_fifth_of_its_json_and_replays():
 
 def test_a_store_returns_the_stored_record_unchanged(tmp_path):
     record = _uno_record(5)
-    store = Store.create(tmp_path / "games.sqlite", {"plan": {"entries": []}})
-    assert store.version == 3
+    store = _create(tmp_path / "games.sqlite", 3)
+    assert store.version == 4
     store.add([StoredGame(0, 0, 0, 0, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]),
-                          record["transcript_hash"], encode(record), "r" * 64)], run=1)
+                          record["transcript_hash"], encode(record), "ignored")], run=1)
     store.close()
     with Store.open(tmp_path / "games.sqlite") as again:
         assert again.record(0) == record
-        assert [row.result_hash for row in again.stored_rows()] == ["r" * 64]
+        row, = again.stored_rows()
+        assert row.key == again.placement().identity(0, 0, 0, 0).key and row.names == ("e0", "e1", "e2")
+        assert row.result_hash == record_result_hash(row.key, ["e0", "e1", "e2"], record, [0, 0, 0])
 
 
 def _minimal_record(action):
@@ -68,7 +82,7 @@ def test_a_record_of_the_oldest_schema_still_reads_unchanged(tmp_path):
 
     typed = check_record(OLDEST_RECORD)
     assert (typed.format, typed.faults, typed.outcome.reason, typed.forfeited) == (1, [1, 0], "", [])
-    store = Store.create(tmp_path / "games.sqlite", {"plan": {"entries": []}})
+    store = _create(tmp_path / "games.sqlite", 2)
     store.add([StoredGame(0, 0, 0, 0, 0, b"[[0,1],[1,2],[1,0],[1,0]]", "h", encode(OLDEST_RECORD))], run=1)
     assert store.record(0) == OLDEST_RECORD and list(store.record(0)) == list(OLDEST_RECORD)
 
@@ -85,72 +99,126 @@ def test_a_record_of_the_oldest_schema_still_reads_unchanged(tmp_path):
     ({"outcome": {"standing": [1, 2], "scores": [1, "lots"]}}, "outcome.scores[1]: must be a number, not 'lots'"),
 ])
 def test_a_stored_record_with_an_unknown_fault_kind_or_a_newer_format_is_a_store_error(tmp_path, change, problem):
-    store = Store.create(tmp_path / "games.sqlite", {"plan": {"entries": []}})
+    store = _create(tmp_path / "games.sqlite", 2)
     store.add([StoredGame(0, 0, 0, 0, 0, b"[[0,1],[1,2],[1,0],[1,0]]", "h", encode(dict(OLDEST_RECORD, **change)))],
               run=1)
     with pytest.raises(StoreError, match=re.escape(f"game 0: its record is malformed: {problem}")):
         store.record(0)
 
 
-def test_a_version_1_store_is_still_read_and_extended(tmp_path):
-    from arena.store import _SCHEMA_V1
+def _old_store(path, version, players, records):
+    """A store as arena's schema `version` wrote it: `records` at deals 0, 1, ... (rotation 0)."""
+    import json
 
-    path = tmp_path / "games.sqlite"
-    db = sqlite3.connect(path)  # what version 1 wrote: JSON text records, no result hash column
-    db.executescript(_SCHEMA_V1)
-    db.execute("PRAGMA user_version = 1")
-    db.execute("INSERT INTO meta VALUES ('plan', '{}')")
-    db.execute("INSERT INTO games VALUES (0, 0, 0, 0, 0, '[[0],[1],[0],[0]]', 'h', ?, 1, 0)",
-               (encode(_minimal_record("a")).decode(),))
+    db = sqlite3.connect(path)
+    db.executescript(SCHEMAS[version])
+    db.execute(f"PRAGMA user_version = {version}")
+    plan = _plan(players)
+    zdict = record_zdict(plan)
+    db.executemany("INSERT INTO meta VALUES (?, ?)", [("plan", json.dumps(plan)), ("seed", "1")] +
+                   ([("record_zdict", json.dumps(zdict))] if version >= 2 else []))
+    for deal, record in enumerate(records):
+        seats = list(range(players))
+        blob = encode(record).decode() if version == 1 else pack_record(encode(record), zdict.encode())
+        hashed = [record_result_hash(deal * players, seats, record, [0] * players)] if version == 3 else []
+        db.execute(f"INSERT INTO games VALUES (?, 0, 0, ?, 0, ?, 'h', ?, {'?, ' * len(hashed)}1, 0)",
+                   (deal * players, deal, encode([seats, [1] * players, [0] * players, [0] * players]).decode(), blob,
+                    *hashed))
     db.commit()
     db.close()
+    return path
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_store_of_an_older_schema_is_read_through_a_copy_and_migrated_in_place_to_play_on(tmp_path, version):
+    path = _old_store(tmp_path / "games.sqlite", version, 1, [_minimal_record("a"), _minimal_record("b")])
+    before = path.read_bytes()
     with Store.open(path) as old:
-        assert old.version == 1
-        assert old.record(0) == _minimal_record("a")
-        old.add([StoredGame(1, 0, 0, 0, 0, b"[[0],[1],[0],[0]]", "h", encode(_minimal_record("b")), "ignored")], run=2)
-        assert old.record(1) == _minimal_record("b")
-        assert old.db.execute("SELECT typeof(record) FROM games WHERE game_index = 1").fetchone()[0] == "text"
-        assert [row.result_hash for row in old.stored_rows()] == [None, None]
+        assert old.migrated_from == version and old.version == 4
+        assert old.record(0) == _minimal_record("a") and old.record(1) == _minimal_record("b")
+        hashes = [row.result_hash for row in old.stored_rows()]
+    assert (hashes == [None, None]) == (version < 3)
+    assert path.read_bytes() == before   # reading rewrote nothing
+    with Store.open(path, migrate=True) as store:
+        assert store.migrated_from == version and store.record(1) == _minimal_record("b")
+        store.add([StoredGame(2, 0, 0, 2, 0, b"[[0],[1],[0],[0]]", "h", encode(_minimal_record("c")))], run=2)
+    with Store.open(path) as again:
+        assert again.migrated_from is None and again.count() == 3 and again.record(2) == _minimal_record("c")
+        if version == 3:   # the old hash was checked, then keyed by identity
+            row = next(again.stored_rows())
+            assert row.result_hash == record_result_hash(row.key, ["e0"], _minimal_record("a"), [0])
+
+
+def test_a_version_3_row_whose_result_hash_does_not_match_keeps_one_that_never_will(tmp_path):
+    path = _old_store(tmp_path / "games.sqlite", 3, 1, [_minimal_record("a")])
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE games SET result_hash = ?", ("0" * 64,))
+    with Store.open(path) as store:
+        assert next(store.stored_rows()).result_hash == "mismatch:" + "0" * 64
+
+
+def test_a_store_with_games_and_luck_past_a_stop_is_migrated_with_them_left_out(tmp_path):
+    import json
+
+    path = _old_store(tmp_path / "games.sqlite", 3, 1, [_minimal_record(str(d)) for d in range(4)])
+    with sqlite3.connect(path) as db:   # schema 3 after a stop at 2 deals: deals 2, 3 moved out
+        db.executescript("""CREATE TABLE looks (ruleset INTEGER, look INTEGER, deals INTEGER, stopped INTEGER,
+                            detail TEXT, PRIMARY KEY (ruleset, look));
+                            CREATE TABLE games_after_stop AS SELECT * FROM games WHERE 0;
+                            CREATE TABLE luck (game_index INTEGER PRIMARY KEY, corrections TEXT NOT NULL);
+                            CREATE TABLE luck_after_stop AS SELECT * FROM luck WHERE 0;""")
+        db.execute("INSERT INTO looks VALUES (0, 1, 2, 1, '{}')")
+        db.execute("INSERT INTO games_after_stop SELECT * FROM games WHERE deal >= 2")
+        db.execute("DELETE FROM games WHERE deal >= 2")
+        db.executemany("INSERT INTO luck VALUES (?, ?)", [(i, json.dumps([[float(i)]])) for i in (0, 1)])
+        db.executemany("INSERT INTO luck_after_stop VALUES (?, ?)", [(i, json.dumps([[float(i)]])) for i in (2, 3)])
+    from arena.store import after_stop_count, read_luck
+
+    with Store.open(path, migrate=True) as store:
+        assert store.count() == 2 and after_stop_count(store) == 2
+        assert read_luck(store) == {0: [[0.0]], 1: [[1.0]]}
+        assert store._read("SELECT COUNT(*) FROM luck")[0][0] == 4
+        tables = {row[0] for row in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert not tables & {"games_after_stop", "luck_after_stop", "old_games", "old_luck"}
 
 
 FIXTURE_V2 = Path(__file__).parent / "fixtures" / "store_v2" / "games.sqlite"
 
 
-def test_a_committed_version_2_store_is_read_ranked_and_extended(tmp_path):
+def test_a_committed_version_2_store_is_read_ranked_and_migrated(tmp_path):
     """tests/fixtures/store_v2: 12 games of the quickstart written by arena before result
     hashes (commit c34f1af, schema 2; the other games deleted, so marked unfinished): still
-    read, verified against replays where its ruleset versions are installed, and resumed
-    without a result hash column."""
+    read, verified against replays where its ruleset versions are installed, and ranked as
+    before once migrated in place."""
     from click.testing import CliRunner
 
     from arena.cli import main
+    from arena.ratings import rate_store
 
     shutil.copy(FIXTURE_V2, tmp_path / "games.sqlite")
     with Store.open(tmp_path / "games.sqlite") as old:
-        assert old.version == 2 and old.count() == 12
+        assert old.migrated_from == 2 and old.count() == 12
         assert old.record(360)["ruleset"]["id"] == "flip-hue"
-        old.add([StoredGame(3, 0, 0, 0, 0, b"[[0,1,2],[1,2,3],[0,0,0],[0,0,0]]", "h",
-                            encode(_minimal_record("b")), "ignored")], run=2)
-        assert old.record(3) == _minimal_record("b")
-        old.db.execute("DELETE FROM games WHERE game_index = 3")
-        old.db.commit()
+        standings = rate_store(old)
     ranked = CliRunner().invoke(main, ["rank", str(tmp_path)])
     assert ranked.exit_code == 0, ranked.output
     assert "verified 12 stored games" in ranked.stderr and "12 stored before result hashes" in ranked.stderr
     assert "quickstart: 12 of 420 games" in ranked.stdout
+    with Store.open(tmp_path / "games.sqlite", migrate=True) as migrated:
+        assert migrated.record(360)["ruleset"]["id"] == "flip-hue" and rate_store(migrated) == standings
 
 
 def _store_with_a_game(path):
     record = _uno_record(5)
-    store = Store.create(path, {"plan": {"entries": []}})
-    store.add([StoredGame(4, 0, 0, 0, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]),
+    store = _create(path, 3)   # game 4: deal 1, rotation 1
+    store.add([StoredGame(4, 0, 0, 1, 1, encode([[1, 2, 0], [1, 2, 3], [0, 0, 0], [0, 0, 0]]),
                           record["transcript_hash"], encode(record))], run=1)
     return store
 
 
 def test_a_corrupt_record_blob_is_a_store_error_naming_the_game(tmp_path):
     store = _store_with_a_game(tmp_path / "games.sqlite")
-    store.db.execute("UPDATE games SET record = ? WHERE game_index = 4", (b"\x78\x9cgarbage",))
+    store.db.execute("UPDATE games SET record = ? WHERE deal = 1", (b"\x78\x9cgarbage",))
     store.db.commit()
     with pytest.raises(StoreError, match=r"games.sqlite: game 4: its record blob is corrupt"):
         store.record(4)
@@ -160,7 +228,7 @@ def test_a_corrupt_record_blob_is_a_store_error_naming_the_game(tmp_path):
 
 def test_a_record_that_is_not_a_game_record_is_a_store_error(tmp_path):
     store = _store_with_a_game(tmp_path / "games.sqlite")
-    store.db.execute("UPDATE games SET record = ? WHERE game_index = 4", (pack_record(b'{"decisions": []}',
+    store.db.execute("UPDATE games SET record = ? WHERE deal = 1", (pack_record(b'{"decisions": []}',
                                                                                      store._zdict),))
     store.db.commit()
     with pytest.raises(StoreError, match=r"game 4: its record is malformed: ruleset: missing"):
@@ -171,7 +239,7 @@ def test_a_record_that_is_not_a_game_record_is_a_store_error(tmp_path):
                                     '[[0,1,2],[1,2],[0,0,0],[0,0,0]]', '[["a",1,2],[1,2,3],[0,0,0],[0,0,0]]'])
 def test_a_bad_result_row_is_a_store_error_naming_the_game(tmp_path, result):
     store = _store_with_a_game(tmp_path / "games.sqlite")
-    store.db.execute("UPDATE games SET result = ? WHERE game_index = 4", (result,))
+    store.db.execute("UPDATE games SET result = ? WHERE deal = 1", (result,))
     store.db.commit()
     with pytest.raises(StoreError, match=r"game 4: its result row is malformed"):
         store.rows()
@@ -193,11 +261,9 @@ def test_a_bad_plan_is_a_store_error_naming_the_store(tmp_path, plan, problem):
 
 
 def test_a_store_without_the_columns_of_its_schema_version_is_refused_at_open(tmp_path):
-    from arena.store import _SCHEMA_V2
-
     path = tmp_path / "games.sqlite"
     db = sqlite3.connect(path)
-    db.executescript(_SCHEMA_V2)  # no result_hash column, but it claims version 3
+    db.executescript(SCHEMAS[2])  # no result_hash column, but it claims version 3
     db.execute("PRAGMA user_version = 3")
     db.close()
     with pytest.raises(ConfigError, match=r"not a results store of schema version 3 \(its games table has no "
@@ -209,7 +275,7 @@ def test_a_damaged_database_file_is_a_store_error_not_a_traceback(tmp_path):
     path = tmp_path / "games.sqlite"
     store = _store_with_a_game(path)
     for i in range(5, 200):
-        store.add([StoredGame(i, 0, 0, 0, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]), "h",
+        store.add([StoredGame(i, 0, 0, i, 0, encode([[0, 1, 2], [1, 2, 3], [0, 0, 0], [0, 0, 0]]), "h",
                               encode(_minimal_record(str(i))))], run=1)
     store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()

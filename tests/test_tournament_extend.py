@@ -1,6 +1,6 @@
 """Extending a tournament (issue 19 item 6): adding entries, rulesets or deals to the file
 plays only the new games; the extended store equals a fresh run of the final file (same
-games at the same schedule indices, same standings); removing or changing anything is
+games, same standings); removing or changing anything is
 refused with one line."""
 
 import sqlite3
@@ -19,8 +19,8 @@ SECOND_RULESET = '\n[[rulesets]]\nuse = "toy-race"\nas = "toy-pairs"\nplayers = 
 
 def stored(out):
     with sqlite3.connect(store_path(out)) as db:
-        return db.execute("SELECT game_index, ruleset, table_index, deal, rotation, result, transcript_hash, "
-                          "result_hash FROM games ORDER BY game_index").fetchall()
+        return db.execute("SELECT game_key, ruleset, table_entries, deal, rotation, result, transcript_hash, "
+                          "result_hash FROM games ORDER BY game_key").fetchall()
 
 
 def extended_file(path, original):

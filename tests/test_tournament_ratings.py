@@ -112,33 +112,40 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 10)[1] == pytest.approx(0.2775, abs=1e-4)
 
 
+def stored_games(rows, players):
+    """`round_robin`'s rows as a worker hands them back (its rotation: the index modulo the players)."""
+    return [StoredGame(row.index, row.ruleset, row.table, row.deal, row.index % players,
+                       encode([row.seats, row.standing, row.scores, row.faults]), "h", b"{}") for row in rows]
+
+
 def test_games_are_rated_in_schedule_order_whatever_order_they_were_stored_in(tmp_path):
+    plan, rows = round_robin(["a", "b", "c", "d"], 2, 2, coin_flips(strong=(1,)),
+                             rulesets=[("all", [0, 1, 2, 3]), ("three", [1, 2, 3])])
+    games = stored_games(rows, 2)
+
     def stored(order, path):
-        store = Store.create(path, {"plan": PLAN})
+        store = Store.create(path, {"plan": plan})
         for i in order:
-            r, seats, standing, scores = GAMES[i]
-            store.add([StoredGame(i, r, 0, 0, 0, encode([seats, standing, scores, [0] * len(seats)]), "h", b"{}")],
-                      run=1)
+            store.add([games[i]], run=1)
         return store
 
-    in_order = rate_store(stored(range(6), tmp_path / "a.sqlite"))
+    everything = range(len(games))
+    in_order = rate_store(stored(everything, tmp_path / "a.sqlite"))
     # The independent chains (overall, each ruleset) rated in parallel processes agree.
-    assert rate_store(stored(range(6), tmp_path / "p.sqlite"), workers=3, parallel_from=0) == in_order
-    parts = [Rater(PLAN, [chain]) for chain in ("overall", 0, 1)]
+    assert rate_store(stored(everything, tmp_path / "p.sqlite"), workers=3, parallel_from=0) == in_order
+    parts = [Rater(plan, [chain]) for chain in ("overall", 0, 1)]
     for rater in parts:
         rater.drain(Store.open(tmp_path / "p.sqlite"), stop_at_gap=False)
-    assert assemble(PLAN, {k: v for r in parts for k, v in r.parts().items()}) == in_order
-    shuffled = list(range(6))
+    assert assemble(plan, {k: v for r in parts for k, v in r.parts().items()}) == in_order
+    shuffled = list(everything)
     random.Random(4).shuffle(shuffled)
-    assert shuffled != list(range(6))
+    assert shuffled != list(everything)
     assert rate_store(stored(shuffled, tmp_path / "b.sqlite")) == in_order
     # A following rater stops at the first game not stored yet, and catches up later.
     store = stored([0, 1, 3], tmp_path / "c.sqlite")
-    rater = Rater(PLAN)
+    rater = Rater(plan)
     assert rater.drain(store) is False and rater.rated == 2
-    store.add([StoredGame(i, GAMES[i][0], 0, 0, 0, encode([GAMES[i][1], GAMES[i][2], GAMES[i][3],
-                                                             [0] * len(GAMES[i][1])]), "h", b"{}")
-               for i in (2, 4, 5)], run=2)
+    store.add([games[i] for i in everything if i not in (0, 1, 3)], run=2)
     rater.drain(store)
     assert rater.standings() == in_order
 
@@ -146,8 +153,9 @@ def test_games_are_rated_in_schedule_order_whatever_order_they_were_stored_in(tm
 def test_a_game_cannot_be_stored_twice(tmp_path):
     import sqlite3
 
-    store = Store.create(tmp_path / "s.sqlite", {"plan": PLAN})
-    game = StoredGame(0, 0, 0, 0, 0, encode([[0, 1, 2, 3], [1, 2, 3, 4], [0, 0, 0, 0], [0] * 4]), "h", b"{}")
+    plan, rows = round_robin(["a", "b", "c", "d"], 4, 1, coin_flips())
+    store = Store.create(tmp_path / "s.sqlite", {"plan": plan})
+    game = stored_games(rows, 4)[0]
     store.add([game], run=1)
     with pytest.raises(sqlite3.IntegrityError):
         store.add([game], run=2)

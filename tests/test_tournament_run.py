@@ -41,7 +41,7 @@ use = "toy-cautious"
 
 def hashes(out):
     with sqlite3.connect(store_path(out)) as db:
-        return dict(db.execute("SELECT game_index, transcript_hash FROM games"))
+        return dict(db.execute("SELECT game_key, transcript_hash FROM games"))
 
 
 def test_one_and_two_workers_give_identical_standings_and_games(toy):
@@ -103,7 +103,7 @@ def test_kill_9_of_a_running_arena_run_loses_nothing_and_the_rerun_matches_an_un
     assert f"resuming: {kept:,} games already stored, {total - kept:,} to play" in err
     with sqlite3.connect(store) as db:
         runs = dict(db.execute("SELECT run, COUNT(*) FROM games GROUP BY run"))
-        count, distinct = db.execute("SELECT COUNT(*), COUNT(DISTINCT game_index) FROM games").fetchone()
+        count, distinct = db.execute("SELECT COUNT(*), COUNT(DISTINCT game_key) FROM games").fetchone()
     assert runs == {1: kept, 2: total - kept} and count == distinct == total
 
     reference = run(path, toy / "reference", workers=2)

@@ -32,8 +32,9 @@ def toy_stop_file(path, extra=SETTLED, bots=TWO_BOTS, players=2):
 
 
 def games(out):
-    with sqlite3.connect(store_path(out)) as db:
-        return db.execute("SELECT game_index, ruleset, deal, transcript_hash FROM games ORDER BY game_index").fetchall()
+    """The counted games (not past a stop) in schedule order: index, ruleset, deal, transcript hash."""
+    with Store.open(store_path(out)) as store:
+        return [(row.index, row.ruleset, row.deal, row.transcript_hash) for row in store.stored_rows()]
 
 
 def looks(out):
@@ -68,7 +69,7 @@ def test_one_and_two_workers_stop_at_the_same_deal_with_the_same_games_and_stand
     assert without_provenance(toy / "one" / "standings.json") == without_provenance(toy / "two" / "standings.json")
 
 
-def test_games_in_flight_at_a_stop_are_stored_apart_and_left_out(toy):
+def test_games_in_flight_at_a_stop_stay_stored_and_are_left_out(toy):
     from arena.store import after_stop_count
 
     path = toy_stop_file(toy / "t.toml", extra=SETTLED.replace("look_every = 2", "look_every = 1"))
@@ -78,9 +79,9 @@ def test_games_in_flight_at_a_stop_are_stored_apart_and_left_out(toy):
         cut = read_looks(store)[-1].deals
         counted = store.count()
     assert counted == cut * 2 == two.total
-    with sqlite3.connect(store_path(toy / "two")) as db:
-        assert db.execute("SELECT MIN(deal) FROM games_after_stop").fetchone()[0] in (None, cut, cut + 1)
-        assert db.execute("SELECT COUNT(*) FROM games WHERE deal >= ?", (cut,)).fetchone()[0] == 0
+    with sqlite3.connect(store_path(toy / "two")) as db:   # kept where they were stored: no row moves
+        past, first = db.execute("SELECT COUNT(*), MIN(deal) FROM games WHERE deal >= ?", (cut,)).fetchone()
+    assert past == late and first in (None, cut, cut + 1)
     assert late >= 0  # how many were in flight depends on the workers; none of them counts
     one = run(path, toy / "one", workers=1)
     assert games(toy / "one") == games(toy / "two")
@@ -153,3 +154,48 @@ def test_arena_rank_checks_a_stopped_store_against_its_records(toy, extra, bots,
     result = CliRunner().invoke(main, ["rank", str(toy / "r")])
     assert result.exit_code == 0, result.output
     assert "replayed exactly" in result.stderr
+
+
+FOUR_BOTS = TWO_BOTS + """
+[[bots]]
+use = "random"
+as = "random-2"
+
+[[bots]]
+use = "toy-cautious"
+as = "cautious-18"
+params = { threshold = 18 }
+"""
+
+
+def test_a_settled_two_player_run_deals_no_more_to_settled_pairs_and_reports_the_games_saved(toy):
+    """Issue 37 item 3: a pair settled at a look is dealt no game from the block after the next
+    on; the same games on one and two workers; the stop reports the games saved against the
+    full schedule, and the counted games are exactly the schedule's less those."""
+    path = toy_stop_file(toy / "t.toml", bots=FOUR_BOTS, extra=SETTLED.replace("400", "60"), players=2)
+    one = run(path, toy / "one", workers=1)
+    two = run(path, toy / "two", workers=2, batch_size=3)
+    assert one.complete and two.complete and games(toy / "one") == games(toy / "two")
+    recorded = looks(toy / "one")
+    closing = [look for look in recorded if look.detail.get("closed")]
+    assert closing, [look.detail for look in recorded]
+    names = ["random-1", "cautious-15", "random-2", "cautious-18"]
+    closed = {tuple(sorted(names.index(n) for n in pair)): look.detail["closed_from"]
+              for look in closing for pair in look.detail["closed"]}
+    with Store.open(store_path(toy / "one")) as store:
+        rows = list(store.iter_rows())
+    assert rows and not any(row.deal >= closed.get(tuple(sorted(row.seats)), 10**9) for row in rows)
+    last = recorded[-1]
+    full = last.deals * 6 * 2   # six pairs, two rotations a deal
+    assert last.stopped and last.detail["saved"] == full - len(rows) > 0
+    assert one.total == len(rows)
+    doc = json.loads((toy / "one" / "standings.json").read_text())
+    assert doc["tournament"]["games_total"] == len(rows)
+    assert doc["pairwise"]["rulesets"]["toy-race"]["stop"]["games_saved"] == last.detail["saved"]
+    assert f"{last.detail['saved']:,} games saved" in (toy / "one" / "standings.md").read_text()
+
+
+def test_a_settled_three_player_run_deals_to_every_table(toy):
+    path = toy_stop_file(toy / "t.toml", bots=FOUR_BOTS, extra=SETTLED.replace("400", "8"), players=3)
+    run(path, toy / "r", workers=1)
+    assert not any(look.detail.get("closed") for look in looks(toy / "r"))

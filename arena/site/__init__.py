@@ -95,13 +95,16 @@ def replay_file_text(store: Store, index: int, rulesets: Mapping[str, Any] | Non
 
 
 def build_context(store: Store, standings: Mapping[str, Any] | None = None,
-                  replay_games: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
-    """Everything index.html shows (plain data plus SVG markup)."""
+                  replay_games: Sequence[dict[str, Any]] = (),
+                  history: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Everything index.html shows (plain data plus SVG markup). `standings` and `history`:
+    the run's rating pass (`arena.ratings.rate_with_history`); rated here when either is missing."""
     from arena.publish import provenance
 
     plan = store.get("plan")
-    rated, history = rate_with_history(store)
-    standings = standings if standings is not None else rated
+    if standings is None or history is None:
+        rated, history = rate_with_history(store)
+        standings = standings if standings is not None else rated
     faults = faults_rows(store, plan)
     return {
         **_page_context(provenance(store), plan, standings, history, shared=scope_plan(plan) == [0]),
@@ -218,13 +221,14 @@ def _game_summary(index: int, record: Mapping[str, Any], label: str) -> dict[str
 
 
 def write_site(results_dir: str | Path, store: Store, replays: int | None = None,
-               standings: Mapping[str, Any] | None = None) -> Path:
+               standings: Mapping[str, Any] | None = None, history: Mapping[str, Any] | None = None) -> Path:
     """Write ``RESULTS_DIR/site/`` from `store` and return its path.
 
     `replays`: how many games get a replay file (None: every game of a tournament
     of at most 200 games, else a deterministic sample of 100; 0: none); see
     `arena.site.data.choose_replays`. `standings`: the standings already rated
-    (as `arena.publish.publish` takes them); rated here if None. Replay files are
+    (as `arena.publish.publish` takes them) and `history` (the rating history the charts
+    draw, from the same pass): rated here if None. Replay files are
     rewritten each time (the folder is replaced)."""
     results_dir = Path(results_dir)
     plan = store.get("plan")
@@ -250,7 +254,7 @@ def write_site(results_dir: str | Path, store: Store, replays: int | None = None
     (tmp / "replays" / "index.js").write_text(
         "window.ARENA_REPLAY_INDEX = " + json.dumps([g["game"] for g in games]) + ";\n", encoding="utf-8")
 
-    context = build_context(store, standings, games)
+    context = build_context(store, standings, games, history)
     context["replays_all"] = len(games) == len(rows)
     _render_pages(tmp, context)
     _render_bot_pages(tmp, context, bot_pages(plan, rows, context["scopes"], context["faults_all"], records,

@@ -1,11 +1,7 @@
 """The data the site's pages are built from, computed from a results store alone.
 
-- `rate_with_history`: standings exactly as `arena.ratings.Rater` computes them
-  (the same class, fed the same games in schedule order) plus each entry's rating
-  history per scope (overall and each ruleset label): the prior before any game
-  (``[0, -1, mu, sigma]``), then after each of its games
-  ``[games played in the scope, schedule index, mu, sigma]``, thinned to at most
-  `max_points` points (the first and the last always kept);
+- `rate_with_history` (from arena.ratings, which alone reads a `Rater`): standings
+  and each entry's rating history per scope, when the run did not hand them over;
 - `head_to_head_matrix`: a scope's head-to-head fractions as a matrix in
   leaderboard order;
 - `pairwise_view`: a scope's pairwise results (mean paired scores, intervals, LOS,
@@ -22,8 +18,8 @@ import math
 from typing import Any, Iterable, Mapping, Sequence
 
 from arena.decisions import shown_number
-from arena.ratings import OVERALL, Rater
-from arena.store import Store, StoreError, read_luck
+from arena.ratings import OVERALL, rate_with_history, thin  # noqa: F401 (rated in arena.ratings)
+from arena.store import Store, StoreError
 
 DEFAULT_REPLAY_SAMPLE = 100
 """Replays written for a tournament larger than `SMALL_TOURNAMENT` games when
@@ -34,54 +30,6 @@ SMALL_TOURNAMENT = 200
 # Okabe-Ito: a palette that reads for the common color-vision deficiencies.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
-
-
-def rate_with_history(store: Store, max_points: int = 300) -> tuple[dict[str, Any], dict[str, dict[str, list]]]:
-    """``(standings, history)`` for every game in `store` (see the module docstring).
-
-    ``history[label][bot] = [[games, index, mu, sigma], ...]`` with ``label`` =
-    ``"overall"`` or a ruleset label."""
-    plan = store.plan()
-    rater = Rater(plan)
-    labels = [r["label"] for r in plan["rulesets"]]
-    names = [e["bot"] for e in plan["entries"]]
-    # (label, scope) pairs to follow; the overall chain is ruleset 0's when shared.
-    tracked: list[tuple[str, Any, int | None]] = []
-    if rater.overall is not None:
-        tracked.append((OVERALL, rater.overall, None))
-    for i, scope in rater.scopes.items():
-        tracked.append((labels[i], scope, i))
-    if rater.overall is None and 0 in rater.scopes:
-        tracked.append((OVERALL, rater.scopes[0], 0))
-    history: dict[str, dict[str, list]] = {label: {} for label, _, _ in tracked}
-    for label, scope, _ in tracked:  # every line starts at the prior, before any game (index -1)
-        for entry in scope.entries:
-            prior = scope.ratings[entry]
-            history[label][names[entry]] = [[0, -1, round(prior.mu, 4), round(prior.sigma, 4)]]
-    luck = read_luck(store) if rater.adjusted else {}   # a ruleset scored luck-adjusted
-    for row in store.iter_rows():
-        rater.apply(row, luck.get(row.index))
-        rater.next_index = row.index + 1
-        for label, scope, only in tracked:
-            if only is not None and row.ruleset != only:
-                continue
-            series = history[label]
-            for entry in row.seats:
-                rating = scope.ratings[entry]
-                series.setdefault(names[entry], []).append(
-                    [scope.games[entry], row.index, round(rating.mu, 4), round(rating.sigma, 4)])
-    for series in history.values():
-        for bot, points in series.items():
-            series[bot] = thin(points, max_points)
-    return rater.standings(), history
-
-
-def thin(points: Sequence[Any], limit: int) -> list[Any]:
-    """At most `limit` of `points`, evenly spread, first and last kept."""
-    if len(points) <= limit or limit < 2:
-        return list(points)
-    step = (len(points) - 1) / (limit - 1)
-    return [points[round(i * step)] for i in range(limit)]
 
 
 def head_to_head_matrix(rows: Sequence[Mapping[str, Any]], pairs: Mapping[str, Mapping[str, float]]

@@ -87,7 +87,7 @@ versions = sa.Table(
 tasks = sa.Table(
     "tasks", metadata,  # the work queue: gate runs and games, leased to workers in batches
     sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("key", sa.String(64), nullable=False, unique=True),  # a game's identity key, or the gate's
+    sa.Column("key", sa.String(80), nullable=False, unique=True),  # a game's identity key, or "gate-<content>"
     sa.Column("kind", sa.String(8), nullable=False),  # gate, game
     sa.Column("spec", sa.Text, nullable=False),  # JSON: what the worker needs to play it
     sa.Column("state", sa.String(8), nullable=False),  # queued, leased, done, failed

@@ -77,19 +77,16 @@ def _header_problem(spec: Spec, record: Mapping[str, Any], cls: Any) -> str | No
     return None
 
 
-def record_problem_for(spec: Spec, record: Any) -> str | None:
-    """Why `record` is not a faithful record of the game `spec` (None: it is)."""
+def record_problem_for(spec: Spec, record: Any, cls: Any) -> str | None:
+    """Why `record` is not a faithful record of the game `spec` of ruleset `cls` (the
+    installed class of the spec's ruleset id) (None: it is)."""
     from arena.match import record_problem, replay
-    from arena.plugins import load_registry
     from arena.verify import fault_problem
 
     problem = record_problem(record)
     if problem:
         return f"not a game record: {problem}"
-    entry = load_registry().rulesets.get(spec["ruleset"]["id"])
-    if entry is None:
-        return f"ruleset {spec['ruleset']['id']!r} is not installed on the server"
-    problem = _header_problem(spec, record, entry.cls)
+    problem = _header_problem(spec, record, cls)
     if problem:
         return problem
     forfeited = record.get("forfeited") or []
@@ -97,8 +94,8 @@ def record_problem_for(spec: Spec, record: Any) -> str | None:
     if any(faults[seat] == 0 for seat in forfeited):
         return f"it forfeits seats {forfeited} that committed no fault"
     try:
-        replay(record, entry.cls)
-        problem = fault_problem(record, entry.cls) if record.get("faults") else None
+        replay(record, cls)
+        problem = fault_problem(record, cls) if record.get("faults") else None
     except Exception as exc:  # ReplayMismatchError, or an engine that cannot take the record
         return f"it does not replay ({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})"
     return f"its faults are not what was played: {problem}" if problem else None

@@ -219,7 +219,7 @@ class Ladder:
             created=time.time()))
 
     def _store_game(self, conn: Connection, task: Any, spec: Spec, record: Any) -> str | None:
-        problem = record_problem_for(spec, record)
+        problem = record_problem_for(spec, record, self.rulesets[spec["ruleset"]["label"]]["cls"])
         if problem is None:
             self._insert_game(conn, spec, record)
         return problem
@@ -239,7 +239,8 @@ class Ladder:
             if len(records) != len(specs):
                 return f"the gate returned {len(records)} game records, not {len(specs)}"
             for number, (game, record) in enumerate(zip(specs, records), 1):
-                if (problem := record_problem_for(game, record)) is not None:
+                cls = self.rulesets[game["ruleset"]["label"]]["cls"]
+                if (problem := record_problem_for(game, record, cls)) is not None:
                     return f"gate game {number}: {problem}"
                 self._insert_game(conn, game, record)
         values: dict[str, Any] = {"state": "passed" if passed else "failed", "gate_log": log, "gated": time.time()}

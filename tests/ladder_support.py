@@ -10,13 +10,17 @@ server: .ci/run). ``ARENA_TEST_POSTGRES=skip`` skips them on a machine without i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import os
+import signal
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Iterator
@@ -25,6 +29,7 @@ import pytest
 
 from arena.ladder.games import Spec
 from arena.ladder.versions import gate_specs
+from arena.ladder.worker import Client, WorkerError
 
 PG_BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 
@@ -129,3 +134,79 @@ def inline_result(task: dict[str, Any], label: str = "1.0+test") -> dict[str, An
     records = [play_inline(game) for game in gate_specs(seat, spec["rulesets"], spec["random"], spec["seed"])]
     return {"passed": True, "label": label, "package": "pkg", "rulesets": [r["label"] for r in spec["rulesets"]],
             "records": records, "log": "gate passed (in-process test worker)"}
+
+
+# -- servers ------------------------------------------------------------------------------
+
+
+class Server:
+    """`arena ladder serve` in a process of its own (no local workers)."""
+
+    def __init__(self, folder: Path, db: str | None, config: str, workers: int = 0):
+        self.folder, self.db, self.workers = folder, db, workers
+        self.config = folder / "ladder.toml"
+        folder.mkdir(exist_ok=True)
+        self.config.write_text(config)
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def args(self) -> list[str]:
+        return ["--folder", str(self.folder), "--config", str(self.config)] + (["--db", self.db] if self.db else [])
+
+    def admin(self) -> str:
+        """`arena ladder admin create boss` (in this process: a command's start costs seconds here)."""
+        from click.testing import CliRunner
+
+        from arena.cli import main
+
+        done = CliRunner().invoke(main, ["ladder", "admin", "create", "boss", *self.args()])
+        assert done.exit_code == 0, done.output
+        return done.output.strip()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *self.args(), "--port",
+                                         str(self.port), "--workers", str(self.workers)],
+                                        stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                Client(self.url, "", timeout=5).call("GET", "/api/status")
+                return
+            except WorkerError:
+                assert self.process.poll() is None, "the ladder server exited"
+                time.sleep(0.2)
+        raise AssertionError("the ladder server did not answer")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def serve_in_thread(ladder: Any) -> Iterator[str]:
+    """`ladder`'s API served by uvicorn on a thread of this process; its URL."""
+    import threading
+
+    import uvicorn
+
+    from arena.ladder.api import make_app
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    served = uvicorn.Server(uvicorn.Config(make_app(ladder), access_log=False, log_level="warning"))
+    thread = threading.Thread(target=served.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    while not served.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        served.should_exit = True
+        thread.join(timeout=30)

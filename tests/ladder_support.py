@@ -57,9 +57,11 @@ class PrivatePostgres:
 
     def start(self) -> str:
         user = "postgres" if self.as_user else os.environ.get("USER", "postgres")
-        self.run(str(self.bin / "initdb"), "-D", str(self.data), "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync")
+        self.run(str(self.bin / "initdb"), "-D", str(self.data), "-U", user, "--auth=trust", "-E", "UTF8",
+                 "--no-sync")
+        settings = f"-p {self.port} -k {self.folder} -c listen_addresses='' -c fsync=off -c shared_buffers=16MB"
         self.run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-t", "60", "-l", str(self.folder / "log"),
-                 "-o", f"-p {self.port} -k {self.folder} -c listen_addresses='' -c fsync=off -c shared_buffers=16MB", "start")
+                 "-o", settings, "start")
         return f"postgresql://{user}@/postgres?host={self.folder}&port={self.port}"
 
     def stop(self) -> None:

@@ -6,7 +6,6 @@ the PostgreSQL cases fail). Workers here are the in-process stand-in of ladder_s
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 

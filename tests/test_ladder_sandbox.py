@@ -41,6 +41,7 @@ def pg_server():
 
 def second_bot(folder: Path) -> Path:
     """A second bot package (the fixture bot under another name), made for the test."""
+    folder.mkdir()
     source = (FIXTURE_BOT / "arena_fixture_bot.py").read_text()
     (folder / "pyproject.toml").write_text((FIXTURE_BOT / "pyproject.toml").read_text()
                                            .replace("arena-fixture-bot", "arena-other-bot")

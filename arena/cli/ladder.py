@@ -29,7 +29,18 @@ def _token(token: str | None) -> str:
     return token
 
 
+def _need_extra() -> None:
+    """A one-line error where the ladder's libraries are not installed."""
+    import importlib.util
+
+    wanted = ("sqlalchemy", "starlette", "uvicorn", "psycopg")
+    missing = [name for name in wanted if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConfigError(f"the ladder needs {', '.join(missing)}: pip install 'flip-arena[ladder]'")
+
+
 def _ladder(folder: Path, db: str | None, config: Path | None) -> Any:
+    _need_extra()
     from arena.ladder.config import load_config
     from arena.ladder.serve import open_ladder
 

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena.errors import ArenaError
-from arena.ladder.db import invitations, people, tokens
+from arena.ladder.db import inserted_id, invitations, people, tokens
 
 SCOPES = ("submit", "worker", "admin")
 PERSON_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
@@ -59,7 +59,7 @@ def create_person(conn: Connection, name: str, admin: bool = False) -> int:
         raise ArenaError(f"person name {name[:70]!r}: lowercase letters, digits, '-' and '_', at most 64")
     if conn.execute(sa.select(people.c.id).where(people.c.name == name)).first() is not None:
         raise ArenaError(f"person name {name!r} is taken")
-    return int(conn.execute(people.insert().values(name=name, admin=admin, created=time.time())).inserted_primary_key[0])
+    return inserted_id(conn.execute(people.insert().values(name=name, admin=admin, created=time.time())))
 
 
 def issue_token(conn: Connection, person: int, scope: str) -> str:

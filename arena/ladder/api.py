@@ -120,7 +120,7 @@ class LadderApi:
 
         number = int(request.path_params["game"])
         record = self.ladder.game_record(number)
-        cls = next(r["cls"] for r in self.ladder.rulesets.values() if r["id"] == record["ruleset"]["id"])
+        cls: Any = next(r["cls"] for r in self.ladder.rulesets.values() if r["id"] == record["ruleset"]["id"])
         return Response(replay_script(replay_data(record, cls, number)), media_type="text/javascript")
 
     async def blob(self, request: Request) -> Any:

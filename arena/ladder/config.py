@@ -106,8 +106,8 @@ def decode_config(doc: dict[str, Any], source: str = "<config>") -> LadderConfig
     except msgspec.ValidationError as exc:
         path, problem = _where(str(exc))
         raise LadderConfigError(f"{source}: {path}: {problem}") from None
-    if problem := _bounds_problem(config):
-        raise LadderConfigError(f"{source}: {problem}")
+    if bounds := _bounds_problem(config):
+        raise LadderConfigError(f"{source}: {bounds}")
     return config
 
 
@@ -133,7 +133,8 @@ def _bounds_problem(config: LadderConfig) -> str | None:
     names = [r.name for r in config.rulesets]
     for i, entry in enumerate(config.rulesets):
         if entry.id not in registry.rulesets:
-            return f"rulesets[{i}].id: no installed ruleset {entry.id!r} (installed: {', '.join(sorted(registry.rulesets))})"
+            installed = ", ".join(sorted(registry.rulesets))
+            return f"rulesets[{i}].id: no installed ruleset {entry.id!r} (installed: {installed})"
         if names.count(entry.name) > 1:
             return f"rulesets[{i}]: the label {entry.name!r} is used twice (give each a label)"
         cls = registry.rulesets[entry.id].cls

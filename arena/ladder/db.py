@@ -120,6 +120,13 @@ schema = sa.Table(
 )
 
 
+def inserted_id(result: Any) -> int:
+    """The primary key of the row an INSERT made."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[t for t in metadata.sorted_tables if t is not schema])
 

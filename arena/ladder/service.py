@@ -89,8 +89,9 @@ class Ladder:
         self.engine, self.config = engine, config
         self.lock = threading.RLock()
         registry = load_registry()
-        self.rulesets = {r.name: {"label": r.name, "id": r.id, "options": dict(r.options), "players": r.players,
-                                  "cls": registry.rulesets[r.id].cls} for r in config.rulesets}
+        self.rulesets: dict[str, dict[str, Any]] = {
+            r.name: {"label": r.name, "id": r.id, "options": dict(r.options), "players": r.players,
+                     "cls": registry.rulesets[r.id].cls} for r in config.rulesets}
         self.random_label = registry.bots["random"].origin.version
         self.scheduler = RoundRobinFirst([(r.name, r.players) for r in config.rulesets],
                                          config.ladder.deals_per_table)

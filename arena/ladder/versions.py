@@ -25,7 +25,7 @@ from arena.bot import BOT_NAME
 from arena.errors import ArenaError
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.config import QuotaSection
-from arena.ladder.db import blobs, bots, versions
+from arena.ladder.db import blobs, bots, inserted_id, versions
 from arena.ladder.games import Spec, make_spec
 
 DAY = 86_400.0
@@ -57,7 +57,7 @@ def pack_folder(folder: Path) -> tuple[str, bytes]:
     import gzip
 
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as packed, \
-            tarfile.open(fileobj=packed, mode="w", format=tarfile.PAX_FORMAT) as tar:  # type: ignore[call-overload]
+            tarfile.open(fileobj=packed, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for path in _walk(folder):
             info = tar.gettarinfo(str(path), arcname=f"{folder.name}/{path.relative_to(folder).as_posix()}")
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
@@ -78,11 +78,11 @@ def _own_bot(conn: Connection, caller: Caller, name: str, quotas: QuotaSection) 
         if row.owner != caller.person and not caller.admin:
             raise AccessError(f"bot {name!r} belongs to another author")
         return int(row.id)
-    owned = conn.execute(sa.select(sa.func.count()).select_from(bots).where(bots.c.owner == caller.person)).scalar()
+    owned = conn.execute(sa.select(sa.func.count()).select_from(bots).where(bots.c.owner == caller.person)
+                         ).scalar() or 0
     if owned >= quotas.bots_per_author:
         raise UploadError(f"quota: {caller.name} already has {owned} bots (quotas.bots_per_author)", 429)
-    return int(conn.execute(bots.insert().values(name=name, owner=caller.person, created=time.time()))
-               .inserted_primary_key[0])
+    return inserted_id(conn.execute(bots.insert().values(name=name, owner=caller.person, created=time.time())))
 
 
 def _duplicate(conn: Connection, blob: str, content: str) -> str | None:
@@ -103,7 +103,7 @@ def add_version(conn: Connection, caller: Caller, bot_name: str, filename: str, 
         raise UploadError(f"the upload is larger than {quotas.upload_bytes:,} bytes (quotas.upload_bytes)", 413)
     since = time.time() - DAY
     recent = conn.execute(sa.select(sa.func.count()).select_from(versions).join(bots, bots.c.id == versions.c.bot)
-                          .where(bots.c.owner == caller.person, versions.c.created > since)).scalar()
+                          .where(bots.c.owner == caller.person, versions.c.created > since)).scalar() or 0
     if recent >= quotas.uploads_per_day:
         raise UploadError(f"quota: {recent} uploads in the last 24 hours (quotas.uploads_per_day)", 429)
     bot = _own_bot(conn, caller, bot_name, quotas)
@@ -112,9 +112,9 @@ def add_version(conn: Connection, caller: Caller, bot_name: str, filename: str, 
         raise UploadError(f"this upload is identical to {same}", 409)
     conn.execute(blobs.insert().values(sha256=blob, filename=filename, data=data))
     number = (conn.execute(sa.select(sa.func.max(versions.c.number)).where(versions.c.bot == bot)).scalar() or 0) + 1
-    version = conn.execute(versions.insert().values(
+    version = inserted_id(conn.execute(versions.insert().values(
         bot=bot, number=number, content=content, blob=blob, size=len(data), state="pending", label="", package="",
-        rulesets="[]", gate_log="", created=time.time())).inserted_primary_key[0]
+        rulesets="[]", gate_log="", created=time.time())))
     return {"bot": bot_name, "version": number, "version_id": int(version), "content": content, "state": "pending"}
 
 

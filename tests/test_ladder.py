@@ -6,6 +6,7 @@ the PostgreSQL cases fail). Workers here are the in-process stand-in of ladder_s
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -133,7 +134,9 @@ def test_tokens_are_stored_hashed_scoped_and_revocable(db_url):
         ladder.issue_token(author, "worker")
     with pytest.raises(AccessError, match="leasing work needs a worker token"):
         ladder.lease(author)
-    assert ladder.revoke(admin, stored[1][:10]) == 1
+    listed = ladder.tokens(admin)
+    assert [t["scope"] for t in listed] == ["admin", "worker"] and worker_token not in json.dumps(listed)
+    assert ladder.revoke(admin, listed[1]["id"]) == 1
     with pytest.raises(AccessError, match="unknown or revoked"):
         ladder.caller(f"Bearer {worker_token}")
 

@@ -99,7 +99,7 @@ def admin_create(name: str, folder: Path, db: str | None, config: Path | None) -
 @ladder.command("submit")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--to", "url", required=True, help="The ladder's URL (http://HOST:PORT).")
-@click.option("--bot", "bot", help="The bot's name on the ladder (default: the folder's or file's name).")
+@click.option("--bot", "bot", help="The bot's name on the ladder (default: a folder's name).")
 @click.option("--token", help=TOKEN_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the server's answer as JSON.")
 @user_errors
@@ -110,14 +110,21 @@ def submit(path: Path, url: str, bot: str | None, token: str | None, as_json: bo
     from arena.ladder.versions import pack_folder
     from arena.ladder.worker import Client
 
+    from arena.ladder.worker import WorkerError
+
+    name = bot or (path.name if path.is_dir() else None)
+    if name is None:
+        raise ConfigError(f"{path}: name the bot with --bot NAME (needed for a wheel or sdist)")
     if path.is_dir():
         filename, data = pack_folder(path)
     else:
         filename, data = path.name, path.read_bytes()
-    name = bot or path.name.split(".")[0].split("-0")[0].lower()
     client = Client(url, _token(token))
     query = urllib.parse.urlencode({"filename": filename})
-    answer = client.upload(f"/api/bots/{urllib.parse.quote(name)}/versions?{query}", data)
+    try:
+        answer = client.upload(f"/api/bots/{urllib.parse.quote(name)}/versions?{query}", data)
+    except WorkerError as exc:  # refused (too large, a duplicate, a quota, not the author's): the user's to fix
+        raise ConfigError(f"{path}: {exc}") from None
     if as_json:
         print_json(answer)
     else:

@@ -16,6 +16,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -80,6 +81,14 @@ def revoke_token(conn: Connection, token_digest_prefix: str, caller: Caller) -> 
     if not caller.admin:
         where &= tokens.c.person == caller.person
     return int(conn.execute(tokens.update().where(where).values(revoked=time.time())).rowcount)
+
+
+def list_tokens(conn: Connection, caller: Caller) -> list[dict[str, Any]]:
+    """The caller's tokens: an id (the first 12 characters of the stored hash, what
+    `revoke_token` takes), scope, when made and revoked; never the secret."""
+    rows = conn.execute(sa.select(tokens.c.digest, tokens.c.scope, tokens.c.created, tokens.c.revoked)
+                        .where(tokens.c.person == caller.person).order_by(tokens.c.id)).all()
+    return [{"id": r.digest[:12], "scope": r.scope, "created": r.created, "revoked": r.revoked} for r in rows]
 
 
 def authenticate(conn: Connection, header: str | None) -> Caller:

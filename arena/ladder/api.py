@@ -91,6 +91,9 @@ class LadderApi:
         body = await _json(request)
         return {"token": self.ladder.issue_token(self.caller(request), str(body.get("scope", "submit")))}
 
+    async def tokens(self, request: Request) -> Any:
+        return {"tokens": self.ladder.tokens(self.caller(request))}
+
     async def revoke(self, request: Request) -> Any:
         return {"revoked": self.ladder.revoke(self.caller(request), request.path_params["prefix"])}
 
@@ -151,6 +154,7 @@ def make_app(ladder: Ladder) -> Starlette:
     routes = [
         ("/api/status", api.status, ["GET"]), ("/api/signup", api.sign_up, ["POST"]),
         ("/api/invitations", api.invite, ["POST"]), ("/api/tokens", api.new_token, ["POST"]),
+        ("/api/tokens", api.tokens, ["GET"]),
         ("/api/tokens/{prefix}", api.revoke, ["DELETE"]),
         ("/api/bots/{bot}/versions", api.submit, ["POST"]), ("/api/bots/{bot}", api.bot_page, ["GET"]),
         ("/api/bots/{bot}/versions/{number:int}/gate", api.gate_log, ["GET"]),

@@ -123,6 +123,10 @@ class Ladder:
         with self.lock, self.engine.begin() as conn:
             return accounts.issue_token(conn, caller.person, scope)
 
+    def tokens(self, caller: Caller) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            return accounts.list_tokens(conn, caller)
+
     def revoke(self, caller: Caller, prefix: str) -> int:
         with self.lock, self.engine.begin() as conn:
             return accounts.revoke_token(conn, prefix, caller)

@@ -241,6 +241,29 @@ def test_a_forged_record_is_refused_and_its_game_played_again(db_url):
     assert task["id"] in [t["id"] for t in ladder.lease(worker)["tasks"]]  # queued again
 
 
+def test_bot_logs_are_served_to_their_author_only(db_url):
+    ladder = make_ladder(db_url)
+    admin = admin_of(ladder)
+    worker = ladder.caller(f"Bearer {ladder.issue_token(admin, 'worker')}")
+    ann = ladder.caller(f"Bearer {ladder.sign_up('ann', ladder.invite(admin))}")
+    bob = ladder.caller(f"Bearer {ladder.sign_up('bob', ladder.invite(admin))}")
+    ladder.submit(ann, "alpha", "alpha.whl", b"a")
+    ladder.submit(bob, "beta", "beta.whl", b"b")
+    for _ in range(2):
+        task = ladder.lease(worker)["tasks"][0]
+        ladder.complete(worker, task["id"], inline_result(task))
+    task = ladder.lease(worker)["tasks"][0]
+    result = inline_result(task)
+    result["record"]["logs"] = {"0": f"seat 0 ({task['spec']['seats'][0]['name']}) thinking", "1": "seat 1 here"}
+    ladder.complete(worker, task["id"], result)
+    game = max(g["game"] for g in ladder.bot_page("alpha")["games"])
+    alpha_seat = str([s["name"] for s in task["spec"]["seats"]].index("alpha"))
+    assert ladder.game_logs(ann, game)["logs"] == {alpha_seat: result["record"]["logs"][alpha_seat]}
+    assert list(ladder.game_logs(bob, game)["logs"]) == [str(1 - int(alpha_seat))]
+    assert len(ladder.game_logs(admin, game)["logs"]) == 2
+    assert "logs" not in ladder.game_record(game)
+
+
 # -- leases: expiry, re-issue, results stored once --------------------------------------
 
 

@@ -153,3 +153,89 @@ def test_api_tokens_uploads_standings_records_and_replays(api_server):
     assert sorted(row["bot"] for row in table) == ["alpha", "beta"] and all(row["games"] == 4 for row in table)
     with pytest.raises(WorkerError, match="HTTP 404 no ruleset 'chess'"):
         Client(url, "").call("GET", "/api/standings/chess")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("db_arg", ["sqlite", "postgresql"], indirect=True)
+def test_server_killed_with_9_again_and_again_while_a_worker_plays(server):
+    """Three kill -9s at moments drawn from a fixed seed, a worker playing throughout."""
+    import random
+    import threading
+
+    admin = Client(server.url, server.admin())
+    server.start()
+    worker = Client(server.url, admin.call("POST", "/api/tokens", {"scope": "worker"})["token"], timeout=10)
+    for bot in ("alpha", "beta", "gamma"):
+        upload(admin, bot, f"{bot} wheel".encode())
+    stop = threading.Event()
+
+    def play() -> None:
+        while not stop.is_set():
+            try:
+                lease = worker.call("POST", "/api/work/lease", {})
+                for task in lease["tasks"]:
+                    worker.call("POST", f"/api/work/{task['id']}/result", inline_result(task))
+                if not lease["tasks"]:
+                    time.sleep(0.3)
+            except WorkerError:  # the server is down: ask again
+                time.sleep(0.3)
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    rng = random.Random(38)
+    try:
+        for _ in range(3):
+            time.sleep(rng.uniform(0.5, 3.0))
+            server.kill()
+            server.start()
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            status = worker.call("GET", "/api/status")
+            if status["games"] == 12 + 6 and not status.get("tasks_leased") and not status.get("tasks_queued"):
+                break
+            time.sleep(0.5)
+    finally:
+        stop.set()
+        thread.join()
+    assert status["games"] == 12 + 6
+    assert sum(row["games"] for row in worker.call("GET", "/api/standings")["flip-7"]) == 2 * 12
+    keys = stored_games(server.folder, server.db)
+    assert len(keys) == len(set(keys)) == 12
+
+
+@pytest.mark.slow
+def test_postgresql_restarted_under_a_running_ladder_loses_nothing(tmp_path):
+    """The database server stopped hard (-m immediate) and started again between a lease and
+    its results: the results then stored once, the rest played, none counted twice."""
+    import tomllib
+
+    from ladder_support import PG_BINARIES, PrivatePostgres
+
+    from arena.ladder.config import decode_config
+    from arena.ladder.service import Ladder
+
+    if not PG_BINARIES:
+        pytest.fail("no PostgreSQL binaries (see tests/ladder_support.py)")
+    database = PrivatePostgres()
+    try:
+        url = fresh_database(database.start())
+        ladder = Ladder(connect(database_url(url, tmp_path)), decode_config(tomllib.loads(CONFIG)))
+        admin = ladder.caller(f"Bearer {ladder.create_admin('boss')}")
+        worker = ladder.caller(f"Bearer {ladder.issue_token(admin, 'worker')}")
+        for bot in ("alpha", "beta", "gamma"):
+            ladder.submit(admin, bot, f"{bot}.whl", bot.encode())
+        batches = [ladder.lease(worker)["tasks"] for _ in range(4)]  # three gates, then three games
+        database.run(str(database.bin / "pg_ctl"), "-D", str(database.data), "-m", "immediate", "-w", "stop")
+        database.run(str(database.bin / "pg_ctl"), "-D", str(database.data), "-w", "-l", str(database.folder / "log"),
+                     "-o", f"-p {database.port} -k {database.folder} -c listen_addresses=''", "start")
+        for batch in batches:
+            for task in batch:
+                assert ladder.complete(worker, task["id"], inline_result(task))["stored"] is True
+        while (lease := ladder.lease(worker))["tasks"]:
+            for task in lease["tasks"]:
+                ladder.complete(worker, task["id"], inline_result(task))
+        assert ladder.counts()["games"] == 12 + 6
+        assert sum(row["games"] for row in ladder.standings_table("flip-7")) == 2 * 12
+        ladder.engine.dispose()
+    finally:
+        database.stop()

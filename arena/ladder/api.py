@@ -117,6 +117,9 @@ class LadderApi:
     async def game(self, request: Request) -> Any:
         return self.ladder.game_record(int(request.path_params["game"]))
 
+    async def logs(self, request: Request) -> Any:
+        return self.ladder.game_logs(self.caller(request), int(request.path_params["game"]))
+
     async def replay(self, request: Request) -> Any:
         """The game's replay script, as `arena serve` serves ``replays/<game>.js``."""
         from arena.site.replay import replay_data, replay_script
@@ -160,6 +163,7 @@ def make_app(ladder: Ladder) -> Starlette:
         ("/api/bots/{bot}/versions/{number:int}/gate", api.gate_log, ["GET"]),
         ("/api/standings", api.standings, ["GET"]), ("/api/standings/{ruleset}", api.standings, ["GET"]),
         ("/api/games/{game:int}", api.game, ["GET"]), ("/api/games/{game:int}/replay.js", api.replay, ["GET"]),
+        ("/api/games/{game:int}/logs", api.logs, ["GET"]),
         ("/api/blobs/{sha256}", api.blob, ["GET"]), ("/api/work/lease", api.lease, ["POST"]),
         ("/api/work/heartbeat", api.heartbeat, ["POST"]), ("/api/work/{task:int}/result", api.result, ["POST"]),
     ]

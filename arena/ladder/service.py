@@ -325,6 +325,20 @@ class Ladder:
         record.pop("logs", None)  # a bot's logs are its author's (not served here)
         return record
 
+    def game_logs(self, caller: Caller, game_id: int) -> dict[str, Any]:
+        """What the bots of game `game_id` wrote to stderr, for the seats whose bot the caller
+        owns (an admin: every seat)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(games.c.record, games.c.seats).where(games.c.id == game_id)).first()
+            if row is None:
+                raise LeaseError(f"no game {game_id}", 404)
+            seats = json.loads(row.seats)
+            owners = dict(conn.execute(sa.select(versions.c.id, bots.c.owner).join(bots, bots.c.id == versions.c.bot)
+                                       .where(versions.c.id.in_([v for v in seats if v is not None]))).all())
+        logs = json.loads(zlib.decompress(row.record)).get("logs") or {}
+        mine = {str(seat) for seat, version in enumerate(seats) if caller.admin or owners.get(version) == caller.person}
+        return {"game": game_id, "logs": {seat: text for seat, text in logs.items() if seat in mine}}
+
     def counts(self) -> dict[str, int]:
         """Games stored and tasks by state (for the CLI, tests and the status endpoint)."""
         with self.engine.connect() as conn:

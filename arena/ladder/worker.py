@@ -136,7 +136,11 @@ def play(spec: Spec, cache: Cache, policy: Mapping[str, Any], echo: Callable[[st
                            policy=fault_policy)
     finally:
         pool.close()
-    return result.record
+    record = result.record
+    logs = {str(seat): text for seat, text in enumerate(result.logs) if text}
+    if logs:  # each bot's stderr, served to its author only
+        record["logs"] = logs
+    return record
 
 
 def _probe_bot(spec: Mapping[str, Any], cache: Cache, echo: Callable[[str], None]) -> Any:

@@ -180,8 +180,9 @@ def test_identical_upload_is_refused_naming_the_version_and_quotas_hold(db_url):
     with pytest.raises(UploadError, match="5 uploads in the last 24 hours .quotas.uploads_per_day.") as caught:
         ladder.submit(author, "beta", "beta.whl", b"b4")
     assert caught.value.status == 429
-    with pytest.raises(UploadError, match="upload a wheel"):
-        ladder.submit(admin, "delta", "delta.exe", b"d")
+    for name in ("delta.exe", "../delta.whl", "delta\n.whl", ".whl"):
+        with pytest.raises(UploadError, match="upload a wheel"):
+            ladder.submit(admin, "delta", name, b"d")
 
 
 def test_upload_content_is_the_submissions_content_hash(tmp_path):

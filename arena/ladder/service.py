@@ -139,7 +139,7 @@ class Ladder:
             added = add_version(conn, caller, bot, filename, data, self.config.quotas)
             spec = {"version": added["version_id"], "bot": bot, "content": added["content"],
                     "blob": conn.execute(sa.select(versions.c.blob).where(versions.c.id == added["version_id"]))
-                    .scalar(), "filename": filename.rsplit("/", 1)[-1],
+                    .scalar(), "filename": filename,
                     "rulesets": [{k: v for k, v in r.items() if k != "cls"} for r in self.rulesets.values()],
                     "random": self.random_label, "seed": self.config.ladder.seed}
             conn.execute(tasks.insert().values(key=f"gate-{added['content']}", kind="gate", spec=json.dumps(spec),

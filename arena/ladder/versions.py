@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
+import re
 import tarfile
 import time
 from pathlib import Path
@@ -30,6 +30,8 @@ from arena.ladder.games import Spec, make_spec
 
 DAY = 86_400.0
 UPLOAD_SUFFIXES = (".whl", ".tar.gz", ".zip")
+UPLOAD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
+"""What an upload's file name may be (it names the file in workers' caches)."""
 
 
 class UploadError(ArenaError):
@@ -96,9 +98,9 @@ def add_version(conn: Connection, caller: Caller, bot_name: str, filename: str, 
     """Register an uploaded version of `bot_name` (pending its gate); UploadError if refused."""
     if not caller.may("submit"):
         raise AccessError("uploading needs a submit token")
-    filename = os.path.basename(filename)
-    if not filename.endswith(UPLOAD_SUFFIXES) or len(filename) > 200:
-        raise UploadError(f"{filename[:70]!r}: upload a wheel (.whl) or an sdist (.tar.gz, .zip)")
+    if not (UPLOAD_NAME.fullmatch(filename) and filename.endswith(UPLOAD_SUFFIXES)):
+        raise UploadError(f"file name {filename[:70]!r}: upload a wheel (.whl) or an sdist (.tar.gz, .zip) "
+                          "named with letters, digits and . _ + - (at most 200)")
     if len(data) > quotas.upload_bytes:
         raise UploadError(f"the upload is larger than {quotas.upload_bytes:,} bytes (quotas.upload_bytes)", 413)
     since = time.time() - DAY

@@ -294,6 +294,22 @@ def test_an_expired_lease_is_reissued_and_its_games_stored_once(db_url):
     assert sum(r["games"] for r in ladder.standings_table("flip-7")) == 8  # each game rated once (2 seats)
 
 
+def test_a_task_whose_leases_keep_expiring_is_given_up(db_url):
+    ladder = make_ladder(db_url)
+    admin, worker = setup_bots(ladder, names=("alpha", "beta"))
+    gate = ladder.lease(worker)["tasks"][0]
+    ladder.complete(worker, gate["id"], inline_result(gate))
+    for attempt in range(5):  # beta's gate: leased, never returned
+        held = ladder.lease(worker)["tasks"]
+        assert [t["kind"] for t in held] == ["gate"], attempt
+        with ladder.engine.begin() as conn:
+            conn.execute(tasks.update().where(tasks.c.id == held[0]["id"]).values(expires=time.time() - 1))
+    assert ladder.lease(worker)["tasks"] == []  # given up; alpha alone has no one to play
+    assert ladder.gate_log(admin, "beta", 1)["state"] == "failed"
+    assert "no worker returned its gate in 5 leases" in ladder.gate_log(admin, "beta", 1)["log"]
+    assert ladder.counts()["tasks_failed"] == 1
+
+
 def test_standings_after_a_restart_are_those_rated_live(db_url):
     ladder = make_ladder(db_url)
     _, worker = setup_bots(ladder, names=("alpha", "beta", "gamma"))

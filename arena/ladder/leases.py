@@ -19,16 +19,29 @@ from typing import Any, Callable, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from arena.ladder.db import tasks
+from arena.ladder.db import tasks, versions
 from arena.ladder.games import Spec
 
-QUEUED, LEASED, DONE_STATE = "queued", "leased", "done"
+QUEUED, LEASED, DONE_STATE, FAILED = "queued", "leased", "done", "failed"
+MAX_ATTEMPTS = 5
+"""Leases of one task that may expire before it is given up (state ``failed``: a gate then
+fails its version; a game is not scheduled again): a task no worker can finish must not
+circle for ever."""
 
 
 def expire(conn: Connection, now: float) -> int:
-    """Put back in the queue every task whose lease has expired; how many."""
-    return int(conn.execute(tasks.update().where(tasks.c.state == LEASED, tasks.c.expires < now)
-                            .values(state=QUEUED, lease=None, expires=None)).rowcount)
+    """Put back in the queue every task whose lease has expired, or give it up after
+    `MAX_ATTEMPTS` leases; how many were put back."""
+    expired = (tasks.c.state == LEASED) & (tasks.c.expires < now)
+    given_up = conn.execute(sa.select(tasks.c.id, tasks.c.kind, tasks.c.spec)
+                            .where(expired, tasks.c.attempts >= MAX_ATTEMPTS)).all()
+    for task in given_up:
+        conn.execute(tasks.update().where(tasks.c.id == task.id).values(state=FAILED, lease=None, expires=None))
+        if task.kind == "gate":
+            conn.execute(versions.update().where(versions.c.id == json.loads(task.spec)["version"]).values(
+                state="failed", gated=now, gate_log=f"no worker returned its gate in {MAX_ATTEMPTS} leases "
+                                                    "(each expired: a worker crashed or timed out on it)"))
+    return int(conn.execute(tasks.update().where(expired).values(state=QUEUED, lease=None, expires=None)).rowcount)
 
 
 def enqueue_games(conn: Connection, specs: Sequence[tuple[str, Spec]]) -> None:

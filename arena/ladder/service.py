@@ -44,7 +44,7 @@ class DbState:
 
     def __init__(self, conn: Connection):
         rows = conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
-        self._stored = frozenset(r.key for r in rows if r.state == "done")
+        self._stored = frozenset(r.key for r in rows if r.state in ("done", "failed"))  # failed: given up
         self._flying = frozenset(r.key for r in rows if r.state in ("queued", "leased"))
         self._field = current_field(conn)
 

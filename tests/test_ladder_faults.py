@@ -126,6 +126,10 @@ def test_api_tokens_uploads_standings_records_and_replays(api_server):
     admin = Client(url, token)
     with pytest.raises(WorkerError, match="HTTP 401 no token"):
         Client(url, "").call("POST", "/api/work/lease", {})
+    from arena.ladder.worker import work
+
+    with pytest.raises(WorkerError, match="HTTP 401 the token is unknown or revoked"):
+        work(url, "worker_not-a-token", Path("unused"))  # a worker with a bad token stops, saying why
     code = admin.call("POST", "/api/invitations", {})["code"]
     author = Client(url, Client(url, "").call("POST", "/api/signup", {"name": "ann", "code": code})
                     ["token"])

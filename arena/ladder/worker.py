@@ -35,7 +35,11 @@ POLL_SECONDS = 2.0
 
 
 class WorkerError(ArenaError):
-    """The server refused a request, or cannot be reached."""
+    """The server refused a request (`status`: its HTTP status), or cannot be reached (status 0)."""
+
+    def __init__(self, message: str, status: int = 0):
+        super().__init__(message)
+        self.status = status
 
 
 class Client:
@@ -67,7 +71,8 @@ class Client:
                 said = json.loads(exc.read()).get("error", "")
             except ValueError:
                 said = ""
-            raise WorkerError(f"{request.get_method()} {request.full_url}: HTTP {exc.code} {said}".strip()) from None
+            raise WorkerError(f"{request.get_method()} {request.full_url}: HTTP {exc.code} {said}".strip(),
+                              exc.code) from None
         except (urllib.error.URLError, OSError) as exc:
             raise WorkerError(f"cannot reach {self.url}: {getattr(exc, 'reason', exc)}") from None
 
@@ -222,7 +227,8 @@ def run_task(task: Mapping[str, Any], cache: Cache, policy: Mapping[str, Any]) -
 
 def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None = None,
          echo: Callable[[str], None] = lambda line: None, idle_exit: bool = False) -> int:
-    """Pull and play work until `stop` is set (or, with `idle_exit`, until there is none); tasks done."""
+    """Pull and play work until `stop` is set (or, with `idle_exit`, until there is none); tasks
+    done. An unreachable server is asked again; a refused token raises WorkerError."""
     client = Client(url, token)
     cache = Cache(cache_folder, client)
     stop = stop or threading.Event()
@@ -231,6 +237,8 @@ def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None 
         try:
             lease = client.call("POST", "/api/work/lease", {})
         except WorkerError as exc:
+            if exc.status in (401, 403):  # a revoked or wrong token: asking again will not help
+                raise
             echo(f"worker: {exc}; retrying")
             stop.wait(POLL_SECONDS)
             continue

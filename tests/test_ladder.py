@@ -242,6 +242,21 @@ def test_a_forged_record_is_refused_and_its_game_played_again(db_url):
     assert task["id"] in [t["id"] for t in ladder.lease(worker)["tasks"]]  # queued again
 
 
+def test_a_gate_with_one_forged_record_stores_none_of_its_games_and_runs_again(db_url):
+    ladder = make_ladder(db_url)
+    admin, worker = setup_bots(ladder, names=("alpha",))
+    task = ladder.lease(worker)["tasks"][0]
+    report = inline_result(task)
+    report["records"][1]["deal_seed"] += 1
+    with pytest.raises(LeaseError, match="gate game 2: its seeds are not the ones"):
+        ladder.complete(worker, task["id"], report)
+    assert ladder.counts()["games"] == 0 and ladder.gate_log(admin, "alpha", 1)["state"] == "pending"
+    again = ladder.lease(worker)["tasks"][0]
+    assert again["id"] == task["id"]
+    assert ladder.complete(worker, again["id"], inline_result(again))["stored"] is True
+    assert ladder.counts()["games"] == 2 and ladder.gate_log(admin, "alpha", 1)["state"] == "passed"
+
+
 def test_bot_logs_are_served_to_their_author_only(db_url):
     ladder = make_ladder(db_url)
     admin = admin_of(ladder)

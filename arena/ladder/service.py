@@ -243,10 +243,11 @@ class Ladder:
             specs = gate_specs(seat, claimed, spec["random"], spec["seed"])
             if len(records) != len(specs):
                 return f"the gate returned {len(records)} game records, not {len(specs)}"
-            for number, (game, record) in enumerate(zip(specs, records), 1):
+            for number, (game, record) in enumerate(zip(specs, records), 1):  # all checked before any is stored
                 cls = self.rulesets[game["ruleset"]["label"]]["cls"]
                 if (problem := record_problem_for(game, record, cls)) is not None:
                     return f"gate game {number}: {problem}"
+            for game, record in zip(specs, records):
                 self._insert_game(conn, game, record)
         values: dict[str, Any] = {"state": "passed" if passed else "failed", "gate_log": log, "gated": time.time()}
         if passed:

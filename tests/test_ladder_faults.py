@@ -155,6 +155,8 @@ def test_api_tokens_uploads_standings_records_and_replays(api_server):
     assert script.startswith("window.") or "replay" in script[:200].lower()
     table = Client(url, "").call("GET", "/api/standings/flip-7")["flip-7"]
     assert sorted(row["bot"] for row in table) == ["alpha", "beta"] and all(row["games"] == 4 for row in table)
+    with pytest.raises(WorkerError, match="HTTP 400 the body is not a JSON object"):
+        Client(url, "").call("POST", "/api/signup", [1, 2])
     with pytest.raises(WorkerError, match="HTTP 404 no ruleset 'chess'"):
         Client(url, "").call("GET", "/api/standings/chess")
 

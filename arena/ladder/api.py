@@ -47,11 +47,14 @@ class _Refused(ArenaError):
         self.status = status
 
 
-async def _json(request: Request) -> Any:
+async def _json(request: Request) -> dict[str, Any]:
     try:
-        return json.loads(await _body(request, MAX_JSON_BYTES) or b"{}")
+        body = json.loads(await _body(request, MAX_JSON_BYTES) or b"{}")
     except ValueError:
         raise _Refused("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise _Refused("the body is not a JSON object")
+    return body
 
 
 Handler = Callable[[Request], Awaitable[Any]]

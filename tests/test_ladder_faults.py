@@ -245,3 +245,22 @@ def test_postgresql_restarted_under_a_running_ladder_loses_nothing(tmp_path):
         ladder.engine.dispose()
     finally:
         database.stop()
+
+
+@pytest.mark.parametrize("db_arg", ["sqlite"], indirect=True)
+def test_a_result_is_sent_again_while_the_server_is_unreachable_but_not_when_refused(api_server):
+    from ladder_support import _free_port
+
+    from arena.ladder.worker import send_result
+
+    url, token = api_server
+    worker = Client(url, Client(url, token).call("POST", "/api/tokens", {"scope": "worker"})["token"])
+    started = time.monotonic()
+    with pytest.raises(WorkerError, match="HTTP 404 no task 999"):
+        send_result(worker, 999, {"record": None})
+    assert time.monotonic() - started < 1.0  # a refusal is not asked again
+    away = Client(f"http://127.0.0.1:{_free_port()}", "worker_x", timeout=5)
+    started = time.monotonic()
+    with pytest.raises(WorkerError, match="cannot reach"):
+        send_result(away, 1, {}, tries=3)
+    assert time.monotonic() - started >= 2.0  # asked three times, a second apart

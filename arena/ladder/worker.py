@@ -22,6 +22,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -225,6 +226,19 @@ def run_task(task: Mapping[str, Any], cache: Cache, policy: Mapping[str, Any]) -
     return {"record": play(task["spec"], cache, policy)}
 
 
+def send_result(client: Client, task_id: int, result: Mapping[str, Any], tries: int = 5) -> Any:
+    """Return a task's result, asking again (a second apart) while the server cannot be
+    reached: a server restarting loses no game a worker finished. A refusal is raised."""
+    for attempt in range(tries):
+        try:
+            return client.call("POST", f"/api/work/{task_id}/result", result)
+        except WorkerError as exc:
+            if exc.status or attempt == tries - 1:
+                raise
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
 def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None = None,
          echo: Callable[[str], None] = lambda line: None, idle_exit: bool = False) -> int:
     """Pull and play work until `stop` is set (or, with `idle_exit`, until there is none); tasks
@@ -251,7 +265,7 @@ def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None 
         try:
             for task in lease["tasks"]:
                 result = run_task(task, cache, lease["policy"])
-                answer = client.call("POST", f"/api/work/{task['id']}/result", result)
+                answer = send_result(client, task["id"], result)
                 done += 1
                 echo(f"worker: task {task['id']} ({task['kind']}): {answer.get('note', 'stored')}")
                 if stop.is_set():

@@ -59,12 +59,14 @@ def submit(url: str, token: str, path: Path, bot: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_worker_builds_gates_and_plays_an_upload_in_the_sandbox(tmp_path):
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+def test_a_worker_builds_gates_and_plays_an_upload_in_the_sandbox(tmp_path, db, request):
     needs_sandbox()
     from arena.ladder.versions import pack_folder
 
     config = decode_config({"ladder": {"deals_per_table": 1}})
-    ladder = Ladder(connect(database_url(None, tmp_path)), config)
+    url_db = None if db == "sqlite" else fresh_database(request.getfixturevalue("pg_server"))
+    ladder = Ladder(connect(database_url(url_db, tmp_path)), config)
     admin = ladder.caller(f"Bearer {ladder.create_admin('boss')}")
     worker_token = ladder.issue_token(admin, "worker")
     ladder.submit(admin, "fixture-bot", *pack_folder(FIXTURE_BOT))

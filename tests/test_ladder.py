@@ -356,3 +356,32 @@ def test_scheduler_plays_new_versions_first_then_round_robin():
     assert [t for t, _, _ in order[4:8]] == [("a", "c")] * 4 and [t for t, _, _ in order[8:]] == [("a", "b")] * 4
     assert scheduler.next(MemoryState(entries=field, flying=set(state._keys)), 3) is WAIT  # all in flight
     assert scheduler.next(state, 1) is DONE
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_ladder_commands_fail_in_one_line_with_exit_code_2(tmp_path):
+    from click.testing import CliRunner
+    from ladder_support import _free_port
+
+    from arena.cli import main
+
+    away = f"http://127.0.0.1:{_free_port()}"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[quotas]\nupload_bytes = 'big'\n")
+    wheel = tmp_path / "bot-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    cases = [
+        (["ladder", "serve", "--config", str(bad), "--folder", str(tmp_path / "l")],
+         f"{bad}: quotas.upload_bytes: must be an integer"),
+        (["ladder", "admin", "create", "Not A Name", "--folder", str(tmp_path / "l")], "person name 'Not A Name'"),
+        (["ladder", "submit", str(wheel), "--to", away, "--token", "submit_x"], "name the bot with --bot NAME"),
+        (["ladder", "submit", str(wheel), "--to", away, "--token", "submit_x", "--bot", "b"], "cannot reach"),
+        (["ladder", "standings", "--to", away], "cannot reach"),
+        (["ladder", "worker", "--to", away], "no token: pass --token or set ARENA_LADDER_TOKEN"),
+    ]
+    for args, message in cases:
+        done = CliRunner().invoke(main, args, env={"ARENA_LADDER_TOKEN": ""})
+        assert done.exit_code == 2 and message in done.output and len(done.output.strip().splitlines()) == 1, \
+            (args, done.output)

@@ -140,7 +140,7 @@ def submit(path: Path, url: str, bot: str | None, token: str | None, as_json: bo
 @user_errors
 def worker_command(url: str, cache: Path, token: str | None, parent: int | None) -> None:
     """Pull work from a ladder and play it in sandboxes (needs a worker token)."""
-    from arena.ladder.worker import work
+    from arena.ladder.worker import WorkerError, work
     from arena.worker import watch_parent
 
     if parent is not None:
@@ -149,6 +149,8 @@ def worker_command(url: str, cache: Path, token: str | None, parent: int | None)
         work(url, _token(token), cache.resolve(), threading.Event(), echo=lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:
         pass
+    except WorkerError as exc:  # its token refused: the user's to fix
+        raise ConfigError(str(exc)) from None
 
 
 @ladder.command("standings")
@@ -157,9 +159,12 @@ def worker_command(url: str, cache: Path, token: str | None, parent: int | None)
 @user_errors
 def standings(url: str, as_json: bool) -> None:
     """Print a ladder's live standings, per ruleset."""
-    from arena.ladder.worker import Client
+    from arena.ladder.worker import Client, WorkerError
 
-    tables = Client(url, "").call("GET", "/api/standings")
+    try:
+        tables = Client(url, "").call("GET", "/api/standings")
+    except WorkerError as exc:  # a wrong URL: the user's to fix
+        raise ConfigError(str(exc)) from None
     if as_json:
         print_json(tables)
         return

@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.ladder.db import inserted_id, invitations, people, tokens
 
 SCOPES = ("submit", "worker", "admin")
@@ -57,9 +57,9 @@ def digest(secret: str) -> str:
 def create_person(conn: Connection, name: str, admin: bool = False) -> int:
     """A new person named `name` (lowercase letters, digits, '-' and '_'); ArenaError if taken."""
     if not PERSON_NAME.fullmatch(name):
-        raise ArenaError(f"person name {name[:70]!r}: lowercase letters, digits, '-' and '_', at most 64")
+        raise ConfigError(f"person name {name[:70]!r}: lowercase letters, digits, '-' and '_', at most 64")
     if conn.execute(sa.select(people.c.id).where(people.c.name == name)).first() is not None:
-        raise ArenaError(f"person name {name!r} is taken")
+        raise ConfigError(f"person name {name!r} is taken")
     return inserted_id(conn.execute(people.insert().values(name=name, admin=admin, created=time.time())))
 
 

@@ -55,7 +55,7 @@ def digest(secret: str) -> str:
 
 
 def create_person(conn: Connection, name: str, admin: bool = False) -> int:
-    """A new person named `name` (lowercase letters, digits, '-' and '_'); ArenaError if taken."""
+    """A new person named `name` (lowercase letters, digits, '-' and '_'); ConfigError if malformed or taken."""
     if not PERSON_NAME.fullmatch(name):
         raise ConfigError(f"person name {name[:70]!r}: lowercase letters, digits, '-' and '_', at most 64")
     if conn.execute(sa.select(people.c.id).where(people.c.name == name)).first() is not None:

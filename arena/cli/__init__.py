@@ -1,7 +1,8 @@
 """The `arena` command line: thin click commands over the library.
 
 One module per group of verbs: `game` (match, play, replay), `tournament` (run,
-rank, publish, faults), `submit` (new-bot, validate), `listing` (bots list,
+rank, publish, faults), `submit` (new-bot, validate), `ladder` (the hosted
+ladder: serve, admin, submit, worker, standings), `listing` (bots list,
 rulesets list, docs), `web` (serve); `support` holds what they share. User errors
 (bad options, unknown names, broken plugins) print one line and exit with code 2;
 every table output has a `--json` twin.
@@ -21,13 +22,14 @@ import click
 import arena
 from arena.cli.listing import bots, docs, rulesets
 from arena.cli.game import match, play, replay
+from arena.cli.ladder import ladder
 from arena.cli.submit import new_bot, validate
 from arena.cli.tournament import faults, publish, rank, run_command
 from arena.cli.web import serve
 from arena.compiled import build_kind, stale_warning
 
 BUILTIN_COMMANDS = (bots, rulesets, docs, match, play, replay, run_command, rank, publish, faults, new_bot,
-                    validate, serve)
+                    validate, serve, ladder)
 
 
 class ArenaGroup(click.Group):

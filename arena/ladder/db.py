@@ -1,0 +1,185 @@
+"""The ladder's database: SQLAlchemy Core tables, the engine, and schema migrations.
+
+SQLite (a file in the ladder's folder, WAL) by default; PostgreSQL through psycopg 3
+with ``postgresql://...``. Migrations are a versioned table of our own
+(``ladder_schema``): `MIGRATIONS` is an ordered list of functions, each run once, in
+one transaction with the version row it bumps. (Alembic would need a script folder and
+env.py shipped as package data for what is, so far, one migration; a later move to
+Alembic stamps its baseline revision at `SCHEMA_VERSION`.)
+
+Every write of the service goes through one process (`arena.ladder.service.Ladder`,
+under its lock), so no two transactions race on a lease or a game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from arena.errors import ConfigError
+
+metadata = sa.MetaData()
+
+people = sa.Table(
+    "people", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(64), nullable=False, unique=True),
+    sa.Column("admin", sa.Boolean, nullable=False, default=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+tokens = sa.Table(
+    "tokens", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("person", sa.Integer, sa.ForeignKey("people.id"), nullable=False),
+    sa.Column("scope", sa.String(16), nullable=False),
+    sa.Column("digest", sa.String(64), nullable=False, unique=True),  # sha256 of the secret, never the secret
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("revoked", sa.Float, nullable=True),
+)
+
+invitations = sa.Table(
+    "invitations", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("digest", sa.String(64), nullable=False, unique=True),
+    sa.Column("invited_by", sa.Integer, sa.ForeignKey("people.id"), nullable=False),
+    sa.Column("used_by", sa.Integer, sa.ForeignKey("people.id"), nullable=True),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+bots = sa.Table(
+    "bots", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(64), nullable=False, unique=True),
+    sa.Column("owner", sa.Integer, sa.ForeignKey("people.id"), nullable=False),
+    sa.Column("current", sa.Integer, nullable=True),  # the version scheduling plays (its last passing one)
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+blobs = sa.Table(
+    "blobs", metadata,  # uploads, content-addressed
+    sa.Column("sha256", sa.String(64), primary_key=True),
+    sa.Column("filename", sa.String(200), nullable=False),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)
+
+versions = sa.Table(
+    "versions", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("bot", sa.Integer, sa.ForeignKey("bots.id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("content", sa.String(64), nullable=False, unique=True),  # arena.submissions.content_sha256
+    sa.Column("blob", sa.String(64), sa.ForeignKey("blobs.sha256"), nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),  # pending, passed, failed
+    sa.Column("label", sa.String(200), nullable=False, default=""),  # "<declared version>+sha256.<12>" once built
+    sa.Column("package", sa.String(200), nullable=False, default=""),  # its distribution, as its probe reported
+    sa.Column("rulesets", sa.Text, nullable=False, default="[]"),  # JSON: the ladder rulesets it plays
+    sa.Column("gate_log", sa.Text, nullable=False, default=""),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("gated", sa.Float, nullable=True),
+    sa.UniqueConstraint("bot", "number"),
+)
+
+tasks = sa.Table(
+    "tasks", metadata,  # the work queue: gate runs and games, leased to workers in batches
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("key", sa.String(80), nullable=False, unique=True),  # a game's identity key, or "gate-<content>"
+    sa.Column("kind", sa.String(8), nullable=False),  # gate, game
+    sa.Column("spec", sa.Text, nullable=False),  # JSON: what the worker needs to play it
+    sa.Column("state", sa.String(8), nullable=False),  # queued, leased, done, failed
+    sa.Column("lease", sa.String(64), nullable=True),
+    sa.Column("expires", sa.Float, nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+games = sa.Table(
+    "games", metadata,  # one row per game identity; id is the arrival order ratings follow
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("key", sa.String(64), nullable=False, unique=True),
+    sa.Column("ruleset", sa.String(100), nullable=False),
+    sa.Column("seats", sa.Text, nullable=False),  # JSON: version id per seat
+    sa.Column("deal", sa.Integer, nullable=False),
+    sa.Column("rotation", sa.Integer, nullable=False),
+    sa.Column("result", sa.Text, nullable=False),  # JSON: standing, scores, faults per seat
+    sa.Column("record", sa.LargeBinary, nullable=False),  # zlib of the record's JSON
+    sa.Column("gate", sa.Integer, nullable=True),  # the version whose gate played it (not rated)
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+sa.Index("tasks_state", tasks.c.state, tasks.c.id)
+sa.Index("games_ruleset", games.c.ruleset, games.c.id)
+
+schema = sa.Table(
+    "ladder_schema", metadata,
+    sa.Column("version", sa.Integer, nullable=False),
+)
+
+
+def inserted_id(result: Any) -> int:
+    """The primary key of the row an INSERT made."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
+def _create_v1(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[t for t in metadata.sorted_tables if t is not schema])
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def database_url(db: str | None, folder: Path) -> str:
+    """The SQLAlchemy URL of `db` (None: SQLite in `folder`; ``postgresql://`` uses psycopg 3)."""
+    if db is None:
+        return f"sqlite:///{(folder / 'ladder.db').resolve()}"
+    if db.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + db.split("://", 1)[1]
+    if db.startswith(("sqlite:///", "postgresql+psycopg://")):
+        return db
+    raise ConfigError(f"--db {db.split(':', 1)[0]}:...: give postgresql://... or sqlite:///PATH")
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # a committed game survives a power cut, not only kill -9
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def connect(url: str) -> Engine:
+    """An engine on `url`, its schema migrated to `SCHEMA_VERSION`."""
+    engine = sa.create_engine(url, pool_pre_ping=True)
+    if engine.dialect.name == "sqlite":
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+    try:
+        migrate(engine)
+    except sa.exc.OperationalError as exc:
+        raise ConfigError(f"cannot open the ladder database {engine.url.render_as_string()}: "
+                          f"{str(exc.orig).strip().splitlines()[0]}") from None
+    return engine
+
+
+def migrate(engine: Engine) -> int:
+    """Run the migrations `engine`'s database has not had; its schema version after."""
+    with engine.begin() as conn:
+        schema.create(conn, checkfirst=True)
+        found = conn.execute(sa.select(schema.c.version)).scalar()
+        if found is None:
+            conn.execute(schema.insert().values(version=0))
+            found = 0
+        if found > SCHEMA_VERSION:
+            raise ConfigError(f"the ladder database has schema version {found}, newer than this arena's "
+                              f"{SCHEMA_VERSION}: upgrade flip-arena")
+        for step in MIGRATIONS[found:]:
+            step(conn)
+        conn.execute(schema.update().values(version=SCHEMA_VERSION))
+    return SCHEMA_VERSION

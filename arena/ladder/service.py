@@ -1,0 +1,349 @@
+"""The ladder's operations in one object: what the API and the CLI call.
+
+`Ladder` holds the database engine, the config, the live standings and one lock. Every
+operation that writes runs under the lock in one transaction, so leases, results and
+ratings happen one at a time and in one order (a ladder has one server process; see
+docs/ladder.md). What a worker returns is stored once: a game by its identity key
+(UNIQUE), a gate by its version; a second copy of a result is answered "already stored"
+and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import zlib
+from typing import Any, Mapping
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from arena.errors import ArenaError
+from arena.ladder import accounts, leases
+from arena.ladder.accounts import AccessError, Caller
+from arena.ladder.config import LadderConfig
+from arena.ladder.db import blobs, bots, games, people, tasks, versions
+from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
+from arena.ladder.scheduler import LadderGame, RoundRobinFirst
+from arena.ladder.standings import LiveStandings
+from arena.ladder.versions import add_version, gate_specs, version_seat
+from arena.scheduling.base import FieldEntry, Play
+
+
+class LeaseError(ArenaError):
+    """A lease or task the server does not know (HTTP 404/409)."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.status = status
+
+
+class DbState:
+    """The scheduler's view (`arena.scheduling.base.SchedulerState`) of the ladder's database."""
+
+    def __init__(self, conn: Connection):
+        rows = conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
+        self._stored = frozenset(r.key for r in rows if r.state in ("done", "failed"))  # failed: given up
+        self._flying = frozenset(r.key for r in rows if r.state in ("queued", "leased"))
+        self._field = current_field(conn)
+
+    def field(self) -> list[FieldEntry]:
+        return [entry for entry, _ in self._field]
+
+    def seats(self) -> dict[str, dict[str, Any]]:
+        return {entry.version: seat for entry, seat in self._field}
+
+    def results(self, since: int = 0) -> list[Any]:
+        return []  # the first scheduler reads no results
+
+    def result_count(self) -> int:
+        return len(self._stored)
+
+    def is_stored(self, key: str) -> bool:
+        return key in self._stored
+
+    def in_flight(self) -> frozenset[str]:
+        return self._flying
+
+    def looks(self) -> list[Any]:
+        return []
+
+
+def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
+    """Each bot's current version, in the order they entered (passed the gate)."""
+    rows = conn.execute(
+        sa.select(versions, bots.c.name.label("bot_name"), blobs.c.filename)
+        .join(bots, bots.c.current == versions.c.id).join(blobs, blobs.c.sha256 == versions.c.blob)
+        .order_by(versions.c.gated, versions.c.id)).all()
+    return [(FieldEntry(r.bot_name, r.content, tuple(json.loads(r.rulesets))), version_seat(r, r.bot_name))
+            for r in rows]
+
+
+class Ladder:
+    """A ladder on `engine` configured by `config` (see the module docstring)."""
+
+    def __init__(self, engine: Engine, config: LadderConfig):
+        from arena.plugins import load_registry
+
+        self.engine, self.config = engine, config
+        self.lock = threading.RLock()
+        registry = load_registry()
+        self.rulesets: dict[str, dict[str, Any]] = {
+            r.name: {"label": r.name, "id": r.id, "options": dict(r.options), "players": r.players,
+                     "cls": registry.rulesets[r.id].cls} for r in config.rulesets}
+        self.random_label = registry.bots["random"].origin.version
+        self.scheduler = RoundRobinFirst([(r.name, r.players) for r in config.rulesets],
+                                         config.ladder.deals_per_table)
+        self.standings = LiveStandings([(k, v["cls"], v["players"]) for k, v in self.rulesets.items()])
+        self.rebuild()
+
+    # -- people and tokens ----------------------------------------------------------
+
+    def create_admin(self, name: str) -> str:
+        with self.lock, self.engine.begin() as conn:
+            return accounts.issue_token(conn, accounts.create_person(conn, name, admin=True), "admin")
+
+    def caller(self, header: str | None) -> Caller:
+        with self.engine.connect() as conn:
+            return accounts.authenticate(conn, header)
+
+    def sign_up(self, name: str, code: str | None) -> str:
+        with self.lock, self.engine.begin() as conn:
+            return accounts.sign_up(conn, name, code, self.config.ladder.signup)
+
+    def invite(self, caller: Caller) -> str:
+        with self.lock, self.engine.begin() as conn:
+            return accounts.invite(conn, caller)
+
+    def issue_token(self, caller: Caller, scope: str) -> str:
+        """A new token of `scope` for the caller (worker and admin tokens: admins only)."""
+        if scope != "submit" and not caller.admin:
+            raise AccessError(f"only an admin makes {scope} tokens")
+        with self.lock, self.engine.begin() as conn:
+            return accounts.issue_token(conn, caller.person, scope)
+
+    def tokens(self, caller: Caller) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            return accounts.list_tokens(conn, caller)
+
+    def revoke(self, caller: Caller, prefix: str) -> int:
+        with self.lock, self.engine.begin() as conn:
+            return accounts.revoke_token(conn, prefix, caller)
+
+    # -- versions ----------------------------------------------------------------
+
+    def submit(self, caller: Caller, bot: str, filename: str, data: bytes) -> dict[str, Any]:
+        """A new version of `bot` from an upload, queued for its gate."""
+        with self.lock, self.engine.begin() as conn:
+            added = add_version(conn, caller, bot, filename, data, self.config.quotas)
+            spec = {"version": added["version_id"], "bot": bot, "content": added["content"],
+                    "blob": conn.execute(sa.select(versions.c.blob).where(versions.c.id == added["version_id"]))
+                    .scalar(), "filename": filename,
+                    "rulesets": [{k: v for k, v in r.items() if k != "cls"} for r in self.rulesets.values()],
+                    "random": self.random_label, "seed": self.config.ladder.seed}
+            conn.execute(tasks.insert().values(key=f"gate-{added['content']}", kind="gate", spec=json.dumps(spec),
+                                               state="queued", attempts=0, created=time.time()))
+            return added
+
+    def blob(self, sha256: str) -> tuple[str, bytes]:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(blobs.c.filename, blobs.c.data).where(blobs.c.sha256 == sha256)).first()
+        if row is None:
+            raise LeaseError(f"no upload {sha256[:12]}", 404)
+        return row.filename, bytes(row.data)
+
+    # -- workers -----------------------------------------------------------------
+
+    def _schedule(self, conn: Connection, room: int) -> None:
+        """Queue up to `room` games the scheduler chooses now."""
+        state = DbState(conn)
+        decision = self.scheduler.next(state, room)
+        if not isinstance(decision, Play):
+            return
+        seats = state.seats()
+        chosen = []
+        for game in decision.games:
+            spec = self.game_spec(game, seats)
+            chosen.append((identity(spec).key, spec))
+        leases.enqueue_games(conn, chosen)
+
+    def game_spec(self, game: LadderGame, seats: Mapping[str, dict[str, Any]]) -> Spec:
+        ruleset = {k: v for k, v in self.rulesets[game.ruleset].items() if k in ("label", "id", "options")}
+        spec = make_spec(ruleset, [seats[e.version] for e in game.table], game.deal, game.rotation,
+                         self.config.ladder.seed)
+        assert identity(spec).key == game.identity.key
+        return spec
+
+    def lease(self, caller: Caller) -> dict[str, Any]:
+        """Work for a worker: a lease on a gate run or a batch of games (see arena.ladder.leases)."""
+        if not caller.may("worker"):
+            raise AccessError("leasing work needs a worker token")
+        ladder = self.config.ladder
+        with self.lock, self.engine.begin() as conn:
+            found = leases.take(conn, ladder.batch_games, ladder.lease_seconds, self._schedule)
+        return dict(found, lease_seconds=ladder.lease_seconds, heartbeat_seconds=ladder.heartbeat_seconds,
+                    policy={"on_fault": ladder.on_fault, "time_per_decision": ladder.time_per_decision})
+
+    def heartbeat(self, caller: Caller, lease: str) -> dict[str, Any]:
+        if not caller.may("worker"):
+            raise AccessError("heartbeats need a worker token")
+        with self.lock, self.engine.begin() as conn:
+            return leases.renew(conn, lease, self.config.ladder.lease_seconds)
+
+    def complete(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> dict[str, Any]:
+        """A worker's result for task `task_id`: stored once, checked first (LeaseError 422 if refused)."""
+        if not caller.may("worker"):
+            raise AccessError("returning results needs a worker token")
+        with self.lock:
+            with self.engine.begin() as conn:
+                task = leases.task_row(conn, task_id)
+                if task is None:
+                    raise LeaseError(f"no task {task_id}", 404)
+                if task.state == leases.DONE_STATE:
+                    return {"task": task_id, "stored": False, "note": "already stored"}
+                spec = json.loads(task.spec)
+                problem = (self._store_game(conn, task, spec, result.get("record")) if task.kind == "game"
+                           else self._store_gate(conn, task, spec, result))
+                if problem is None:
+                    leases.finish(conn, task_id)
+            if problem is not None:
+                with self.engine.begin() as conn:
+                    leases.requeue(conn, task_id)
+                raise LeaseError(f"task {task_id}: the result was refused: {problem}", 422)
+            self._rate_new()
+        return {"task": task_id, "stored": True}
+
+    def _insert_game(self, conn: Connection, spec: Spec, record: Mapping[str, Any]) -> None:
+        outcome = record["outcome"]
+        result = {"standing": outcome["standing"], "scores": outcome["scores"], "faults": faults_of(record)}
+        conn.execute(games.insert().values(
+            key=identity(spec).key, ruleset=spec["ruleset"]["label"],
+            seats=json.dumps([s.get("version") for s in spec["seats"]]), deal=spec["deal"], rotation=spec["rotation"],
+            result=json.dumps(result), record=zlib.compress(json.dumps(record).encode()), gate=spec.get("gate"),
+            created=time.time()))
+
+    def _store_game(self, conn: Connection, task: Any, spec: Spec, record: Any) -> str | None:
+        problem = record_problem_for(spec, record, self.rulesets[spec["ruleset"]["label"]]["cls"])
+        if problem is None:
+            self._insert_game(conn, spec, record)
+        return problem
+
+    def _store_gate(self, conn: Connection, task: Any, spec: Mapping[str, Any], result: Mapping[str, Any]
+                    ) -> str | None:
+        """The gate's report: a passing version's games checked and stored, the version made current."""
+        log = str(result.get("log", ""))[-100_000:]
+        claimed = [r for r in spec["rulesets"] if r["label"] in (result.get("rulesets") or [])]
+        passed = bool(result.get("passed")) and bool(claimed)
+        records = result.get("records") or []
+        if passed:
+            seat = {"version": spec["version"], "name": spec["bot"], "content": spec["content"],
+                    "label": str(result.get("label", "")), "package": str(result.get("package", "")),
+                    "blob": spec["blob"], "filename": spec["filename"]}
+            specs = gate_specs(seat, claimed, spec["random"], spec["seed"])
+            if len(records) != len(specs):
+                return f"the gate returned {len(records)} game records, not {len(specs)}"
+            for number, (game, record) in enumerate(zip(specs, records), 1):  # all checked before any is stored
+                cls = self.rulesets[game["ruleset"]["label"]]["cls"]
+                if (problem := record_problem_for(game, record, cls)) is not None:
+                    return f"gate game {number}: {problem}"
+            for game, record in zip(specs, records):
+                self._insert_game(conn, game, record)
+        values: dict[str, Any] = {"state": "passed" if passed else "failed", "gate_log": log, "gated": time.time()}
+        if passed:
+            values.update(label=seat["label"], package=seat["package"],
+                          rulesets=json.dumps([r["label"] for r in claimed]))
+            bot_id = conn.execute(sa.select(versions.c.bot).where(versions.c.id == spec["version"])).scalar()
+            conn.execute(bots.update().where(bots.c.id == bot_id).values(current=spec["version"]))
+        conn.execute(versions.update().where(versions.c.id == spec["version"]).values(**values))
+        return None
+
+    # -- standings and reads -------------------------------------------------------
+
+    def _rate_new(self) -> None:
+        """Rate the stored games not yet rated, in the order they were stored."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result)
+                                .where(games.c.id > self.standings.last, games.c.gate.is_(None))
+                                .order_by(games.c.id)).all()
+        for row in rows:
+            result = json.loads(row.result)
+            self.standings.add(row.id, row.ruleset, json.loads(row.seats), result["standing"], result["faults"])
+
+    def rebuild(self) -> None:
+        """Ratings from every stored game, in the order stored (a restarted server's)."""
+        with self.lock:
+            self._rate_new()
+
+    def standings_table(self, label: str) -> list[dict[str, Any]]:
+        if label not in self.rulesets:
+            raise LeaseError(f"no ruleset {label!r} on this ladder (it plays: {', '.join(self.rulesets)})", 404)
+        with self.engine.connect() as conn:
+            field = current_field(conn)
+            rows = conn.execute(sa.select(versions.c.id, versions.c.number, bots.c.name)
+                                .join(bots, bots.c.id == versions.c.bot)).all()
+        names = {r.id: (r.name, r.number) for r in rows}
+        current = [seat["version"] for entry, seat in field if label in entry.rulesets]
+        return self.standings.table(label, names, current)
+
+    def bot_page(self, name: str) -> dict[str, Any]:
+        """A bot's owner, current version, versions (with gate state) and games."""
+        with self.engine.connect() as conn:
+            bot = conn.execute(sa.select(bots, people.c.name.label("owner_name"))
+                               .join(people, people.c.id == bots.c.owner).where(bots.c.name == name)).first()
+            if bot is None:
+                raise LeaseError(f"no bot {name!r}", 404)
+            rows = conn.execute(sa.select(versions).where(versions.c.bot == bot.id).order_by(versions.c.number)).all()
+            ids = {r.id for r in rows}
+            played = [g for g in conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result,
+                                                        games.c.gate).order_by(games.c.id)).all()
+                      if ids & set(json.loads(g.seats))]
+        return {"bot": name, "owner": bot.owner_name, "current": bot.current,
+                "versions": [{"version": r.number, "version_id": r.id, "state": r.state, "label": r.label,
+                              "rulesets": json.loads(r.rulesets), "content": r.content, "size": r.size}
+                             for r in rows],
+                "games": [{"game": g.id, "ruleset": g.ruleset, "seats": json.loads(g.seats), "gate": g.gate,
+                           **json.loads(g.result)} for g in played]}
+
+    def gate_log(self, caller: Caller, name: str, number: int) -> dict[str, Any]:
+        """A version's gate state and log: its author's (or an admin's) to read."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(versions.c.state, versions.c.gate_log, bots.c.owner)
+                               .join(bots, bots.c.id == versions.c.bot)
+                               .where(bots.c.name == name, versions.c.number == number)).first()
+        if row is None:
+            raise LeaseError(f"no version {number} of bot {name!r}", 404)
+        if row.owner != caller.person and not caller.admin:
+            raise AccessError(f"the gate log of {name} is its author's to read")
+        return {"bot": name, "version": number, "state": row.state, "log": row.gate_log}
+
+    def game_record(self, game_id: int) -> dict[str, Any]:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(games.c.record).where(games.c.id == game_id)).first()
+        if row is None:
+            raise LeaseError(f"no game {game_id}", 404)
+        record: dict[str, Any] = json.loads(zlib.decompress(row.record))
+        record.pop("logs", None)  # a bot's logs are its author's (not served here)
+        return record
+
+    def game_logs(self, caller: Caller, game_id: int) -> dict[str, Any]:
+        """What the bots of game `game_id` wrote to stderr, for the seats whose bot the caller
+        owns (an admin: every seat)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(games.c.record, games.c.seats).where(games.c.id == game_id)).first()
+            if row is None:
+                raise LeaseError(f"no game {game_id}", 404)
+            seats = json.loads(row.seats)
+            owners = dict(conn.execute(sa.select(versions.c.id, bots.c.owner).join(bots, bots.c.id == versions.c.bot)
+                                       .where(versions.c.id.in_([v for v in seats if v is not None]))).all())
+        logs = json.loads(zlib.decompress(row.record)).get("logs") or {}
+        mine = {str(seat) for seat, version in enumerate(seats) if caller.admin or owners.get(version) == caller.person}
+        return {"game": game_id, "logs": {seat: text for seat, text in logs.items() if seat in mine}}
+
+    def counts(self) -> dict[str, int]:
+        """Games stored and tasks by state (for the CLI, tests and the status endpoint)."""
+        with self.engine.connect() as conn:
+            out = {f"tasks_{r.state}": int(r.n) for r in conn.execute(
+                sa.select(tasks.c.state, sa.func.count().label("n")).group_by(tasks.c.state)).all()}
+            out["games"] = int(conn.execute(sa.select(sa.func.count()).select_from(games)).scalar() or 0)
+        return out

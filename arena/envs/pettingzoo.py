@@ -269,7 +269,7 @@ class ArenaEnv(AECEnv):
         number = int(action)
         if not 0 <= number < len(actions):
             raise ValueError(f"{self.ruleset.id}: action {action!r} is outside the index (0 to {len(actions) - 1})")
-        text = self.action_string(number)
+        text = actions[number] if self.relative is None else self.action_string(number)
         if text not in raw["legal_actions"]:
             if self.illegal_reward is None:
                 raise ValueError(f"{self.ruleset.id}: action {number} ({text!r}) is not legal for {agent}; "

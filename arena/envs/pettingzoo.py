@@ -117,8 +117,8 @@ class _Iterator(AECOrderEnforcingIterator):
     wrapper directly."""
 
     def __next__(self) -> str:
-        wrapper: _OrderEnforcing = self.env  # type: ignore[assignment]  # (its __init__ asserts it)
-        inner: ArenaEnv = wrapper.env  # type: ignore[assignment]
+        wrapper = self.env  # an _OrderEnforcing (its __init__ asserts an order-enforcing wrapper)
+        inner = wrapper.env
         if not inner.agents or self.iters_til_term <= 0:
             raise StopIteration
         self.iters_til_term -= 1

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 try:
     import numpy as np
 except ImportError:   # the rules and the layout work without it; making arrays does not
-    np = None  # type: ignore[assignment]  # None stands for the missing module; callers check it
+    np = None  # type: ignore[assignment, unused-ignore]  # None stands for the missing module; callers check it
 
 
 @dataclass(frozen=True)

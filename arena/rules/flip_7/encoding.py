@@ -38,15 +38,13 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     decision = layout.block("decision", 4)
     phase = layout.block("phase", 3)
     pending = layout.block("pending", 3)
-    modifiers = ("+2", "+4", "+6", "+8", "+10", "x2")
     target = float(options["target_score"])
     deck_cards = 94.0 * (2 if players > 18 else 1)
     card_at = {card: unseen + i for i, card in enumerate(CARDS)}
     at_turn, at_dealer = places(turn, seats), places(dealer, seats)
     at_decision = places(decision, ("hit-or-stay", "freeze", "flip-three", "second-chance"))
     at_phase, at_pending = places(phase, ("deal", "play", "over")), places(pending, ("deal", "flip-three", "hand-out"))
-    modifier_at = places(13, modifiers)
-    status_at = places(20, STATUS)
+    modifier_at, status_at = places(13, ("+2", "+4", "+6", "+8", "+10", "x2")), places(20, STATUS)
     unseen_at: dict[tuple[str, ...], list[int]] = {}
     scaled = [min(count / 12.0, 1.0) for count in range(12)]  # an unseen count over 12, capped at 1
 

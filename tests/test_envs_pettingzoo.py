@@ -105,3 +105,49 @@ def test_every_legal_action_of_random_games_is_in_the_index(ruleset):
                 assert all(action in encoding.index for action in state.legal_actions())
                 assert max(len(hand) for hand in state.view(seat)["hands"]) <= encoding.hand_cap
                 state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_encode_into_a_fresh_zero_array_gives_what_encode_gives(ruleset):
+    game = env(ruleset, players=3)
+    game.reset(seed=5)
+    raw = game.unwrapped
+    encoding = raw.encoding
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        if raw.game.current_seat() is None:
+            break
+        for seat in range(3):
+            view = raw.game.view(seat)
+            into = np.zeros(encoding.size + 3, dtype=np.float32)  # entries past the encoding are left alone
+            encoding.encode_into(into, seat, view)
+            assert np.array_equal(into[:encoding.size], encoding.encode({"seat": seat, "view": view}))
+            assert not into[encoding.size:].any()
+        observation, *_ = game.last()
+        game.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+
+
+def test_places_gives_the_entry_one_hot_sets_and_none_for_a_value_that_is_no_choice():
+    from arena.rules.encoding import one_hot, places
+
+    choices = ("play", "drawn", None, "play")
+    table = places(7, choices)
+    for value in ("play", "drawn", None, "over", 1):
+        out = np.zeros(12, dtype=np.float32)
+        one_hot(out, 7, value, choices)
+        assert list(np.flatnonzero(out)) == ([table[value]] if value in table else [])
+    assert "over" not in table
+
+
+def test_the_wrapper_still_refuses_step_and_agent_iter_before_reset_and_an_iteration_without_a_step():
+    game = env("flip-7", players=2)
+    with pytest.raises(AssertionError, match="before step"):
+        game.step(0)
+    with pytest.raises(AssertionError, match="before agent_iter"):
+        game.agent_iter()
+    game.reset(seed=1)
+    agents = iter(game.agent_iter())
+    assert next(agents) == game.agent_selection
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(agents)
+    assert list(game.agent_iter(max_iter=0)) == []

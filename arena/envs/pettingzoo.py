@@ -54,6 +54,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from arena.api import ruleset_class
 from arena.envs.encoding import Encoding, Feature, encoding_for
@@ -80,14 +81,50 @@ def env(ruleset: str | type[Ruleset], players: int = 2, options: Mapping[str, An
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with `last` asked of the environment at once: the
-    inherited `last` reads six attributes through the wrapper's `__getattr__`, about a tenth
-    of a step's time."""
+    """PettingZoo's OrderEnforcingWrapper with the checks of a step's calls (`agent_iter`,
+    `last`, `step`) made on the environment at once: the inherited ones read its attributes
+    through the wrapper's `__getattr__`, a fifth of a step's time in all. Same checks, same
+    errors and warnings."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
+
+
+class _Iterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _Iterator(self.env, self.max_iter)
+
+
+class _Iterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the environment behind the
+    wrapper directly."""
+
+    def __next__(self) -> str:
+        wrapper = self.env  # an _OrderEnforcing (its __init__ asserts an order-enforcing wrapper)
+        inner = wrapper.env
+        if not inner.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return inner.agent_selection
 
 
 class ArenaEnv(AECEnv):
@@ -232,7 +269,7 @@ class ArenaEnv(AECEnv):
         number = int(action)
         if not 0 <= number < len(actions):
             raise ValueError(f"{self.ruleset.id}: action {action!r} is outside the index (0 to {len(actions) - 1})")
-        text = self.action_string(number)
+        text = actions[number] if self.relative is None else self.action_string(number)
         if text not in raw["legal_actions"]:
             if self.illegal_reward is None:
                 raise ValueError(f"{self.ruleset.id}: action {number} ({text!r}) is not legal for {agent}; "
@@ -265,13 +302,15 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seats[agent]
-        acting = self._raw if self._raw is not None and self._raw["seat"] == seat else None
-        view = acting["view"] if acting is not None else self._playing().view(seat)
         encoding, relative = self.encoding, self.relative
+        acting = self._raw if self._raw is not None and self._raw["seat"] == seat else None
         observation = np.zeros(self.size, dtype=np.float32)
-        encoding.encode({"seat": seat, "view": view}, out=observation[:encoding.size])
-        mask = encoding.mask(acting["legal_actions"]) if acting is not None else \
-            np.zeros(len(encoding.actions), dtype=np.int8)
+        if acting is not None:
+            encoding.encode_into(observation, seat, acting["view"])
+            mask = encoding.mask(acting["legal_actions"])
+        else:
+            encoding.encode_into(observation, seat, self._playing().view(seat))
+            mask = np.zeros(len(encoding.actions), dtype=np.int8)
         if relative is not None:
             observation[:encoding.size] = observation[relative.array_order[seat]]
             if acting is not None:

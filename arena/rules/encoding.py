@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 try:
     import numpy as np
 except ImportError:   # the rules and the layout work without it; making arrays does not
-    np = None  # type: ignore[assignment]  # None stands for the missing module; callers check it
+    np = None  # type: ignore[assignment, unused-ignore]  # None stands for the missing module; callers check it
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class Encoding:
         """``int8`` array over the index: 1 for each legal action that has an index."""
         mask = np.zeros(len(self.actions), dtype=np.int8)
         index = self.index
-        mask[[index[a] for a in legal_actions if a in index]] = 1
+        mask.put([index[a] for a in legal_actions if a in index], 1)
         return mask
 
     def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:
@@ -102,6 +102,12 @@ class Encoding:
             out[:] = 0.0
         self._fill(out, observation["seat"], observation["view"])
         return out
+
+    def encode_into(self, out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
+        """`encode` of `seat`'s `view` written into `out`, which must hold zeros (a fresh
+        ``np.zeros``; entries past ``size`` are left alone): the environments' step, which
+        makes its array once."""
+        self._fill(out, seat, view)
 
     def feature_name(self, i: int) -> str:
         """The name of entry `i` of the array: its block's name and the place in it,
@@ -146,6 +152,16 @@ def put_hands(hot: list[int], at: int, hands: Sequence[Sequence[Mapping[str, Any
             append(base + width + get(card["back"], unknown))
             base += slot
         at += cap * slot
+
+
+def places(at: int, choices: Sequence[Any]) -> dict[Any, int]:
+    """Choice -> its entry of a one-hot block at `at` (``at + k`` for ``choices[k]``): a
+    fill looks a value up here (a value that is no choice sets nothing), the same entry
+    `one_hot` sets."""
+    table: dict[Any, int] = {}
+    for k, choice in enumerate(choices):
+        table.setdefault(choice, at + k)
+    return table
 
 
 def one_hot(out: np.ndarray, at: int, value: Any, choices: Sequence[Any]) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from arena.rules.encoding import Encoding, Layout, faces as deck_faces, one_hot, put_card, put_hands
+from arena.rules.encoding import Encoding, Layout, faces as deck_faces, places, put_hands
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,21 +43,27 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     hands = layout.block("hands", players * cap * slot, per_seat=True)
     deck_cards = float(len(options["deck"]))
 
+    at_turn, at_winner = places(turn, seats), places(winner, seats)
+    at_awaiting, at_left = places(awaiting, ("action", "swap")), places(left, ("give", "take", "flip"))
+    width = len(faces)
+
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
-        hot: list[int] = []
-        out[me + seat] = 1.0
-        one_hot(out, turn, view["turn"], seats)
-        one_hot(out, winner, view["winner"], seats)
-        one_hot(out, awaiting, view["awaiting"], ("action", "swap"))
-        for action in view["actions_left"]:
-            one_hot(out, left, action, ("give", "take", "flip"))
+        hot = [me + seat]
+        for at in (at_turn.get(view["turn"]), at_winner.get(view["winner"]), at_awaiting.get(view["awaiting"]),
+                   *map(at_left.get, view["actions_left"])):
+            if at is not None:
+                hot.append(at)
         out[turns] = view["turn_number"] / view["max_turns"]
-        out[pile_size] = view["draw_pile"]["size"] / deck_cards
-        put_card(hot, pile_top, view["draw_pile"]["top"], "up", "down", faces)
-        for s, hand in enumerate(view["hands"]):
+        pile = view["draw_pile"]
+        out[pile_size] = pile["size"] / deck_cards
+        card = pile["top"]
+        if card is not None:
+            hot += (pile_top + faces.get(card["up"], width - 1), pile_top + width + faces.get(card["down"], width - 1))
+        hands_seen = view["hands"]
+        for s, hand in enumerate(hands_seen):
             out[sizes + s] = len(hand) / cap
-        put_hands(hot, hands, view["hands"], cap, slot, faces)
-        out[hot] = 1.0
+        put_hands(hot, hands, hands_seen, cap, slot, faces)
+        out.put(hot, 1.0)
 
     return Encoding("color-flush", players, options, actions, layout, fill, hand_cap=cap,
                     action_seats={"give": 2, "take": 1, "swap": 1})

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from arena.rules.encoding import Encoding, Layout, one_hot
+from arena.rules.encoding import Encoding, Layout, places
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,32 +38,47 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     decision = layout.block("decision", 4)
     phase = layout.block("phase", 3)
     pending = layout.block("pending", 3)
-    modifiers = ("+2", "+4", "+6", "+8", "+10", "x2")
     target = float(options["target_score"])
     deck_cards = 94.0 * (2 if players > 18 else 1)
-    card_at = {card: i for i, card in enumerate(CARDS)}
+    card_at = {card: unseen + i for i, card in enumerate(CARDS)}
+    at_turn, at_dealer = places(turn, seats), places(dealer, seats)
+    at_decision = places(decision, ("hit-or-stay", "freeze", "flip-three", "second-chance"))
+    at_phase, at_pending = places(phase, ("deal", "play", "over")), places(pending, ("deal", "flip-three", "hand-out"))
+    modifier_at, status_at = places(13, ("+2", "+4", "+6", "+8", "+10", "x2")), places(20, STATUS)
+    unseen_at: dict[tuple[str, ...], list[int]] = {}
+    scaled = [min(count / 12.0, 1.0) for count in range(12)]  # an unseen count over 12, capped at 1
 
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
-        out[me + seat] = 1.0
-        one_hot(out, turn, view["turn"], seats)
-        one_hot(out, dealer, view["dealer"], seats)
+        hot = [me + seat]
+        for at in (at_turn.get(view["turn"]), at_dealer.get(view["dealer"]), at_decision.get(view["decision"]),
+                   at_phase.get(view["phase"])):
+            if at is not None:
+                hot.append(at)
+        for frame in view["pending"]:
+            if frame["kind"] in at_pending:
+                hot.append(at_pending[frame["kind"]])
+        totals = view["totals"]
         for s, row in enumerate(view["rows"]):
             at = rows + s * per_row
             for number in row["numbers"]:
-                out[at + number] = 1.0
+                hot.append(at + number)
             for modifier in row["modifiers"]:
-                out[at + 13 + modifiers.index(modifier)] = 1.0
+                hot.append(at + modifier_at[modifier])
+            if row["status"] in status_at:
+                hot.append(at + status_at[row["status"]])
             out[at + 19] = float(row["second_chance"])
-            one_hot(out, at + 20, row["status"], STATUS)
             out[at + 20 + len(STATUS)] = min(row["score"] / target, 1.0)
-            out[at + 21 + len(STATUS)] = min(view["totals"][s] / target, 1.0)
-        for card, count in view["unseen"].items():
-            out[unseen + card_at[card]] = min(count / 12.0, 1.0)
+            out[at + 21 + len(STATUS)] = min(totals[s] / target, 1.0)
+        counts = view["unseen"]
+        names = tuple(counts)
+        if names not in unseen_at:  # the entries of the counts' cards, once per order of cards (a few)
+            if len(unseen_at) > 64:
+                unseen_at.clear()
+            unseen_at[names] = [card_at[card] for card in names]
+        out.put(unseen_at[names], [scaled[count] if 0 <= count < 12 else min(count / 12.0, 1.0)
+                                   for count in counts.values()])
         out[deck] = view["deck_size"] / deck_cards
-        one_hot(out, decision, view["decision"], ("hit-or-stay", "freeze", "flip-three", "second-chance"))
-        one_hot(out, phase, view["phase"], ("deal", "play", "over"))
-        for frame in view["pending"]:
-            one_hot(out, pending, frame["kind"], ("deal", "flip-three", "hand-out"))
+        out.put(hot, 1.0)
 
     return Encoding("flip-7", players, options, actions, layout, fill,
                     action_seats={"freeze": 1, "flip-three": 1, "second-chance": 1})

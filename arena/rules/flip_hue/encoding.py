@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from arena.rules.encoding import Encoding, Layout, faces as deck_faces, one_hot, put_card, put_hands
+from arena.rules.encoding import Encoding, Layout, faces as deck_faces, places, put_hands
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,29 +48,33 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     hands = layout.block("hands", players * cap * slot, per_seat=True)
     deck_cards = float(len(options["deck"]))
 
+    at_turn, at_to_act, at_winner = places(turn, seats), places(to_act, seats), places(winner, seats)
+    at_step = places(step, ("push", "pull", "answer", "cleanup", "over"))
+    at_puller, at_pulled, at_pos = places(puller, seats), places(pulled, seats), places(pulled_pos, positions)
+    tops = ((draw_top, "draw_pile", "up", "down"), (discard_top, "discard_pile", "up", "down"))
+    width = len(faces)
+
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
-        hot: list[int] = []
-        out[me + seat] = 1.0
-        one_hot(out, turn, view["turn"], seats)
-        one_hot(out, to_act, view["to_act"], seats)
-        one_hot(out, winner, view["winner"], seats)
-        one_hot(out, step, view["step"], ("push", "pull", "answer", "cleanup", "over"))
+        hot = [me + seat]
+        pull = view["pull"] or {}
+        for at in (at_turn.get(view["turn"]), at_to_act.get(view["to_act"]), at_winner.get(view["winner"]),
+                   at_step.get(view["step"]), at_puller.get(pull.get("seat")), at_pulled.get(pull.get("target")),
+                   at_pos.get(pull.get("pos"))):
+            if at is not None:
+                hot.append(at)
         out[turns] = min(view["turn_number"] / view["max_turns"], 1.0)
         out[draw_size] = view["draw_pile"]["size"] / deck_cards
         out[discard_size] = view["discard_pile"]["size"] / deck_cards
-        put_card(hot, draw_top, view["draw_pile"]["top"], "up", "down", faces)
-        put_card(hot, discard_top, view["discard_pile"]["top"], "up", "down", faces)
-        for s, faction in enumerate(view["factions"]):
-            put_card(hot, factions + s * slot, faction, "top", "bottom", faces)
-        pull = view["pull"]
-        if pull is not None:
-            one_hot(out, puller, pull["seat"], seats)
-            one_hot(out, pulled, pull["target"], seats)
-            one_hot(out, pulled_pos, pull["pos"], list(positions))
-        for s, hand in enumerate(view["hands"]):
+        cards = [(at, view[pile]["top"], first, second) for at, pile, first, second in tops]
+        cards += [(factions + s * slot, faction, "top", "bottom") for s, faction in enumerate(view["factions"])]
+        for at, card, first, second in cards:
+            if card is not None:
+                hot += (at + faces.get(card[first], width - 1), at + width + faces.get(card[second], width - 1))
+        hands_seen = view["hands"]
+        for s, hand in enumerate(hands_seen):
             out[sizes + s] = min(len(hand) / cap, 1.0)
-        put_hands(hot, hands, view["hands"], cap, slot, faces)
-        out[hot] = 1.0
+        put_hands(hot, hands, hands_seen, cap, slot, faces)
+        out.put(hot, 1.0)
 
     return Encoding("flip-hue", players, options, actions, layout, fill, hand_cap=cap,
                     action_seats={"give": 2, "flip": 2, "pull": 1})

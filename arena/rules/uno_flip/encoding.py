@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from arena.rules.encoding import Encoding, Layout, faces as deck_faces, one_hot, put_card, put_hands
+from arena.rules.encoding import Encoding, Layout, faces as deck_faces, places, put_hands
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,25 +56,33 @@ def encoding(players: int, options: Mapping[str, Any]) -> Encoding:
     deck_cards = float(len(options["deck"]))
     target = float(options["target_score"] or 500)
 
+    at_turn, at_dealer = places(turn, seats), places(dealer, seats)
+    at_color, at_phase = places(color, COLORS), places(phase, ("play", "drawn", "challenge", "color", "over"))
+    width = len(faces)
+
     def fill(out: np.ndarray, seat: int, view: Mapping[str, Any]) -> None:
-        hot: list[int] = []
-        out[me + seat] = 1.0
-        one_hot(out, turn, view["turn"], seats)
-        one_hot(out, dealer, view["dealer"], seats)
-        out[side] = float(view["side"] == "dark")
-        out[direction] = float(view["direction"] == -1)
-        one_hot(out, color, view["color"], COLORS)
-        one_hot(out, phase, view["phase"], ("play", "drawn", "challenge", "color", "over"))
+        hot = [me + seat]
+        for at in (at_turn.get(view["turn"]), at_dealer.get(view["dealer"]), at_color.get(view["color"]),
+                   at_phase.get(view["phase"])):
+            if at is not None:
+                hot.append(at)
+        if view["side"] == "dark":
+            hot.append(side)
+        if view["direction"] == -1:
+            hot.append(direction)
         for s, score in enumerate(view["scores"]):
             out[scores + s] = min(score / target, 1.0)
         out[turns] = view["turns"] / view["max_turns"]
-        out[draw_size] = view["draw_pile"]["size"] / deck_cards
-        out[discard_size] = view["discard"]["size"] / deck_cards
-        put_card(hot, draw_top, view["draw_pile"]["top"], "up", "down", faces)
-        put_card(hot, discard_top, view["discard"]["top"], "up", "down", faces)
-        for s, hand in enumerate(view["hands"]):
+        draw, discard = view["draw_pile"], view["discard"]
+        out[draw_size] = draw["size"] / deck_cards
+        out[discard_size] = discard["size"] / deck_cards
+        for at, card in ((draw_top, draw["top"]), (discard_top, discard["top"])):
+            if card is not None:
+                hot += (at + faces.get(card["up"], width - 1), at + width + faces.get(card["down"], width - 1))
+        hands_seen = view["hands"]
+        for s, hand in enumerate(hands_seen):
             out[sizes + s] = min(len(hand) / cap, 1.0)
-        put_hands(hot, hands, view["hands"], cap, slot, faces)
-        out[hot] = 1.0
+        put_hands(hot, hands, hands_seen, cap, slot, faces)
+        out.put(hot, 1.0)
 
     return Encoding("uno-flip", players, options, actions, layout, fill, hand_cap=cap)

@@ -54,7 +54,7 @@ def serve(bot_name: str) -> int:
         channel_out.write(session.reply(message))
 
 
-def _load(bot_name: str) -> type:
+def _load(bot_name: str) -> type[Any]:
     """The bot class: registered, or in a file (absolute PATH.py:Class, as a tournament
     file may name one)."""
     if ".py:" in bot_name:
@@ -69,7 +69,7 @@ def _load(bot_name: str) -> type:
 class _Session:
     """One bot class's games, a fresh instance each: the reply to each message."""
 
-    def __init__(self, bot_cls: type):
+    def __init__(self, bot_cls: type[Any]):
         self.bot_cls = bot_cls
         self.bot: Any = None
 

@@ -330,7 +330,7 @@ def _start(run: _Run, options: _Options) -> None:
                                 run.sizer, ahead, run.echo)
     run.scheduler = make_scheduler(options.scheduler or scheduler_name(tournament), context, options.registry)
     run.state = StoreState(store, tournament)
-    run.exhausted = run.remaining == 0 and options.scheduler is None
+    run.exhausted = run.remaining == 0 and options.scheduler is None and tournament.scheduler is None
     # Live rating follows the store in schedule order; a stopping run leaves games out of
     # it when a ruleset stops, so it rates once play is over instead.
     run.followers = RatingFollowers(store.path, store.plan()) if tournament.stop is None else None

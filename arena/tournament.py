@@ -174,6 +174,9 @@ class Tournament:
     challengers: tuple[int, ...] = ()  # gauntlet: the entries of which every table holds exactly one
     stop: Stop | None = None
     look_every: int = 4
+    scheduler: str | None = None
+    """A plugin's scheduler by name (the `register_schedulers` hook), which then chooses the
+    games from the schedule's tables; None: the built-in one of the format or stop."""
     luck: str = "adjusted"
     """The file's `luck`: "adjusted" (the default) scores a ruleset that declares a pairwise
     value net of the luck of the draw (arena.luck, docs/luck.md); "raw" as played."""
@@ -240,6 +243,7 @@ def _check(doc: dict[str, Any], registry: Registry, source: str, text: str, sha2
     file = decode_file(doc)
     base = Path(source).parent
     head = _check_head(file.tournament, base)
+    _check_scheduler(head.scheduler, registry)
     if not file.bots:
         raise _KeyProblem("bots", "empty: add at least one [[bots]] table")
     if not file.rulesets:
@@ -278,6 +282,7 @@ class _Head:
     quota: Quota
     wheelhouse: Path | None
     luck: str
+    scheduler: str | None
 
 
 def _check_head(head: TournamentSection, base: Path) -> _Head:
@@ -306,7 +311,7 @@ def _check_head(head: TournamentSection, base: Path) -> _Head:
             raise _KeyProblem("tournament.wheelhouse", f"{str(wheelhouse)!r} is not a folder")
     return _Head(head.name, head.seed, head.format, deals, look_every, max_games, head.isolation, limits,
                  OnFault(head.on_fault), max_faults, workers, Quota(quota_mb, quota_files), wheelhouse,
-                 "adjusted" if head.luck is UNSET else head.luck)
+                 "adjusted" if head.luck is UNSET else head.luck, _head_scheduler(head))
 
 
 def _head_deals(head: TournamentSection) -> tuple[int, int]:
@@ -322,6 +327,25 @@ def _head_deals(head: TournamentSection) -> tuple[int, int]:
                               "gets) and look_every (deals between looks)")
         deals = _bounded("max_deals", head.max_deals, 1000)
     return deals, _bounded("look_every", head.look_every, 4)
+
+
+def _head_scheduler(head: TournamentSection) -> str | None:
+    """`scheduler`, a plugin's: its name is checked against the registry with the bots."""
+    if head.scheduler is UNSET:
+        return None
+    if head.stop is not UNSET:
+        raise _KeyProblem("tournament.scheduler", "not used with stop (a plugin's scheduler chooses the games "
+                          "itself): remove one")
+    return head.scheduler
+
+
+def _check_scheduler(name: str | None, registry: Registry) -> None:
+    """A file's `scheduler` names one a plugin registered (built-in ones are chosen by
+    `format` and `stop`)."""
+    if name is not None and name not in registry.schedulers:
+        known = ", ".join(registry.schedulers) or "none is installed"
+        raise _KeyProblem("tournament.scheduler", f"no plugin registers a scheduler called {name!r} (plugins' "
+                          f"schedulers: {known}; the built-in ones are chosen by format and stop)")
 
 
 def _head_format(head: TournamentSection) -> None:
@@ -572,7 +596,8 @@ def _check_field(head: _Head, section: TournamentSection, entries: list[BotSpec]
                             float(limits["time_bank"]), limits["memory_mb"], head.on_fault, head.max_faults,
                             float(limits["time_for_start"]), float(limits["time_for_end"]),
                             float(limits["cpu_per_game"]), limits["max_processes"], limits["tmp_mb"],
-                            challengers=challengers, stop=stop, look_every=head.look_every, luck=head.luck)
+                            challengers=challengers, stop=stop, look_every=head.look_every, luck=head.luck,
+                            scheduler=head.scheduler)
     _check_size(tournament)
     return tournament
 

@@ -65,6 +65,7 @@ class TournamentSection(_Table, frozen=True):
     name: str
     seed: int | None = None
     format: Literal["round-robin", "sampled", "gauntlet"] = "round-robin"
+    scheduler: str | UnsetType = UNSET  # a plugin's scheduler (register_schedulers); not with stop
     deals: int | UnsetType = UNSET  # 1 without stop; not used with it
     max_games: int | UnsetType = UNSET  # only (and always) with format = "sampled"
     challengers: NonEmptyStrings | UnsetType = UNSET  # only (and always) with format = "gauntlet"

@@ -121,6 +121,39 @@ def test_a_plugin_scheduler_plays_king_of_the_hill_and_its_observer_sees_every_s
     assert again.complete and again.played == 0 and _koth_games(toy / "one") == games
 
 
+def test_a_tournament_file_names_a_plugin_scheduler_and_arena_run_plays_it(toy):
+    from arena.run_and_publish import run_and_publish
+
+    registry = load_registry(extra_plugins=[("koth", _plugin([]))])
+    by_argument = toy_file(toy / "a.toml", deals=3, players=2, extra=INLINE)
+    run(by_argument, toy / "argument", workers=1, scheduler="king-of-the-hill", registry=registry)
+    by_file = toy_file(toy / "f.toml", deals=3, players=2, extra=INLINE + 'scheduler = "king-of-the-hill"\n')
+    tournament = load_tournament(by_file, registry)
+    assert tournament.scheduler == "king-of-the-hill"
+    summary = run_and_publish(tournament, toy / "file", workers=2, registry=registry, progress=False,
+                              echo=lambda line: None)
+    assert summary.complete and summary.total == 6
+    assert [game[1:] for game in _koth_games(toy / "file")] == [game[1:] for game in _koth_games(toy / "argument")]
+
+
+def test_a_tournament_files_scheduler_must_be_a_plugins_and_not_beside_a_stop(toy):
+    from arena.errors import ConfigError
+
+    registry = load_registry(extra_plugins=[("koth", _plugin([]))])
+    unknown = toy_file(toy / "u.toml", deals=1, players=2, extra=INLINE + 'scheduler = "ladder"\n')
+    with pytest.raises(ConfigError, match=r"u\.toml: tournament\.scheduler: no plugin registers a scheduler called "
+                                          r"'ladder' \(plugins' schedulers: king-of-the-hill;"):
+        load_tournament(unknown, registry)
+    built_in = toy_file(toy / "b.toml", deals=1, players=2, extra=INLINE + 'scheduler = "settled"\n')
+    with pytest.raises(ConfigError, match="chosen by format and stop"):
+        load_tournament(built_in, registry)
+    text = toy_file(toy / "s.toml", deals=1, players=2, extra=INLINE).read_text()
+    stopping = toy / "s.toml"
+    stopping.write_text(text.replace("deals = 1\n", 'stop = "settled"\nscheduler = "king-of-the-hill"\n'))
+    with pytest.raises(ConfigError, match=r"tournament\.scheduler: not used with stop"):
+        load_tournament(stopping, registry)
+
+
 def test_an_unknown_scheduler_is_a_one_line_error_naming_the_known_ones(toy):
     from arena.errors import ConfigError
     from arena.runner import RunObserver, run_tournament

@@ -92,7 +92,10 @@ BUILTIN_SCHEDULERS: dict[str, Callable[[TournamentContext], Any]] = {
 
 
 def scheduler_name(tournament: Tournament) -> str:
-    """The built-in scheduler a tournament file asks for: its stop's kind, else its format."""
+    """The scheduler a tournament file asks for: its `scheduler` (a plugin's), else its
+    stop's kind, else its format."""
+    if tournament.scheduler is not None:
+        return tournament.scheduler
     return tournament.stop.kind if tournament.stop is not None else tournament.format
 
 

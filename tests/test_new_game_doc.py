@@ -14,6 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import arena.rulesets
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "new-game.md"
 BLOCK = re.compile(r"^```(?:python|toml)\n# (?:file: (?P<path>\S+)|add to (?P<into>\S+), class (?P<cls>\w+), "
@@ -58,9 +60,11 @@ def high_card(plugin_dir, tmp_path, monkeypatch):
     points = "".join(f"{name} = {target}\n" for name, target in meta["entry-points"]["arena"].items())
     (info / "entry_points.txt").write_text("[arena]\n" + points)
     monkeypatch.syspath_prepend(str(project))
+    arena.rulesets.registry.cache_clear()   # the process's registry, as if loaded after the install
     yield project
     for name in [name for name in sys.modules if name.startswith("arena_high_card")]:
         del sys.modules[name]
+    arena.rulesets.registry.cache_clear()
 
 
 def test_the_doc_lists_every_file_of_its_folder_and_each_has_a_block():

@@ -114,6 +114,8 @@ def test_a_stopping_run_publishes_the_intervals_its_last_look_judged(toy):
                                        round(1 - r["high"], 6), round(1 - r["low"], 6))
     assert doc["pairwise"]["rulesets"]["toy-race"]["pairs"] == last.detail["pairs"] == 3
     stop = doc["pairwise"]["rulesets"]["toy-race"]["stop"]
+    # at 2-player tables the settled stop deals no more to settled pairs, and says how many games that saved
+    assert stop.pop("games_saved") == last.detail["saved"] > 0
     assert stop == {"looks": last.look, "deals": last.deals, "stopped": True, "reason": last.detail["reason"],
                     "test": "settled", "decision": None}
     why = "settled" if last.detail["reason"] == "settled" else "not settled by max_deals"

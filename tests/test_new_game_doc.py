@@ -1,6 +1,7 @@
 """docs/new-game.md builds a game in a package of its own: this test writes the doc's own
 code blocks into a folder, installs the package as pip would (an `arena` entry point), and
-runs the doc's steps: the kit, the rules page, the renderer, a tournament and its web page."""
+runs the doc's steps: the kit, the rules page, the renderer, a tournament and its web page, the
+environments, and the search bots on its determinization."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def high_card(plugin_dir, tmp_path, monkeypatch):
     points = "".join(f"{name} = {target}\n" for name, target in meta["entry-points"]["arena"].items())
     (info / "entry_points.txt").write_text("[arena]\n" + points)
     monkeypatch.syspath_prepend(str(project))
-    arena.rulesets.registry.cache_clear()   # the process's registry, as if loaded after the install
+    arena.rulesets.registry.cache_clear()   # the process's registry (search bots read it), as if loaded now
     yield project
     for name in [name for name in sys.modules if name.startswith("arena_high_card")]:
         del sys.modules[name]
@@ -68,11 +69,18 @@ def high_card(plugin_dir, tmp_path, monkeypatch):
 
 
 def test_the_doc_lists_every_file_of_its_folder_and_each_has_a_block():
-    files = doc_files(DOC.read_text())
+    text = DOC.read_text()
+    files = doc_files(text)
     assert set(files) == {"pyproject.toml", "arena_high_card/__init__.py", "arena_high_card/ruleset.py",
-                          "arena_high_card/text.py", "arena_high_card/encoding.py", "tests/test_conformance.py",
-                          "tournament.toml"}
-    assert 'encoding_function = "arena_high_card.encoding:encoding"' in files["arena_high_card/ruleset.py"]
+                          "arena_high_card/text.py", "arena_high_card/encoding.py", "arena_high_card/sampler.py",
+                          "tests/test_conformance.py", "tournament.toml", "tournament-search.toml"}
+    listing = re.search(r"^## 1\. The folder\n\n```\n(?P<tree>.*?)^```", text, re.S | re.M)
+    assert listing, "section 1 of docs/new-game.md has no folder listing"
+    listed = {line.split()[0] for line in listing["tree"].splitlines() if line.strip()}
+    assert {path.rpartition("/")[2] for path in files} <= listed, "section 1's listing misses a file of a block"
+    ruleset = files["arena_high_card/ruleset.py"]
+    assert 'encoding_function = "arena_high_card.encoding:encoding"' in ruleset
+    assert 'sampler_function = "arena_high_card.sampler:sample_state"' in ruleset
 
 
 def test_the_docs_game_declares_its_encoding_and_chance_outcomes_and_the_kit_checks_them(high_card):
@@ -86,6 +94,49 @@ def test_the_docs_game_declares_its_encoding_and_chance_outcomes_and_the_kit_che
     assert not [note for note in report.skipped if "encoding" in note or "chance_outcomes" in note]
     table = cls.encoding(2, cls.resolve_options())
     assert table.feature_name(0) == "me[0]" and table.actions[:2] == ("play:0:face", "play:0:back")
+
+
+def test_the_kit_runs_its_sampling_checks_on_the_docs_game_and_skips_none_of_them(high_card):
+    from arena.plugins import load_registry
+    from arena.testing import check_ruleset
+
+    cls = load_registry().rulesets["high-card"].cls
+    assert cls.supports("sample_state") and not cls.supports("evaluate")
+    report = check_ruleset(cls, seeds=2, variants=False)
+    assert report.counts["hidden information"] > 0
+    # the doc says the kit skips only the evaluate High Card does without
+    assert len(report.skipped) == 1 and "has no evaluate" in report.skipped[0], report.skipped
+
+
+def test_the_docs_sampler_leaves_a_card_for_every_face_played_out_of_the_hands_it_deals(high_card):
+    import random
+
+    from arena.plugins import load_registry
+    from arena.rules.observation import make_observation
+
+    cls = load_registry().rulesets["high-card"].cls
+    sampler = importlib.import_module("arena_high_card.sampler")
+    ruleset = importlib.import_module("arena_high_card.ruleset")
+    rng, checked = random.Random(2), 0
+    for seed in range(12):
+        players = 2 + seed % 3
+        options = cls.resolve_options({"tricks": 4})   # at four players, every card of the deck is dealt
+        state = cls.new_game(players, options, random.Random(seed))
+        received = [[] for _ in range(players)]
+        while not state.is_terminal():
+            for seat in range(players):
+                received[seat].extend(state.take_events(seat))
+            seat = state.current_seat()
+            observation = make_observation(cls, state, seat, [])
+            sample = sampler.sample_state(observation, rng, list(received[seat]))
+            held = [card for hand in sample.hands for card in hand]
+            assert len(set(held)) == len(held) and set(held) <= set(ruleset.DECK)
+            faces = [event["card"] for event in received[seat] if event["type"] == "play"]
+            rest = [card for card in ruleset.DECK if card not in held]
+            assert sampler.cards_showing(faces, rest, rng) is not None, (seed, faces, sample.hands)
+            state.apply(rng.choice(state.legal_actions()))
+            checked += 1
+    assert checked > 100
 
 
 def test_the_docs_environment_code_passes_pettingzoos_api_test_and_openspiels_random_sim_test(high_card):
@@ -170,3 +221,28 @@ def test_the_generic_legend_says_nothing_of_two_faces_for_a_game_of_one_sided_ca
     assert "back" not in legend and "face" not in legend and "[?]" in legend
     from arena.rules.flip_hue import FlipHue
     assert "[face]/[back]" in " ".join(renderer_for(FlipHue, Style(False), ["a", "b"], 0, 2).legend())
+
+
+def test_ismcts_and_openspiel_ismcts_search_the_docs_game_in_its_tournament_without_faults_or_random_play(
+        high_card, tmp_path, capfd):
+    pytest.importorskip("pyspiel")
+    from arena.plugins import load_registry
+    from arena.run_and_publish import run_and_publish
+    from arena.tournament import parse_tournament
+
+    text = (high_card / "tournament-search.toml").read_text()
+    # small and inline here (the sandbox has tests of its own): one deal, few iterations
+    for doc_line, here in (("[tournament]\n", '[tournament]\nisolation = "inline"\n'), ("deals = 10", "deals = 1"),
+                           ("iterations = 200", "iterations = 20"), ("simulations = 50", "simulations = 5")):
+        assert doc_line in text, f"tournament-search.toml no longer has {doc_line!r}"
+        text = text.replace(doc_line, here, 1)
+    out = tmp_path / "out"
+    # without the sampler, openspiel-ismcts plays no ruleset of the file and the file is refused
+    run_and_publish(parse_tournament(text, load_registry()), out, workers=1, progress=False,
+                    echo=lambda line: None)
+    rows = json.loads((out / "standings.json").read_text())["rulesets"]["high-card"]
+    assert {row["bot"] for row in rows} == {"ismcts", "openspiel-ismcts", "random"}
+    assert [row["faults"] for row in rows] == [0, 0, 0], rows
+    assert sum(row["games"] for row in rows) == 9, rows   # one deal, three rotations, three seats
+    errors = capfd.readouterr().err
+    assert "playing at random" not in errors and "search failed" not in errors, errors   # ismcts searched

@@ -2,7 +2,12 @@
 
 `RatingFollowers` starts one process per independent rating chain (overall, each
 ruleset); each follows the results store in schedule order while the workers play,
-so that only the last few games' rating is left when play ends.
+so that only the last few games' rating is left when play ends. Each also keeps its
+chain's rating history (`arena.ratings.RatingHistory`), so the run hands the site the
+standings and the history of one rating pass.
+
+A follower rates the store from its first game, whatever was stored before this run
+started (a resumed run), so both cover every stored game in schedule order.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ FOLLOWER_NICENESS = 0
 
 def _follow(path: str, chain: Any, conn: Any, parent: int) -> None:
     """A rating process: follows the store in schedule order while games are
-    played; on "finish", rates the rest and sends back its part of the standings."""
+    played; on "finish", rates the rest and sends back its part of the standings and
+    its chain's rating history (thinned as the site draws it)."""
     if FOLLOWER_NICENESS:
         try:
             os.nice(FOLLOWER_NICENESS)
@@ -36,13 +42,14 @@ def _follow(path: str, chain: Any, conn: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(parent)
     with Store.open(path) as store:
-        rater = Rater(store.plan(), [chain])
+        rater = Rater(store.plan(), [chain], history=True)
         while True:
             more = rater.drain(store, budget=0.25, stop_at_gap=True)
             if conn.poll(0 if more else 0.05):
                 conn.recv()
                 rater.drain(store, stop_at_gap=False)
-                conn.send(rater.parts())
+                assert rater.history is not None
+                conn.send((rater.parts(), rater.history.thinned()))
                 return
 
 
@@ -64,18 +71,22 @@ class RatingFollowers:
             theirs.close()
             self.processes.append((process, mine))
 
-    def finish(self) -> dict[str, Any]:
-        """Wait for the rating of every stored game; return the standings."""
+    def finish(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Wait for the rating of every stored game; return ``(standings, history)``, as
+        `arena.ratings.rate_with_history` gives them for the same store."""
         for _, conn in self.processes:
             conn.send("finish")
         parts: dict[str, Any] = {}
+        history: dict[str, Any] = {}
         for process, conn in self.processes:
             try:
-                parts.update(conn.recv())
+                part, lines = conn.recv()
             except EOFError:
                 raise ArenaError(f"rating process {process.name} died (exit code {process.exitcode})") from None
+            parts.update(part)
+            history.update(lines)   # in scope_plan's order, as one rater lists its scopes
             process.join()
-        return assemble(self.plan, parts)
+        return assemble(self.plan, parts), history
 
     def stop(self) -> None:
         for process, conn in self.processes:

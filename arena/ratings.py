@@ -33,13 +33,16 @@ a table mixing entries that play different rulesets ranks nothing; a pair there 
 separated when it is separated, in the same order, on every ruleset.
 
 A `Rater` can follow a store while a tournament runs (`drain` with a time
-budget), so rating overlaps play instead of following it.
+budget), so rating overlaps play instead of following it; with `history` it also keeps
+each entry's rating after each game (`RatingHistory`), so that the site's charts need no
+second pass over the store.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from array import array
 from typing import Any, Callable, Mapping, Sequence
 
 import trueskill
@@ -50,7 +53,7 @@ from arena.luck import AdjustedTally, planned_method
 from arena.pairwise import (ASYMPTOTIC, ASYMPTOTIC_T_STAR, BETTING, CLASSIC, EQUAL, REVERSED, SEPARATED, UNSETTLED,
                             PairTally, compare, split_alpha, summarize)
 from arena.rules.base import forfeit_standing
-from arena.store import GameRow, Store, StoreError, read_luck, read_luck_range
+from arena.store import GameRow, Store, StoreError, read_luck_range
 
 WILSON_Z = 1.959963984540054  # two-sided 95%
 DEFAULT_DRAW_PROBABILITY = 0.05
@@ -281,9 +284,10 @@ class Rater:
 
     `plan` is the store's plan (entries and rulesets; see arena.runner). `chains`
     limits it to some of the chains of `scope_plan` (default: all of them); the
-    parts of several raters combine with `assemble`."""
+    parts of several raters combine with `assemble`. With `history`, it also keeps each
+    entry's rating after each of its games (`RatingHistory`, for the site's charts)."""
 
-    def __init__(self, plan: Mapping[str, Any], chains: Any = None):
+    def __init__(self, plan: Mapping[str, Any], chains: Any = None, history: bool = False):
         self.plan = plan
         self.entries = plan["entries"]
         n = len(self.entries)
@@ -311,6 +315,7 @@ class Rater:
             self.next_index = sum(r["games"] for r in plan["rulesets"][:self.only])
             self.end_index = self.next_index + plan["rulesets"][self.only]["games"]
         self.rated = 0
+        self.history = RatingHistory(self) if history else None
 
     def apply(self, row: GameRow, corrections: list[list[float]] | None = None) -> None:
         """Rate one game (with its luck corrections, for a ruleset scored luck-adjusted).
@@ -323,6 +328,8 @@ class Rater:
         if self.overall is not None:
             self.overall.add(env, row, max_faults)
         self.rated += 1
+        if self.history is not None:
+            self.history.record(row)
 
     def drain(self, store: Store, budget: float | None = None, stop_at_gap: bool = True, chunk: int = 1000) -> bool:
         """Rate the stored games from `next_index` on, in schedule order.
@@ -607,47 +614,71 @@ def _end(value: float) -> float | None:
     return _round(value) if math.isfinite(value) else None
 
 
-def rate_with_history(store: Store, max_points: int = 300) -> tuple[dict[str, Any], dict[str, dict[str, list]]]:
-    """``(standings, history)`` for every game in `store`, in one rating pass: the standings
-    exactly as `rate_store` gives them (the same `Rater`, fed the same games in schedule
-    order) and each entry's rating history per scope, for the site's charts:
-    ``history[label][bot] = [[games, index, mu, sigma], ...]`` with ``label`` =
-    ``"overall"`` or a ruleset label: the prior before any game (``[0, -1, mu, sigma]``),
-    then after each of its games (games played in the scope, schedule index), thinned to
-    at most `max_points` points (the first and the last always kept)."""
-    plan = store.plan()
-    rater = Rater(plan)
-    labels = [r["label"] for r in plan["rulesets"]]
-    names = [e["bot"] for e in plan["entries"]]
-    # (label, scope) pairs to follow; the overall chain is ruleset 0's when shared.
-    tracked: list[tuple[str, Any, int | None]] = []
-    if rater.overall is not None:
-        tracked.append((OVERALL, rater.overall, None))
-    for i, scope in rater.scopes.items():
-        tracked.append((labels[i], scope, i))
-    if rater.overall is None and 0 in rater.scopes:
-        tracked.append((OVERALL, rater.scopes[0], 0))
-    history: dict[str, dict[str, list]] = {label: {} for label, _, _ in tracked}
-    for label, scope, _ in tracked:  # every line starts at the prior, before any game (index -1)
-        for entry in scope.entries:
-            prior = scope.ratings[entry]
-            history[label][names[entry]] = [[0, -1, round(prior.mu, 4), round(prior.sigma, 4)]]
-    luck = read_luck(store) if rater.adjusted else {}   # a ruleset scored luck-adjusted
-    for row in store.iter_rows():
-        rater.apply(row, luck.get(row.index))
-        rater.next_index = row.index + 1
-        for label, scope, only in tracked:
+HISTORY_POINTS = 300
+"""The most points of an entry's rating history per scope that the site draws (`thin`)."""
+
+
+class RatingHistory:
+    """Each entry's rating history in the scopes a `Rater` follows, for the site's charts:
+    ``[games, index, mu, sigma]`` points (games played in the scope, schedule index, mu
+    and sigma to 4 places), the prior before any game first (``[0, -1, mu, sigma]``), then
+    one after each of its games. A scope is named by its label: ``"overall"`` or a ruleset
+    label; the chain shared by the overall table and the only ruleset (`scope_plan` gives
+    ``[0]``) has both. Points are kept packed (four doubles each), so that a rating
+    follower holds a long tournament's history in little memory."""
+
+    def __init__(self, rater: "Rater"):
+        labels = [r["label"] for r in rater.plan["rulesets"]]
+        self.names = [e["bot"] for e in rater.entries]
+        # (label, scope, the ruleset whose games it rates: None for every game's)
+        self.tracked: list[tuple[str, _Scope, int | None]] = []
+        if rater.overall is not None:
+            self.tracked.append((OVERALL, rater.overall, None))
+        for i, scope in rater.scopes.items():
+            self.tracked.append((labels[i], scope, i))
+        if rater.shared and 0 in rater.scopes:
+            self.tracked.append((OVERALL, rater.scopes[0], 0))
+        self.points: dict[str, dict[str, array]] = {label: {} for label, _, _ in self.tracked}
+        for label, scope, _ in self.tracked:  # every line starts at the prior, before any game (index -1)
+            for entry in scope.entries:
+                prior = scope.ratings[entry]
+                self.points[label][self.names[entry]] = array("d", (0, -1, round(prior.mu, 4),
+                                                                    round(prior.sigma, 4)))
+
+    def record(self, row: GameRow) -> None:
+        """Add the ratings of `row`'s entries after it (the rater has just applied it)."""
+        for label, scope, only in self.tracked:
             if only is not None and row.ruleset != only:
                 continue
-            series = history[label]
+            series = self.points[label]
             for entry in row.seats:
                 rating = scope.ratings[entry]
-                series.setdefault(names[entry], []).append(
-                    [scope.games[entry], row.index, round(rating.mu, 4), round(rating.sigma, 4)])
-    for series in history.values():
-        for bot, points in series.items():
-            series[bot] = thin(points, max_points)
-    return rater.standings(), history
+                series.setdefault(self.names[entry], array("d")).extend(
+                    (scope.games[entry], row.index, round(rating.mu, 4), round(rating.sigma, 4)))
+
+    def thinned(self, max_points: int | None = None) -> dict[str, dict[str, list]]:
+        """``history[label][bot] = [[games, index, mu, sigma], ...]``, each line thinned to at
+        most `max_points` points (default `HISTORY_POINTS`; `thin`: the first and the last
+        always kept)."""
+        max_points = HISTORY_POINTS if max_points is None else max_points
+        return {label: {bot: [[int(packed[4 * i]), int(packed[4 * i + 1]), packed[4 * i + 2], packed[4 * i + 3]]
+                              for i in thin(range(len(packed) // 4), max_points)]
+                        for bot, packed in series.items()}
+                for label, series in self.points.items()}
+
+
+def rate_with_history(store: Store, max_points: int | None = None
+                      ) -> tuple[dict[str, Any], dict[str, dict[str, list]]]:
+    """``(standings, history)`` for every game in `store`, in one rating pass: the standings
+    exactly as `rate_store` gives them (the same `Rater`, fed the same games in schedule
+    order) and each entry's rating history per scope (`RatingHistory.thinned`), for the
+    site's charts: ``history[label][bot] = [[games, index, mu, sigma], ...]``. A run hands
+    both over (arena.runner.RunSummary: its rating followers keep the same history); this
+    pass is for a results folder published or served without a run."""
+    rater = Rater(store.plan(), history=True)
+    rater.drain(store, stop_at_gap=False)
+    assert rater.history is not None
+    return rater.standings(), rater.history.thinned(max_points)
 
 
 def thin(points: Sequence[Any], limit: int) -> list[Any]:

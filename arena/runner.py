@@ -97,7 +97,7 @@ class RunSummary:
     elapsed: float = 0.0  # the whole run
     play_seconds: float = 0.0  # from the first batch sent to the last game stored
     rating_tail: float = 0.0  # rating left to do once the last game was stored
-    history: dict[str, Any] | None = None  # the rating history, when rated in one pass with the standings
+    history: dict[str, Any] | None = None  # the rating history, from the pass that rated the standings
 
 
 BATCH_SECONDS = 0.25  # aim: a task long enough to hide its overhead, short enough to balance the tail
@@ -459,11 +459,12 @@ def _finish(run: _Run, started: float) -> RunSummary:
     if store.get("finished_at") is None:
         store.set("finished_at", results_folder.now())
     tail_started = time.perf_counter()
-    if run.followers is None:   # one pass: the standings and the history the site draws
+    # One rating pass: the standings and the history the site draws (live, or now for a stop)
+    if run.followers is None:
         summary.standings, summary.history = rate_with_history(store)
     else:
         try:
-            summary.standings = run.followers.finish()
+            summary.standings, summary.history = run.followers.finish()
         finally:
             run.followers.stop()
     summary.rating_tail = time.perf_counter() - tail_started

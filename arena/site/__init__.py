@@ -98,7 +98,9 @@ def build_context(store: Store, standings: Mapping[str, Any] | None = None,
                   replay_games: Sequence[dict[str, Any]] = (),
                   history: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Everything index.html shows (plain data plus SVG markup). `standings` and `history`:
-    the run's rating pass (`arena.ratings.rate_with_history`); rated here when either is missing."""
+    the run's one rating pass (its live rating followers' or, with a stop,
+    `arena.ratings.rate_with_history`); rated here only when either is missing, as for
+    `arena publish` or `arena serve` on a results folder with no run to hand them over."""
     from arena.publish import provenance
 
     plan = store.get("plan")
@@ -228,7 +230,8 @@ def write_site(results_dir: str | Path, store: Store, replays: int | None = None
     of at most 200 games, else a deterministic sample of 100; 0: none); see
     `arena.site.data.choose_replays`. `standings`: the standings already rated
     (as `arena.publish.publish` takes them) and `history` (the rating history the charts
-    draw, from the same pass): rated here if None. Replay files are
+    draw, from the same pass): a run hands both over; rated here if None (`arena publish`
+    or `arena serve` on an existing folder, with no run). Replay files are
     rewritten each time (the folder is replaced)."""
     results_dir = Path(results_dir)
     plan = store.get("plan")

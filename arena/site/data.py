@@ -1,7 +1,8 @@
 """The data the site's pages are built from, computed from a results store alone.
 
 - `rate_with_history` (from arena.ratings, which alone reads a `Rater`): standings
-  and each entry's rating history per scope, when the run did not hand them over;
+  and each entry's rating history per scope, when no run hands them over (`arena
+  publish` or `arena serve` on an existing folder; a run always does);
 - `head_to_head_matrix`: a scope's head-to-head fractions as a matrix in
   leaderboard order;
 - `pairwise_view`: a scope's pairwise results (mean paired scores, intervals, LOS,

@@ -583,6 +583,11 @@ def rate_chain(path: str, chain: Any) -> dict[str, Any]:
         return rater.parts()
 
 
+def unplayed_standings(plan: Mapping[str, Any]) -> dict[str, Any]:
+    """The standings of `plan` before any game: every entry at its prior rating."""
+    return Rater(plan).standings()
+
+
 def rate_store(store: Store, workers: int = 1, parallel_from: int = 5000) -> dict[str, Any]:
     """Standings from every game in the store, in schedule order; with `workers` > 1
     and at least `parallel_from` games, the independent chains (overall, each

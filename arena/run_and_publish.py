@@ -61,10 +61,10 @@ class PublishingObserver(RunObserver):
 
     def opened(self, store: Store, created: str | None, summary: RunSummary) -> None:
         from arena import publish
-        from arena.ratings import Rater
+        from arena.ratings import unplayed_standings
 
         if created == "created":
-            summary.written = publish.publish(self.out, store, Rater(store.plan()).standings())
+            summary.written = publish.publish(self.out, store, unplayed_standings(store.plan()))
         elif created == "extended":  # the published provenance names the new file (and a fresh commitment)
             summary.written = publish.publish(self.out, store)
 

@@ -165,3 +165,31 @@ def test_the_underscore_scan_finds_a_planted_read(tmp_path):
                        "from arena.rules.flip_7.engine import _row\n")
     assert sorted(private_reads(planted, private_names_of_the_games() | {"_row"})) == [
         "2: state._round_score", "3: import _row"]
+
+
+RATER_USERS = {"arena/ratings.py", "arena/live_ratings.py", "arena/stopping.py"}
+"""The rating passes: the run's (ratings, its live followers) and the stop's looks. The site and
+publishing draw what a run rated (issue 37 item 6: one rating pass)."""
+
+
+def rater_users(root: Path = ROOT) -> set[str]:
+    """The modules of arena/ and bots/ that name `Rater`."""
+    found = set()
+    for folder in ("arena", "bots"):
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            if any(isinstance(node, ast.Name) and node.id == "Rater" or
+                   isinstance(node, ast.alias) and node.name == "Rater" for node in ast.walk(tree)):
+                found.add(path.relative_to(root).as_posix())
+    return found
+
+
+def test_only_the_rating_passes_make_a_rater():
+    assert rater_users() == RATER_USERS
+
+
+def test_the_rater_scan_finds_a_planted_use(tmp_path):
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "arena" / "site.py").write_text("from arena.ratings import Rater\nRater({}).standings()\n")
+    assert rater_users(tmp_path) == {"arena/site.py"}

@@ -17,10 +17,10 @@ from arena_bots.random_bot import RandomBot
 # means a rules change: bump Flip7.version and update the hashes on purpose. Version "2":
 # these games have no Freeze before a deal card, so only the hash (it covers the version) moved.
 GOLDEN = {
-    (1, 11): "353deaae6f3b187d8eb95a6e0d3aee78533da649d689347b5fef10d0846446f4",
-    (2, 22): "8840ae2cefa6ad9c29215a00862154abced9b87e454dcb728eb36cd8d998930e",
-    (4, 44): "a7702015f816c4736e11d0ddc05e0af18124a944b947b3528782be7ba8b5e641",
-    (4, 2024): "ddadbc4705edd55c23657a2151b0eb7f96995cf4907f6a141104203d53b0845f",
+    (1, 11): "d06d03b492ccb961f99de2d6874c25037487f8af8e9328a801b2ab9a4dd6dc91",
+    (2, 22): "a124a1c64979f9964bdadbd90e0cce8c4b7486829df0b08ea6f4a655e1322064",
+    (4, 44): "b21c2d2a82591abb001df9ee33acb2be76097a3dee040a116bde86d154ba1a87",
+    (4, 2024): "3a0df948401cb38d02aaa3dc322799680caefeccb0fc990810e963596ae365df",
 }
 
 

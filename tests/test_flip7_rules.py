@@ -487,7 +487,7 @@ def test_max_rounds_stops_the_game_with_everyone_tied():
 
 
 def test_options_have_defaults():
-    assert Flip7.resolve_options() == {"target_score": 200, "max_rounds": 1000}
+    assert Flip7.resolve_options() == {"target_score": 200, "max_rounds": 1000, "deck": list(deck_for(1))}
 
 
 @pytest.mark.parametrize("given, message", [

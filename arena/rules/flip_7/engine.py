@@ -95,7 +95,7 @@ class Flip7State(EngineState):
             return
         self.target_score: int = self.options["target_score"]
         self.max_rounds: int = self.options["max_rounds"]
-        self.deck: list[str] = deck_for(players)
+        self.deck: list[str] = deck_for(players, self.options["deck"])
         self.chance.shuffle(self.deck)
         self.set_aside: list[str] = []
         self.totals: list[int] = [0] * players

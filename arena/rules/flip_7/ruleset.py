@@ -87,6 +87,11 @@ Options
     max_rounds (int >= 1, default 1000): safety valve; the game stops after this many
     rounds. Real games end in ~10-40 rounds; it exists so that no pathological bot
     pairing can loop forever.
+    deck (list of card names, default the 94 cards above): the cards of one deck, for
+    small variants (docs/rl.md: a deck of six cards is small enough for exact solvers).
+    Each card at most as often as in the standard deck, one number card at least; above
+    18 players two such decks are used. With a small deck the "deck is empty" rules
+    above come into play every round.
 
 Action grammar (legal_actions, in this order)
     "hit", "stay"          a hit-or-stay turn ("stay" only with a card in front of you)
@@ -151,8 +156,9 @@ Decisions where the rulings are silent (recorded here)
       even if the target leaves the round during it.
 
 Version
-    "2". Version "1" scored 0 for a player frozen before their deal card, even one a Flip
-    Three had dealt cards; "2" (rulings turn 2) lets them bank their row.
+    "3". Version "1" scored 0 for a player frozen before their deal card, even one a Flip
+    Three had dealt cards; "2" (rulings turn 2) lets them bank their row. "3" adds the
+    option ``deck``; with its default, games are those of "2" (same decisions, outcomes).
 
 Tests stack the deck with ``Flip7.lay_out(players, deck_top=["5", "freeze", ...])`` (top
 first; also ``exact``, ``totals``, ``dealer``).
@@ -165,7 +171,7 @@ from typing import Any, Iterable, Mapping
 
 from arena.errors import OptionError
 from arena.rules.base import Option, Ruleset
-from arena.rules.flip_7.deck import MODIFIERS
+from arena.rules.flip_7.deck import MODIFIERS, ONE_DECK, deck_problem
 from arena.rules.flip_7.engine import Flip7State
 from arena.rules.flip_7.evaluation import evaluate_flip_7
 from arena.rules.flip_7.text import Flip7Renderer
@@ -176,7 +182,7 @@ class Flip7(Ruleset):
     """Flip 7: hit or stay, bust on a duplicate, seven different numbers end the round."""
 
     id = "flip-7"
-    version = "2"
+    version = "3"
     title = "Flip 7"
     min_players = 1
     max_players = 36
@@ -185,6 +191,8 @@ class Flip7(Ruleset):
                                minimum=1, test_range=(1, 400)),
         "max_rounds": Option(1000, "safety valve: stop after this many rounds (all tied)",
                              minimum=1, test_range=(1, 1000)),
+        "deck": Option(list(ONE_DECK), "the cards, as a list of card names, each at most as often as in the "
+                       "standard deck; default: the standard 94 cards", kind=list),
     }
 
     @classmethod
@@ -193,6 +201,9 @@ class Flip7(Ruleset):
             value = options[name]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise OptionError(f"option {name!r} must be an integer of at least 1, not {value!r}")
+        problem = deck_problem(options["deck"])
+        if problem:
+            raise OptionError(f"option 'deck' {problem}")
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes",
                               "pairwise_value", "permute_unrevealed"})

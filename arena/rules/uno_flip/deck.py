@@ -156,10 +156,10 @@ def parse_face(face: Any, side: int) -> tuple[str, str] | None:
     return None
 
 
-def check_deck(deck: Any, players: int) -> None:
+def check_deck(deck: Any, players: int, hand_size: int = HAND_SIZE) -> None:
     """Raise OptionError unless `deck` (option `deck`) is a list of [light_face,
     dark_face] pairs, each face one of its side, with enough number faces on each side
-    for `players` players: 7 each and one to open (so an opening always ends)."""
+    for `players` players: `hand_size` each and one to open (so an opening always ends)."""
     if not isinstance(deck, (list, tuple)):
         raise OptionError(f"option 'deck' must be a list of [light_face, dark_face] pairs, not {deck!r}")
     if len(deck) > DECK_MAX:
@@ -175,12 +175,12 @@ def check_deck(deck: Any, players: int) -> None:
                 raise OptionError(f"option 'deck': card {index} has {card[side]!r}, not a "
                                   f"{SIDE_NAMES[side]}-side face (e.g. {EXAMPLE_FACES[side]})")
             numbers[side] += parsed[1] in NUMBERS
-    needed = HAND_SIZE * players + 1
+    needed = hand_size * players + 1
     for side in (LIGHT, DARK):
         if numbers[side] < needed:
             raise OptionError(f"option 'deck' has {numbers[side]} cards with a number on the "
                               f"{SIDE_NAMES[side]} side; {players} players need at least {needed} "
-                              f"({HAND_SIZE} each and one to open)")
+                              f"({hand_size} each and one to open)")
 
 
 _DECKS: dict[tuple[tuple[str, str], ...], UnoFlipDeck] = {}

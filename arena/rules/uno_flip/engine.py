@@ -285,10 +285,11 @@ class UnoFlipState(EngineState):
         table.new_pile("draw", deck.canonical, up_sides=[DARK] * len(deck.canonical))
         table.new_pile("discard", [])
         table.shuffle("draw", self.chance)
-        for _ in range(HAND_SIZE):
+        hand_size = self.options["hand_size"]
+        for _ in range(hand_size):
             for k in range(1, self.players + 1):
                 table.deal("draw", (self.dealer + k) % self.players, toward="down")
-        self.emit({"type": "deal", "round": self.round, "dealer": self.dealer, "cards": HAND_SIZE})
+        self.emit({"type": "deal", "round": self.round, "dealer": self.dealer, "cards": hand_size})
         self._open()
 
     def _open(self) -> None:

@@ -29,8 +29,8 @@ Deck (option ``deck``)
     ``deck``, a list of ``[light_face, dark_face]`` pairs (default: the 112 cards of the
     file, in its order), carried in `start`'s info and every observation's options. A
     custom deck may pair and repeat faces freely, but each face must be one of its side,
-    and each side must show a number on at least 7 x players + 1 cards (7 each and one
-    to open, so that an opening always ends); at most 1000 cards. The order of the list
+    and each side must show a number on at least hand_size x players + 1 cards (a hand
+    each and one to open, so that an opening always ends); at most 1000 cards. The order of the list
     does not matter (see the canonical order below).
 
 What is where (the two-faced card model, `arena.rules.cards.TwoFacedTable`)
@@ -44,7 +44,7 @@ What is where (the two-faced card model, `arena.rules.cards.TwoFacedTable`)
 
 Round
     Seat 0 deals round 1; the deal passes left. Every round starts on the light side,
-    clockwise; 7 cards each, dealt one at a time from the left of the dealer; the top card
+    clockwise; 7 cards each (option ``hand_size``), dealt one at a time from the left of the dealer; the top card
     is turned light side up to start the discard pile, and the player left of the dealer
     starts. Opening card, option `opening_action`:
     "apply": Draw One / Draw Five: the first player draws 1 / 5 and is skipped; Skip /
@@ -101,6 +101,9 @@ Options
     uno_penalty (int 0..112, default 2): cards drawn for a missing UNO call.
     max_turns (int >= 1, default 1000): turns per round before the game is stopped.
     deck (list of [light_face, dark_face], default the real 112-card deck): see Deck.
+    hand_size (int 1..7, default 7): cards dealt to each player; with a small ``deck``,
+    ``target_score = 0`` and a low ``max_turns`` it makes variants small enough for
+    exact solvers (docs/rl.md). Everything else plays as with 7.
 
 Action grammar (legal_actions, in this order)
     Decision "play" (the turn seat): for each hand position p (0-based) in order, if the
@@ -171,9 +174,10 @@ Decisions where the rulings are silent (recorded here on purpose)
       is shuffled, so a game does not depend on the order of the rows in the deck file.
 
 Version
-    "2". Turn 2 rulings: the deck is the public option ``deck``; the hands are shown at a
-    round's end (round-end "hands", outcome "hands"); ``color`` is None while a color is
-    named after a Flip. Play is unchanged from "1" with the default deck.
+    "3". Version "2" (turn 2 rulings): the deck is the public option ``deck``; the hands are
+    shown at a round's end (round-end "hands", outcome "hands"); ``color`` is None while a
+    color is named after a Flip. Play is unchanged from "1" with the default deck. "3" adds the
+    option ``hand_size``; with its default, games are those of "2".
 """
 
 from __future__ import annotations
@@ -182,7 +186,7 @@ import random
 from typing import Any, Mapping
 
 from arena.rules.base import Option, Ruleset
-from arena.rules.uno_flip.deck import DECK_SIZE, DEFAULT_DECK, UnoFlipDeck, check_deck
+from arena.rules.uno_flip.deck import DECK_SIZE, DEFAULT_DECK, HAND_SIZE, UnoFlipDeck, check_deck
 from arena.rules.uno_flip.engine import UnoFlipState
 from arena.rules.uno_flip.evaluation import evaluate_uno_flip
 from arena.rules.uno_flip.text import UnoFlipRenderer
@@ -193,7 +197,7 @@ class UnoFlip(Ruleset):
     """UNO Flip: the ruleset definition (see the module docstring for the rules page)."""
 
     id = "uno-flip"
-    version = "2"
+    version = "3"
     title = "UNO Flip"
     min_players = 2
     max_players = 10
@@ -212,11 +216,13 @@ class UnoFlip(Ruleset):
                             minimum=1, test_range=(1, 1000)),
         "deck": Option(DEFAULT_DECK, "the cards as [light_face, dark_face] pairs; default: the "
                        "real 112-card deck", kind=list),
+        "hand_size": Option(HAND_SIZE, "cards dealt to each player at the start of a round",
+                            minimum=1, maximum=HAND_SIZE),
     }
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
-        check_deck(options["deck"], cls.min_players)
+        check_deck(options["deck"], cls.min_players, options["hand_size"])
 
     capabilities = frozenset({"sample_state", "lay_out", "encoding", "evaluate", "chance_outcomes"})
     # The luck-adjusted scores' value and unrevealed cards (uno_flip/value.py) pass the kit's
@@ -265,7 +271,7 @@ class UnoFlip(Ruleset):
     @classmethod
     def new_game(cls, players: int, options: Mapping[str, Any], rng: random.Random) -> UnoFlipState:
         cls.check_players(players)
-        check_deck(options["deck"], players)
+        check_deck(options["deck"], players, options["hand_size"])
         return UnoFlipState(players, options, rng)
 
     evaluate = staticmethod(evaluate_uno_flip)   # the `evaluate` capability: uno_flip/evaluation.py

@@ -1,0 +1,144 @@
+"""Small variants: per ruleset, 2-player options under which OpenSpiel's exact methods
+(CFR, CFR+, best responses for `nash_conv`) run, and a solved policy as an arena bot.
+
+    from arena.envs.small import small_options, solve
+    curve, policy = solve("flip-7", iterations=20)     # [(iterations, nash_conv, cpu s), ...]
+
+docs/rl.md has the exploitability curves (benchmarks/bench_cfr_small.py prints them) and
+the built-in bots' results against the solved policies. The variants are games of their
+own: a policy solved on one says nothing exact about the default game.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from typing import Any, Callable, Iterable
+
+from arena.bot import Bot
+from arena.returns import returns
+from arena.rules.observation import Observation
+
+SMALL: dict[str, dict[str, Any]] = {
+    # one round (target 1, one round at most: equal rows tie) from a deck of six cards
+    "flip-7": {"deck": ["1", "2", "2", "3", "freeze"], "target_score": 1, "max_rounds": 1},
+    # one round, hands of two from five cards whose dark backs all read teal-1 (so a back
+    # tells nothing), no UNO penalty; four turns at most, then a tie
+    "uno-flip": {"deck": [[light, "teal-1"] for light in ("red-1", "red-2", "blue-1", "blue-2", "red-3")],
+                 "hand_size": 2, "target_score": 0, "uno_penalty": 0, "max_turns": 4},
+}
+
+CHECKPOINTS = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000)
+"""The iteration counts at which `solve` measures `nash_conv`."""
+
+
+def small_options(ruleset: str) -> dict[str, Any]:
+    """A copy of `ruleset`'s small 2-player variant (options; the rest default); KeyError
+    naming the rulesets that have one."""
+    if ruleset not in SMALL:
+        raise KeyError(f"no small variant for {ruleset!r}; variants: {', '.join(sorted(SMALL))}")
+    return copy.deepcopy(SMALL[ruleset])
+
+
+def solve(ruleset: str, iterations: int, *, plus: bool = True, options: dict[str, Any] | None = None,
+          seconds: float | None = None, until: float = 0.0,
+          report: Callable[[int, float, float], None] | None = None) -> tuple[list[tuple[int, float, float]], Any]:
+    """Run CFR+ (or CFR, `plus=False`) on the 2-player game of `ruleset` with `options`
+    (default: its small variant) for `iterations`, measuring `nash_conv` of the average
+    policy at each of `CHECKPOINTS` and at the last iteration. Stops early once `seconds`
+    of CPU time have passed or `nash_conv` is at most `until`. Returns the curve
+    ``[(iterations, nash_conv, cpu seconds of the solver so far), ...]`` and the average
+    policy (an OpenSpiel `TabularPolicy`). `report` is called with each point."""
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    from arena.envs.openspiel import load_game
+
+    game = load_game(ruleset, 2, **(small_options(ruleset) if options is None else options))
+    spent = 0.0   # CPU seconds of the solver alone (the measurements excluded)
+    start = time.process_time()
+    solver = cfr.CFRPlusSolver(game) if plus else cfr.CFRSolver(game)
+    spent += time.process_time() - start
+    curve: list[tuple[int, float, float]] = []
+    for done in range(1, iterations + 1):
+        start = time.process_time()
+        solver.evaluate_and_update_policy()
+        spent += time.process_time() - start
+        if done in CHECKPOINTS or done == iterations:
+            value = float(exploitability.nash_conv(game, solver.average_policy()))
+            curve.append((done, value, spent))
+            if report:
+                report(done, value, spent)
+            if value <= until or (seconds is not None and spent >= seconds):
+                break
+    return curve, solver.average_policy()
+
+
+def information_state(seat: int, view: Any, mine: Iterable[str]) -> str:
+    """`seat`'s information-state string in `arena.envs.openspiel`: its view and its own
+    actions so far (a view alone may not tell states apart: in Flip 7 it does not say who
+    gave a Freeze)."""
+    return f"p{seat} {json.dumps(view, sort_keys=True, separators=(',', ':'))} mine:{','.join(mine)}"
+
+
+class PolicyBot(Bot):
+    """Plays a tabular policy (`policy`: information-state string -> {action: probability},
+    as `table` gives it), sampling with `self.rng`. Its key needs every action of its
+    seat, so it must be asked its forced decisions too: play it with
+    ``play_game(..., ask_forced=True)`` (`head_to_head`). A decision the table does not
+    hold is refused (KeyError): the policy was solved for other options."""
+
+    name = "solved-policy"
+    policy: dict[str, dict[str, float]] = {}
+
+    def start(self, info: dict[str, Any]) -> None:
+        self.mine: list[str] = []
+
+    def act(self, observation: Observation) -> str:
+        key = information_state(observation["seat"], observation["view"], self.mine)
+        if key not in self.policy:
+            raise KeyError(f"the solved policy has no decision for this information state: {key[:200]}")
+        actions = sorted(self.policy[key])  # sorted: the draw does not depend on the table's order
+        weights = [self.policy[key][a] for a in actions]
+        action = self.rng.choices(actions, weights)[0] if sum(weights) > 0 else self.rng.choice(actions)
+        self.mine.append(action)
+        return action
+
+
+def table(policy: Any) -> dict[str, dict[str, float]]:
+    """A `TabularPolicy` as plain data: information-state string -> {action string:
+    probability} over the legal actions (what `PolicyBot.policy` takes)."""
+    out: dict[str, dict[str, float]] = {}
+    for key, row in policy.state_lookup.items():
+        state = policy.states[row]
+        player = state.current_player()
+        probs = policy.action_probability_array[row]
+        out[key] = {state.action_to_string(player, a): float(probs[a]) for a in state.legal_actions()}
+    return out
+
+
+def head_to_head(ruleset: str, policy: dict[str, dict[str, float]], bot: str, deals: Iterable[int],
+                 options: dict[str, Any] | None = None) -> list[float]:
+    """`bot`'s return against `policy` on each of `deals` (deal seeds, as `arena.play`
+    takes them), the mean of the deal's two games (both seat orders), with `options`
+    (default: the small variant of `ruleset`)."""
+    from arena.api import entrants_for, ruleset_class
+    from arena.match import play_game
+
+    cls = ruleset_class(ruleset)
+    options = small_options(ruleset) if options is None else options
+    solved = policy_bot(policy)
+    out = []
+    for deal in deals:
+        total = 0.0
+        for order in ((bot, solved), (solved, bot)):
+            game = play_game(cls, entrants_for(list(order), cls.id), deal_seed=deal, options=options,
+                             ask_forced=True)
+            total += returns(game.record["outcome"]["standing"])[order.index(bot)]
+        out.append(total / 2)
+    return out
+
+
+def policy_bot(policy: dict[str, dict[str, float]]) -> type[PolicyBot]:
+    """A `PolicyBot` class playing `policy` (a class: the harness makes one bot per game)."""
+    return type("SolvedPolicyBot", (PolicyBot,), {"policy": policy})

@@ -219,6 +219,17 @@ def test_openspiel_ismcts_is_listed_only_for_rulesets_that_declare_what_it_needs
     assert rows["random"]["rulesets"] == "*"
 
 
+def test_a_plugin_games_option_presets_are_what_the_environments_serve(toy_installed):
+    pytest.importorskip("numpy")
+    from arena.envs.presets import learning_options
+    from arena.envs.small import small_options
+
+    assert learning_options("toy-high-card") == {}
+    with pytest.raises(KeyError, match=r"no small variant for 'toy-high-card'; small variants: flip-7, uno-flip"):
+        small_options("toy-high-card")
+    assert learning_options("uno-flip") == {"target_score": 0, "uno_penalty": 0, "max_turns": 3000}
+
+
 def test_a_ruleset_without_an_encoding_is_refused_in_one_line_naming_what_to_add():
     pytest.importorskip("pettingzoo")
     from arena.envs.encoding import encoding_for

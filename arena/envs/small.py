@@ -1,5 +1,6 @@
-"""Small variants: per ruleset, 2-player options under which OpenSpiel's exact methods
-(CFR, CFR+, best responses for `nash_conv`) run, and a solved policy as an arena bot.
+"""Small variants: the 2-player options a ruleset offers (its ``option_presets["small"]``)
+under which OpenSpiel's exact methods (CFR, CFR+, best responses for `nash_conv`) run, and a
+solved policy as an arena bot.
 
     from arena.envs.small import small_options, solve
     curve, policy = solve("flip-7", iterations=20)     # [(iterations, nash_conv, cpu s), ...]
@@ -11,23 +12,14 @@ own: a policy solved on one says nothing exact about the default game.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from typing import Any, Callable, Iterable
 
 from arena.bot import Bot
+from arena.envs.presets import option_preset
 from arena.returns import returns
 from arena.rules.observation import Observation
-
-SMALL: dict[str, dict[str, Any]] = {
-    # one round (target 1, one round at most: equal rows tie) from a deck of six cards
-    "flip-7": {"deck": ["1", "2", "2", "3", "freeze"], "target_score": 1, "max_rounds": 1},
-    # one round, hands of two from five cards whose dark backs all read teal-1 (so a back
-    # tells nothing), no UNO penalty; four turns at most, then a tie
-    "uno-flip": {"deck": [[light, "teal-1"] for light in ("red-1", "red-2", "blue-1", "blue-2", "red-3")],
-                 "hand_size": 2, "target_score": 0, "uno_penalty": 0, "max_turns": 4},
-}
 
 CHECKPOINTS = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000)
 """The iteration counts at which `solve` measures `nash_conv`."""
@@ -36,9 +28,7 @@ CHECKPOINTS = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1
 def small_options(ruleset: str) -> dict[str, Any]:
     """A copy of `ruleset`'s small 2-player variant (options; the rest default); KeyError
     naming the rulesets that have one."""
-    if ruleset not in SMALL:
-        raise KeyError(f"no small variant for {ruleset!r}; variants: {', '.join(sorted(SMALL))}")
-    return copy.deepcopy(SMALL[ruleset])
+    return option_preset(ruleset, "small", "small variant")
 
 
 def solve(ruleset: str, iterations: int, *, plus: bool = True, options: dict[str, Any] | None = None,

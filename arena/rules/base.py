@@ -220,6 +220,12 @@ class Ruleset(ABC):
     game's ``evaluate`` capability; the playout policy is bot knowledge, registered by the
     plugin that provides it (the ``register_playouts`` hook, `arena.hookspecs`)."""
 
+    option_presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """Named sets of options this game offers for a purpose (the rest of the options at their
+    defaults): ``"learning"``, under which random play ends well before the turn limit
+    (`arena.envs.presets`), and ``"small"``, a 2-player variant small enough for OpenSpiel's
+    exact methods (`arena.envs.small`). Readers hand out deep copies."""
+
     bot_example: ClassVar[str | None] = None
     """The body of a new bot's decision method for this game (`arena new-bot`): Python
     with `self`, `observation`, `view`, `legal` and `me` (the seat) in scope, returning a

@@ -40,6 +40,7 @@ class HighCard(Ruleset):
 
     capabilities = frozenset({"sample_state", "encoding", "evaluate", "chance_outcomes"})
     search_hints = {"playout_depth": 6}
+    option_presets = {"learning": {}}   # random play ends in a few tricks; no small variant
 
     @classmethod
     def draw_probability(cls, players):

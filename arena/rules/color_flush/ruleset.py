@@ -193,6 +193,7 @@ class ColorFlush(Ruleset):
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0,
                     "opponents": "policy"}   # measured: benchmarks/strength_notes.md
+    option_presets = {"learning": {}}   # random play already ends well before the turn limit
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

@@ -223,6 +223,12 @@ class Flip7(Ruleset):
     # the round's end comes before 60 decisions; what follows it is mostly noise for this
     # round's hit-or-stay; the prior hurts here (the heuristic is a fixed threshold)
     search_hints = {"playout_depth": 60, "random_playout_depth": 60, "playout_stop": "round-end", "prior_weight": 0.0}
+    option_presets = {
+        # a game of a few rounds instead of about ten
+        "learning": {"target_score": 50},
+        # one round (target 1, one round at most: equal rows tie) from a deck of six cards
+        "small": {"deck": ["1", "2", "2", "3", "freeze"], "target_score": 1, "max_rounds": 1},
+    }
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

@@ -165,6 +165,7 @@ Decisions where the seed and the rulings are silent
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Any, Mapping, Sequence
 
 from arena.rules.base import Option, Ruleset, winner_takes_all_draws
@@ -173,6 +174,8 @@ from arena.rules.flip_hue.engine import MAX_SEATS, FlipHueState
 from arena.rules.flip_hue.evaluation import evaluate_flip_hue
 from arena.rules.flip_hue.text import FlipHueRenderer
 from arena.rules.flip_hue.value import VALUE_ID, VALUE_VERSION, pairwise_value, permute_unrevealed
+
+_HUE_COLORS = ("red", "yellow", "blue")
 
 
 class FlipHue(Ruleset):
@@ -205,6 +208,13 @@ class FlipHue(Ruleset):
     renderer = FlipHueRenderer
     # the heuristic looks one to two plies ahead (~1 ms a decision): short playouts, a prior
     search_hints = {"playout_depth": 3, "random_playout_depth": 0, "playout_stop": None, "prior_weight": 1.0}
+    option_presets = {
+        # three colors instead of six (30 cards: each pair of colors 6 times, each color twice on
+        # both faces, and two Flip cards per color), so five of a faction color come together
+        "learning": {"deck": [list(pair) for pair in combinations(_HUE_COLORS, 2)] * 6
+                     + [[color, color] for color in _HUE_COLORS] * 2
+                     + [["flip", color] for color in _HUE_COLORS] * 2},
+    }
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

@@ -234,6 +234,14 @@ class UnoFlip(Ruleset):
     permute_unrevealed = staticmethod(permute_unrevealed)
     renderer = UnoFlipRenderer
     search_hints = {"playout_depth": 20, "random_playout_depth": 20, "playout_stop": None, "prior_weight": 0.0}
+    option_presets = {
+        # a single round, no penalty for a forgotten UNO (random play forgets it half the time), room to finish
+        "learning": {"target_score": 0, "uno_penalty": 0, "max_turns": 3000},
+        # one round, hands of two from five cards whose dark backs all read teal-1 (so a back
+        # tells nothing), no UNO penalty; four turns at most, then a tie
+        "small": {"deck": [[light, "teal-1"] for light in ("red-1", "red-2", "blue-1", "blue-2", "red-3")],
+                  "hand_size": 2, "target_score": 0, "uno_penalty": 0, "max_turns": 4},
+    }
 
     @classmethod
     def draw_probability(cls, players: int) -> float:

@@ -213,7 +213,25 @@ def log_text(taken: tuple[bytes, int], limit: int) -> str:
     return text + (f"\n[... {cut} more bytes cut]" if cut > 0 else "")
 
 
-class ProcessLauncher:
+class Launched:
+    """What a launcher knows of the process it started (`popen`, set by `launch`)."""
+
+    popen: subprocess.Popen[bytes] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.popen is not None
+
+    @property
+    def pid(self) -> int | None:
+        """The started process's pid (for a sandbox, bwrap's: its outermost process)."""
+        return None if self.popen is None else self.popen.pid
+
+    def running(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+
+class ProcessLauncher(Launched):
     """Starts a bot's command as a process of its own (see `ProcessHost`), and ends it:
     a scrubbed environment, an empty temporary working directory, resource limits,
     its own process group, an unprivileged user where there is one. The `Process` at
@@ -228,17 +246,6 @@ class ProcessLauncher:
         self.popen: subprocess.Popen[bytes] | None = None
         self._workdir: str | None = None
         self._log: BotLog | None = None
-
-    @property
-    def started(self) -> bool:
-        return self.popen is not None
-
-    @property
-    def pid(self) -> int | None:
-        return None if self.popen is None else self.popen.pid
-
-    def running(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
 
     def launch(self) -> tuple[int, int]:
         """Start the process (a fatal "crash" fault if it cannot be); the descriptors

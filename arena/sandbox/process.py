@@ -23,10 +23,10 @@ from arena.sandbox import cgroups, checks, seccomp
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.uids import UidLease
-from arena.seats import FILE_LIMIT, LIBC, PR_SET_PDEATHSIG, BotLog, Limits, kill_process_group
+from arena.seats import FILE_LIMIT, LIBC, PR_SET_PDEATHSIG, BotLog, Launched, Limits, kill_process_group
 
 
-class SandboxLauncher:
+class SandboxLauncher(Launched):
     """Starts, stops and ends one bot's sandbox; `zygote` says whether `spec.argv` is a
     zygote serving many games or a command serving one. A `channel.Process`."""
 
@@ -48,18 +48,6 @@ class SandboxLauncher:
         self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
         self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
         self._stopper: cgroups.Stopper | None = None
-
-    @property
-    def started(self) -> bool:
-        return self.popen is not None
-
-    @property
-    def pid(self) -> int | None:
-        """bwrap's pid (the sandbox's outermost process)."""
-        return None if self.popen is None else self.popen.pid
-
-    def running(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
 
     # -- start and end ------------------------------------------------------------
 

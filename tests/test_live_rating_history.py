@@ -10,9 +10,8 @@ import arena.ratings
 import arena.site
 import arena.site.data
 from arena.ratings import rate_with_history
-from arena.runner import InProcessBackend
 from arena.store import Store, store_path
-from test_tournament_support import run, toy, toy_file  # noqa: F401 (toy: a fixture)
+from test_tournament_support import InterruptingBackend, run, toy, toy_file  # noqa: F401 (toy: a fixture)
 
 INLINE = 'isolation = "inline"\n'
 
@@ -91,19 +90,6 @@ def test_the_sites_pages_equal_those_of_a_second_rating_pass(toy):
     with Store.open(store_path(toy / "r")) as store:
         arena.site.write_site(toy / "r", store, replays=0)   # as `arena publish` on the folder: rated here
     assert {page: page.read_text() for page in sorted((toy / "r" / "site").glob("*.html"))} == drawn
-
-
-class InterruptingBackend(InProcessBackend):
-    """Plays `batches` batches, then Ctrl-C arrives."""
-
-    def __init__(self, batches):
-        self.left = batches
-
-    def submit(self, batch):
-        if self.left == 0:
-            raise KeyboardInterrupt
-        self.left -= 1
-        return super().submit(batch)
 
 
 def test_a_resumed_run_hands_over_the_history_of_every_stored_game(toy, monkeypatch):

@@ -21,9 +21,9 @@ from click.testing import CliRunner
 from arena.errors import ConfigError
 from arena.plugins import load_registry
 from arena.run_and_publish import run_and_publish
-from arena.runner import InProcessBackend
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
+from test_tournament_support import InterruptingBackend
 
 RAY_MISSING = importlib.util.find_spec("ray") is None
 needs_ray = pytest.mark.skipif(RAY_MISSING, reason="Ray is not installed (pip install 'flip-arena[ray]')")
@@ -225,19 +225,6 @@ def test_a_worker_killed_mid_run_is_replaced_and_every_game_is_stored_exactly_on
     assert stored(tmp_path / "local")[0] == hashes
     assert without_provenance(tmp_path / "ray") == without_provenance(tmp_path / "local")
 
-
-
-class InterruptingBackend(InProcessBackend):
-    """Plays `batches` batches in this process, then Ctrl-C arrives."""
-
-    def __init__(self, batches):
-        self.left = batches
-
-    def submit(self, batch):
-        if self.left == 0:
-            raise KeyboardInterrupt
-        self.left -= 1
-        return super().submit(batch)
 
 
 @pytest.mark.ray

@@ -17,10 +17,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.plugins import load_registry
-from arena.runner import InProcessBackend, play_batch
+from arena.runner import play_batch
 from arena.store import Store, store_path
 from arena.tournament import load_tournament
-from test_tournament_support import arena_subprocess, kill_9_once_stored, run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
+from test_tournament_support import InterruptingBackend, arena_subprocess, kill_9_once_stored, run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
 
 SLEEPY_BOTS = """
 [[bots]]
@@ -54,19 +54,6 @@ def test_one_and_two_workers_give_identical_standings_and_games(toy):
     doc = json.loads((toy / "one" / "standings.json").read_text())
     assert sum(r["games"] for r in doc["overall"]) == 60 * 3
     assert doc["tournament"]["complete"] and doc["tournament"]["seed"] == 7
-
-
-class InterruptingBackend(InProcessBackend):
-    """Plays `batches` batches, then Ctrl-C arrives."""
-
-    def __init__(self, batches):
-        self.left = batches
-
-    def submit(self, batch):
-        if self.left == 0:
-            raise KeyboardInterrupt
-        self.left -= 1
-        return super().submit(batch)
 
 
 def test_ctrl_c_stops_cleanly_and_the_rerun_resumes_without_replaying(toy):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.runner import InProcessBackend
 from conftest import write_plugin
 
 TOY_PLUGIN = '''
@@ -241,3 +242,16 @@ def without_provenance(path: Path) -> dict:
     doc = json.loads(Path(path).read_text())
     doc.pop("tournament")
     return doc
+
+
+class InterruptingBackend(InProcessBackend):
+    """Plays `batches` batches, then Ctrl-C arrives."""
+
+    def __init__(self, batches):
+        self.left = batches
+
+    def submit(self, batch):
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return super().submit(batch)

@@ -7,10 +7,15 @@ pages, issue 40). Scopes: ``submit`` (upload versions, read one's own gate logs)
 ``worker`` (lease and return work), ``admin`` (everything, and invite people). A
 revoked token is refused from then on. Tokens are printed once, when made, and never
 logged (the API's access log is off; errors never quote a token).
+
+The web pages sign people in with a password (`set_password`, `check_password`): its
+argon2id hash (argon2-cffi) is kept in ``passwords``; there is no recovery by email: an
+admin sets a new one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import secrets
@@ -22,7 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from arena.errors import ArenaError, ConfigError
-from arena.ladder.db import inserted_id, invitations, people, tokens
+from arena.ladder.db import inserted_id, invitations, passwords, people, tokens
 
 SCOPES = ("submit", "worker", "admin")
 PERSON_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
@@ -116,6 +121,11 @@ def invite(conn: Connection, caller: Caller) -> str:
 def sign_up(conn: Connection, name: str, code: str | None, signup: str) -> str:
     """A new author `name` and their first `submit` token; `code` is required unless
     the ladder's sign-up is open. AccessError for a missing, unknown or used code."""
+    return issue_token(conn, new_author(conn, name, code, signup), "submit")
+
+
+def new_author(conn: Connection, name: str, code: str | None, signup: str) -> int:
+    """A new author `name` (see `sign_up`); their id."""
     invitation = None
     if signup != "open":
         if not code:
@@ -127,4 +137,77 @@ def sign_up(conn: Connection, name: str, code: str | None, signup: str) -> str:
     person = create_person(conn, name)
     if invitation is not None:
         conn.execute(invitations.update().where(invitations.c.id == invitation.id).values(used_by=person))
-    return issue_token(conn, person, "submit")
+    return person
+
+
+# -- passwords (the web pages' sign-in) ----------------------------------------------------
+
+MIN_PASSWORD, MAX_PASSWORD = 10, 200
+
+
+def _hasher() -> Any:
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()  # argon2id with the library's current recommended parameters
+
+
+def set_password(conn: Connection, person: int, password: str) -> float:
+    """Store `password`'s argon2id hash for `person` (replacing any); when it changed (sessions
+    from before are refused). ConfigError for a password too short or too long."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise ConfigError(f"a password has {MIN_PASSWORD}-{MAX_PASSWORD} characters")
+    changed = time.time()
+    hashed = _hasher().hash(password)
+    if conn.execute(sa.select(passwords.c.person).where(passwords.c.person == person)).first() is None:
+        conn.execute(passwords.insert().values(person=person, hash=hashed, changed=changed))
+    else:
+        conn.execute(passwords.update().where(passwords.c.person == person).values(hash=hashed, changed=changed))
+    return changed
+
+
+_DUMMY_HASH: list[str] = []
+
+
+def check_password(conn: Connection, name: str, password: str) -> tuple[Caller, float] | None:
+    """The person `name` signed in with `password` (a web session's caller: scope ``admin``
+    for an admin, else ``submit``) and when their password last changed; None if either is
+    wrong. An unknown name costs a hash too, so timing does not tell names apart."""
+    from argon2.exceptions import InvalidHashError, VerificationError
+
+    row = conn.execute(sa.select(people.c.id, people.c.name, people.c.admin, passwords.c.hash, passwords.c.changed)
+                       .join(passwords, passwords.c.person == people.c.id).where(people.c.name == name)).first()
+    hasher = _hasher()
+    if row is None:
+        if not _DUMMY_HASH:
+            _DUMMY_HASH.append(hasher.hash("not a password of anyone"))
+        with contextlib.suppress(VerificationError, InvalidHashError):
+            hasher.verify(_DUMMY_HASH[0], password)
+        return None
+    try:
+        hasher.verify(row.hash, password)
+    except (VerificationError, InvalidHashError):
+        return None
+    return session_caller(row), float(row.changed)
+
+
+def session_caller(row: Any) -> Caller:
+    """A web session's caller from a row with id, name, admin."""
+    return Caller(int(row.id), row.name, bool(row.admin), "admin" if row.admin else "submit")
+
+
+def session_person(conn: Connection, person: int, changed: float) -> Caller | None:
+    """The caller of a session of `person` signed in when their password's change time was
+    `changed`; None if the person or password is gone or changed since (an admin's reset)."""
+    row = conn.execute(sa.select(people.c.id, people.c.name, people.c.admin, passwords.c.changed)
+                       .join(passwords, passwords.c.person == people.c.id).where(people.c.id == person)).first()
+    if row is None or abs(float(row.changed) - changed) > 1e-6:
+        return None
+    return session_caller(row)
+
+
+def person_id(conn: Connection, name: str) -> int:
+    """The id of person `name`; ConfigError if there is none."""
+    found = conn.execute(sa.select(people.c.id).where(people.c.name == name)).scalar()
+    if found is None:
+        raise ConfigError(f"no person {name[:70]!r}")
+    return int(found)

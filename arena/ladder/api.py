@@ -16,17 +16,21 @@ from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from arena.errors import ArenaError
+from arena.ladder import views
 from arena.ladder.service import Ladder
+from arena.ladder.websafety import Limits, SecurityHeaders
 
 MAX_JSON_BYTES = 64 << 20
 """The largest JSON body (a gate's records) the API reads."""
 
 
-async def _body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int) -> bytes:
     """The request's body, refused (413) past `limit` bytes: by its Content-Length before
     reading anything, and counted while it streams (a missing or lying length)."""
     declared = request.headers.get("content-length")
@@ -49,7 +53,7 @@ class _Refused(ArenaError):
 
 async def _json(request: Request) -> dict[str, Any]:
     try:
-        body = json.loads(await _body(request, MAX_JSON_BYTES) or b"{}")
+        body = json.loads(await read_body(request, MAX_JSON_BYTES) or b"{}")
     except ValueError:
         raise _Refused("the body is not JSON") from None
     if not isinstance(body, dict):
@@ -77,8 +81,8 @@ def _endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 class LadderApi:
     """The endpoints of one ladder (each an async method taking the request)."""
 
-    def __init__(self, ladder: Ladder):
-        self.ladder = ladder
+    def __init__(self, ladder: Ladder, limits: Limits):
+        self.ladder, self.limits = ladder, limits
 
     def caller(self, request: Request) -> Any:
         return self.ladder.caller(request.headers.get("authorization"))
@@ -102,7 +106,8 @@ class LadderApi:
 
     async def submit(self, request: Request) -> Any:
         who = self.caller(request)  # before the body is read
-        data = await _body(request, self.ladder.config.quotas.upload_bytes)
+        self.limits.uploads.check(f"person-{who.person}", "uploads")
+        data = await read_body(request, self.ladder.config.quotas.upload_bytes)
         filename = request.query_params.get("filename", "")
         return JSONResponse(self.ladder.submit(who, request.path_params["bot"], filename, data), 201)
 
@@ -149,14 +154,77 @@ class LadderApi:
         who = self.caller(request)
         return self.ladder.complete(who, int(request.path_params["task"]), await _json(request))
 
+    async def version(self, request: Request) -> Any:
+        """A version's page as data; `caller` optional (its gate log only for its author or an admin)."""
+        viewer = self.caller(request) if request.headers.get("authorization") else None
+        return views.version_page(self.ladder, request.path_params["bot"], request.path_params["number"], viewer)
+
+    async def bot_games(self, request: Request) -> Any:
+        """Every stored game of a bot as JSON lines ({"game", "record"}, bots' logs left out)."""
+        views.bot_summary(self.ladder, request.path_params["bot"])  # 404 before the stream starts
+        return StreamingResponse(views.game_records(self.ladder, request.path_params["bot"]),
+                                 media_type="application/x-ndjson")
+
+    async def head_to_head(self, request: Request) -> Any:
+        return views.head_to_head(self.ladder, request.path_params["ruleset"])
+
+    async def leaderboard(self, request: Request) -> Any:
+        return views.leaderboard(self.ladder, request.path_params["ruleset"])
+
+    async def admin_state(self, request: Request) -> Any:
+        """Switches, leases held by workers, counts (an admin's)."""
+        import time
+
+        from arena.ladder import admin
+
+        if not self.caller(request).admin:
+            raise _Refused("the admin state is for admins", 403)
+        with self.ladder.engine.connect() as conn:
+            workers = admin.workers_view(conn, time.time())
+        return {**self.ladder.switches(), "workers": workers, **self.ladder.counts()}
+
+    async def switch(self, request: Request) -> Any:
+        body = await _json(request)
+        on = body.get("on")
+        if not isinstance(on, bool):
+            raise _Refused('send {"on": true} or {"on": false}')
+        return self.ladder.set_switch(self.caller(request), request.path_params["name"], on)
+
+    async def disable(self, request: Request) -> Any:
+        body = await _json(request)
+        number, off = body.get("version"), body.get("disabled", True)
+        if not (number is None or isinstance(number, int)) or not isinstance(off, bool):
+            raise _Refused('send {"version": N or null, "disabled": true or false}')
+        return self.ladder.set_disabled(self.caller(request), request.path_params["bot"], number, off)
+
+    async def reset_password(self, request: Request) -> Any:
+        """An admin sets person `name`'s web password (no recovery by email); their sessions end."""
+        from arena.ladder import accounts
+
+        who, body = self.caller(request), await _json(request)
+        if not who.admin:
+            raise _Refused("only an admin resets a password", 403)
+        with self.ladder.lock, self.ladder.engine.begin() as conn:
+            accounts.set_password(conn, accounts.person_id(conn, str(body.get("name", ""))),
+                                  str(body.get("password", "")))
+        return {"reset": str(body.get("name", ""))}
+
     async def status(self, request: Request) -> Any:
         return {"ladder": self.ladder.config.ladder.name, "rulesets": list(self.ladder.rulesets),
                 **self.ladder.counts()}
 
 
-def make_app(ladder: Ladder) -> Starlette:
-    """The API of `ladder`."""
-    api = LadderApi(ladder)
+def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = False) -> Starlette:
+    """The API (under /api/) and the web pages (arena.ladder.pages) of `ladder`, with
+    security headers on every response and sessions for the pages; `https_only`: the
+    session cookie is sent over HTTPS only, with HSTS (a ladder behind TLS)."""
+    from arena.ladder import admin
+    from arena.ladder.pages import Pages, routes as page_routes
+
+    limits = limits or Limits()
+    api = LadderApi(ladder, limits)
+    with ladder.lock, ladder.engine.begin() as conn:
+        key = admin.session_key(conn)
     routes = [
         ("/api/status", api.status, ["GET"]), ("/api/signup", api.sign_up, ["POST"]),
         ("/api/invitations", api.invite, ["POST"]), ("/api/tokens", api.new_token, ["POST"]),
@@ -169,5 +237,16 @@ def make_app(ladder: Ladder) -> Starlette:
         ("/api/games/{game:int}/logs", api.logs, ["GET"]),
         ("/api/blobs/{sha256}", api.blob, ["GET"]), ("/api/work/lease", api.lease, ["POST"]),
         ("/api/work/heartbeat", api.heartbeat, ["POST"]), ("/api/work/{task:int}/result", api.result, ["POST"]),
+        ("/api/bots/{bot}/versions/{number:int}", api.version, ["GET"]),
+        ("/api/bots/{bot}/games.jsonl", api.bot_games, ["GET"]),
+        ("/api/standings/{ruleset}/board", api.leaderboard, ["GET"]),
+        ("/api/standings/{ruleset}/head-to-head", api.head_to_head, ["GET"]),
+        ("/api/admin", api.admin_state, ["GET"]), ("/api/admin/switches/{name}", api.switch, ["POST"]),
+        ("/api/admin/bots/{bot}/disabled", api.disable, ["POST"]),
+        ("/api/admin/password", api.reset_password, ["POST"]),
     ]
-    return Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes])
+    middleware = [Middleware(SecurityHeaders, https_only=https_only),
+                  Middleware(SessionMiddleware, secret_key=key, session_cookie="ladder_session",
+                             same_site="lax", https_only=https_only, max_age=14 * 86_400)]
+    return Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes]
+                     + page_routes(Pages(ladder, limits)), middleware=middleware)

@@ -114,6 +114,45 @@ games = sa.Table(
 sa.Index("tasks_state", tasks.c.state, tasks.c.id)
 sa.Index("games_ruleset", games.c.ruleset, games.c.id)
 
+# -- schema version 2: the web pages (issue 40) ---------------------------------------------
+
+passwords = sa.Table(
+    "passwords", metadata,  # a person's sign-in password for the web pages, as its argon2 hash
+    sa.Column("person", sa.Integer, sa.ForeignKey("people.id"), primary_key=True),
+    sa.Column("hash", sa.String(200), nullable=False),
+    sa.Column("changed", sa.Float, nullable=False),  # sessions signed in before this are refused
+)
+
+settings = sa.Table(
+    "settings", metadata,  # the ladder's switches (paused, frozen) and its session-signing key
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+disabled = sa.Table(
+    "disabled", metadata,  # bots and versions an admin took out of play ("bot" or "version", its id)
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("ref", sa.Integer, primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+game_seats = sa.Table(
+    "game_seats", metadata,  # each stored game's versions by seat: a bot page reads its games by index
+    sa.Column("game", sa.Integer, sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("version", sa.Integer, nullable=True),  # None: a built-in (random in a gate game)
+)
+
+lease_holders = sa.Table(
+    "lease_holders", metadata,  # who took each lease (the admin page's workers)
+    sa.Column("lease", sa.String(64), primary_key=True),
+    sa.Column("person", sa.Integer, sa.ForeignKey("people.id"), nullable=False),
+    sa.Column("taken", sa.Float, nullable=False),
+)
+
+sa.Index("game_seats_version", game_seats.c.version, game_seats.c.game)
+sa.Index("lease_holders_taken", lease_holders.c.taken)
+
 schema = sa.Table(
     "ladder_schema", metadata,
     sa.Column("version", sa.Integer, nullable=False),
@@ -131,7 +170,20 @@ def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[t for t in metadata.sorted_tables if t is not schema])
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1]
+def _web_v2(conn: Connection) -> None:
+    """The web pages' tables, and `game_seats` filled from the games already stored."""
+    metadata.create_all(conn, tables=[passwords, settings, disabled, game_seats, lease_holders])  # checkfirst
+    import json
+
+    done = conn.execute(sa.select(sa.func.count()).select_from(game_seats)).scalar()
+    if done:
+        return
+    for row in conn.execute(sa.select(games.c.id, games.c.seats).order_by(games.c.id)).all():
+        conn.execute(game_seats.insert(), [{"game": row.id, "seat": seat, "version": version}
+                                           for seat, version in enumerate(json.loads(row.seats))])
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _web_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -20,10 +20,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from arena.errors import ArenaError
-from arena.ladder import accounts, leases
+from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import blobs, bots, games, people, tasks, versions
+from arena.ladder.db import blobs, bots, game_seats, games, inserted_id, people, tasks, versions
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.scheduler import LadderGame, RoundRobinFirst
 from arena.ladder.standings import LiveStandings
@@ -71,13 +71,15 @@ class DbState:
 
 
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
-    """Each bot's current version, in the order they entered (passed the gate)."""
+    """Each bot's current version, in the order they entered (passed the gate); disabled
+    bots and versions left out."""
+    off_bots, off_versions = admin.disabled_sets(conn)
     rows = conn.execute(
         sa.select(versions, bots.c.name.label("bot_name"), blobs.c.filename)
         .join(bots, bots.c.current == versions.c.id).join(blobs, blobs.c.sha256 == versions.c.blob)
         .order_by(versions.c.gated, versions.c.id)).all()
     return [(FieldEntry(r.bot_name, r.content, tuple(json.loads(r.rulesets))), version_seat(r, r.bot_name))
-            for r in rows]
+            for r in rows if r.bot not in off_bots and r.id not in off_versions]
 
 
 class Ladder:
@@ -96,6 +98,8 @@ class Ladder:
         self.scheduler = RoundRobinFirst([(r.name, r.players) for r in config.rulesets],
                                          config.ladder.deals_per_table)
         self.standings = LiveStandings([(k, v["cls"], v["players"]) for k, v in self.rulesets.items()])
+        self.history: dict[str, dict[int, list[tuple[int, float, float]]]] = {k: {} for k in self.rulesets}
+        """Per ruleset, per version: (game id, mu, sigma) after each of its rated games."""
         self.rebuild()
 
     # -- people and tokens ----------------------------------------------------------
@@ -136,6 +140,8 @@ class Ladder:
     def submit(self, caller: Caller, bot: str, filename: str, data: bytes) -> dict[str, Any]:
         """A new version of `bot` from an upload, queued for its gate."""
         with self.lock, self.engine.begin() as conn:
+            if admin.switched(conn, "frozen") and not caller.admin:
+                raise AccessError("submissions are frozen (finals): an admin reopens them")
             added = add_version(conn, caller, bot, filename, data, self.config.quotas)
             spec = {"version": added["version_id"], "bot": bot, "content": added["content"],
                     "blob": conn.execute(sa.select(versions.c.blob).where(versions.c.id == added["version_id"]))
@@ -181,7 +187,12 @@ class Ladder:
             raise AccessError("leasing work needs a worker token")
         ladder = self.config.ladder
         with self.lock, self.engine.begin() as conn:
-            found = leases.take(conn, ladder.batch_games, ladder.lease_seconds, self._schedule)
+            if admin.switched(conn, "paused"):
+                found: dict[str, Any] = {"lease": None, "expires": None, "tasks": [], "paused": True}
+            else:
+                found = leases.take(conn, ladder.batch_games, ladder.lease_seconds, self._schedule)
+            if found["lease"] is not None:
+                admin.note_lease(conn, found["lease"], caller)
         return dict(found, lease_seconds=ladder.lease_seconds, heartbeat_seconds=ladder.heartbeat_seconds,
                     policy={"on_fault": ladder.on_fault, "time_per_decision": ladder.time_per_decision})
 
@@ -217,11 +228,13 @@ class Ladder:
     def _insert_game(self, conn: Connection, spec: Spec, record: Mapping[str, Any]) -> None:
         outcome = record["outcome"]
         result = {"standing": outcome["standing"], "scores": outcome["scores"], "faults": faults_of(record)}
-        conn.execute(games.insert().values(
+        game_id = inserted_id(conn.execute(games.insert().values(
             key=identity(spec).key, ruleset=spec["ruleset"]["label"],
             seats=json.dumps([s.get("version") for s in spec["seats"]]), deal=spec["deal"], rotation=spec["rotation"],
             result=json.dumps(result), record=zlib.compress(json.dumps(record).encode()), gate=spec.get("gate"),
-            created=time.time()))
+            created=time.time())))
+        conn.execute(game_seats.insert(), [{"game": game_id, "seat": seat, "version": s.get("version")}
+                                           for seat, s in enumerate(spec["seats"])])
 
     def _store_game(self, conn: Connection, task: Any, spec: Spec, record: Any) -> str | None:
         problem = record_problem_for(spec, record, self.rulesets[spec["ruleset"]["label"]]["cls"])
@@ -267,8 +280,13 @@ class Ladder:
                                 .where(games.c.id > self.standings.last, games.c.gate.is_(None))
                                 .order_by(games.c.id)).all()
         for row in rows:
-            result = json.loads(row.result)
-            self.standings.add(row.id, row.ruleset, json.loads(row.seats), result["standing"], result["faults"])
+            result, seats = json.loads(row.result), json.loads(row.seats)
+            self.standings.add(row.id, row.ruleset, seats, result["standing"], result["faults"])
+            rated = self.standings.ratings.get(row.ruleset, {})
+            for version in seats:
+                if version in rated:
+                    self.history[row.ruleset].setdefault(version, []).append(
+                        (row.id, round(rated[version].mu, 3), round(rated[version].sigma, 3)))
 
     def rebuild(self) -> None:
         """Ratings from every stored game, in the order stored (a restarted server's)."""
@@ -294,10 +312,9 @@ class Ladder:
             if bot is None:
                 raise LeaseError(f"no bot {name!r}", 404)
             rows = conn.execute(sa.select(versions).where(versions.c.bot == bot.id).order_by(versions.c.number)).all()
-            ids = {r.id for r in rows}
-            played = [g for g in conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result,
-                                                        games.c.gate).order_by(games.c.id)).all()
-                      if ids & set(json.loads(g.seats))]
+            mine = sa.select(game_seats.c.game).where(game_seats.c.version.in_([r.id for r in rows]))
+            played = conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result, games.c.gate)
+                                  .where(games.c.id.in_(mine)).order_by(games.c.id)).all()
         return {"bot": name, "owner": bot.owner_name, "current": bot.current,
                 "versions": [{"version": r.number, "version_id": r.id, "state": r.state, "label": r.label,
                               "rulesets": json.loads(r.rulesets), "content": r.content, "size": r.size}
@@ -339,6 +356,22 @@ class Ladder:
         logs = json.loads(zlib.decompress(row.record)).get("logs") or {}
         mine = {str(seat) for seat, version in enumerate(seats) if caller.admin or owners.get(version) == caller.person}
         return {"game": game_id, "logs": {seat: text for seat, text in logs.items() if seat in mine}}
+
+    # -- organisers (arena.ladder.admin) ----------------------------------------------
+
+    def set_switch(self, caller: Caller, name: str, on: bool) -> dict[str, bool]:
+        """Pause or resume play, freeze or reopen submissions (an admin's)."""
+        with self.lock, self.engine.begin() as conn:
+            admin.set_switch(conn, caller, name, on)
+            return {n: admin.switched(conn, n) for n in admin.SWITCHES}
+
+    def switches(self) -> dict[str, bool]:
+        with self.engine.connect() as conn:
+            return {n: admin.switched(conn, n) for n in admin.SWITCHES}
+
+    def set_disabled(self, caller: Caller, bot: str, number: int | None, off: bool) -> dict[str, Any]:
+        with self.lock, self.engine.begin() as conn:
+            return admin.set_disabled(conn, caller, bot, number, off)
 
     def counts(self) -> dict[str, int]:
         """Games stored and tasks by state (for the CLI, tests and the status endpoint)."""

@@ -1,0 +1,262 @@
+"""Benchmark: the ladder's server under load, and its pages at scale (issue 40).
+
+    .venv/bin/python benchmarks/ladder_load.py [--db sqlite|postgresql|both] [--bots 200]
+        [--games 100000] [--clients 50] [--seconds 20] [--results 300]
+
+For each database (PostgreSQL: ``--postgres URL``, else a private server started as the
+ladder's tests start one, tests/ladder_support.py):
+
+1. fills a ladder: `--bots` bots with one passed version each and `--games` stored games
+   between them (synthetic rows: random pairs and outcomes, each with one real Flip 7
+   record as its stored record), plus `--results` real games leased and played in this
+   process (the tests' stand-in worker) for the load phase to return;
+2. starts `arena ladder serve` (no local workers) on it, in a process of its own, and
+   times its start (it rates every stored game);
+3. **scale**: 30 sequential GETs of the leaderboard page (/standings/flip-7) and of a
+   bot's page (/bots/<bot>, ~2 x games / bots games): median and p99 in ms;
+4. **load**: `--clients` concurrent clients on loopback for at most `--seconds`: a
+   third GET the leaderboard page, a third GET bot pages, a third POST the played games'
+   results as workers (`/api/work/<task>/result`, each record checked and replayed by
+   the server, as in production) until those run out; per kind: requests, errors,
+   median, p99 and max latency in ms.
+
+Latencies are measured by the clients (http.client, one keep-alive connection each).
+The machine's load is printed with the figures: on a shared, loaded machine they are
+upper bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import zlib
+from http.client import HTTPConnection
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+CONFIG = """[ladder]
+name = "load"
+deals_per_table = 20
+batch_games = 10
+lease_seconds = 3600
+heartbeat_seconds = 60
+"""
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def fill(url: str, bots: int, games: int, results: int) -> tuple[list[str], list[tuple[int, dict[str, Any]]], str]:
+    """The ladder at `url` filled (see the module docstring); (bot names, (task, result) pairs
+    to return, a worker token)."""
+    import sqlalchemy as sa
+    from ladder_support import inline_result
+
+    from arena.ladder.config import decode_config
+    from arena.ladder.db import blobs, bots as bots_table, connect, game_seats, games as games_table, versions
+    from arena.ladder.service import Ladder
+
+    engine = connect(url)
+    names = [f"bot-{i:03d}" for i in range(bots)]
+    ladder = Ladder(engine, decode_config({"ladder": {"deals_per_table": 20, "batch_games": 10,
+                                                      "lease_seconds": 3600, "heartbeat_seconds": 60}}, "bench"))
+    admin = ladder.caller(f"Bearer {ladder.create_admin('boss')}")
+    worker_token = ladder.issue_token(admin, "worker")
+    now = time.time()
+    with engine.begin() as conn:
+        for i, name in enumerate(names):
+            sha = uuid.uuid4().hex * 2
+            conn.execute(blobs.insert().values(sha256=sha, filename=f"{name}.whl", data=b"x"))
+            bot = conn.execute(bots_table.insert().values(name=name, owner=admin.person, created=now)
+                               ).inserted_primary_key[0]
+            version = conn.execute(versions.insert().values(
+                bot=bot, number=1, content=uuid.uuid4().hex * 2, blob=sha, size=1, state="passed",
+                label="1.0+bench", package="pkg", rulesets='["flip-7"]', gate_log="", created=now, gated=now + i)
+            ).inserted_primary_key[0]
+            conn.execute(bots_table.update().where(bots_table.c.id == bot).values(current=version))
+    worker = ladder.caller(f"Bearer {worker_token}")
+    played: list[tuple[int, dict[str, Any]]] = []
+    while len(played) < results:
+        lease = ladder.lease(worker)
+        assert lease["tasks"], "the scheduler queued no games"
+        played += [(task["id"], inline_result(task)) for task in lease["tasks"]]
+    record = zlib.compress(json.dumps(played[0][1]["record"]).encode())
+    rng = random.Random(1)
+    with engine.begin() as conn:
+        ids = [r.id for r in conn.execute(sa.select(versions.c.id).order_by(versions.c.id)).all()]
+        for start in range(0, games, 5000):
+            rows, seats = [], []
+            for n in range(start, min(games, start + 5000)):
+                pair = rng.sample(ids, 2)
+                standing = rng.choice([[1, 2], [2, 1], [1, 1]])
+                rows.append({"key": uuid.uuid4().hex * 2, "ruleset": "flip-7", "seats": json.dumps(pair), "deal": n,
+                             "rotation": 0, "result": json.dumps({"standing": standing, "scores": [0, 0],
+                                                                  "faults": [0, 0]}),
+                             "record": record, "gate": None, "created": now})
+            conn.execute(games_table.insert(), rows)
+            first = conn.execute(sa.select(sa.func.max(games_table.c.id))).scalar() - len(rows) + 1
+            for offset, row in enumerate(rows):
+                seats += [{"game": first + offset, "seat": s, "version": v}
+                          for s, v in enumerate(json.loads(row["seats"]))]
+            conn.execute(game_seats.insert(), seats)
+    engine.dispose()
+    return names, played[:results], worker_token
+
+
+class Server:
+    def __init__(self, folder: Path, db: str | None):
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        (folder / "ladder.toml").write_text(CONFIG)
+        args = ["--folder", str(folder), "--config", str(folder / "ladder.toml")] + (["--db", db] if db else [])
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
+                                         str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL)
+        while True:
+            try:
+                HTTPConnection("127.0.0.1", self.port, timeout=5).request("GET", "/api/status")
+                break
+            except OSError:
+                assert self.process.poll() is None, "the server exited"
+                time.sleep(0.2)
+        self.start_seconds = time.perf_counter() - self.started
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=60)
+
+
+def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,
+          headers: dict[str, str] | None = None) -> tuple[float, int]:
+    started = time.perf_counter()
+    conn.request(method, path, body=body, headers=headers or {})
+    answer = conn.getresponse()
+    answer.read()
+    return (time.perf_counter() - started) * 1000, answer.status
+
+
+def scale(port: int, bot: str, rounds: int = 30) -> dict[str, Any]:
+    conn = HTTPConnection("127.0.0.1", port, timeout=120)
+    out = {}
+    for label, path in (("leaderboard page", "/standings/flip-7"), ("bot page", f"/bots/{bot}"),
+                        ("leaderboard JSON", "/api/standings/flip-7")):
+        times = []
+        for _ in range(rounds):
+            ms, status = timed(conn, "GET", path)
+            assert status == 200, (path, status)
+            times.append(ms)
+        out[label] = {"median": statistics.median(times), "p99": percentile(times, 0.99)}
+    return out
+
+
+def load(port: int, names: list[str], played: list[tuple[int, dict[str, Any]]], token: str, clients: int,
+         seconds: float) -> dict[str, Any]:
+    """`clients` concurrent clients for at most `seconds` (see the module docstring)."""
+    lock = threading.Lock()
+    stats: dict[str, dict[str, list[Any]]] = {k: {"ms": [], "errors": []} for k in ("leaderboard", "bot", "result")}
+    queue = list(played)
+    deadline = time.monotonic() + seconds
+    go = threading.Barrier(clients)
+
+    def client(number: int) -> None:
+        kind = ("leaderboard", "bot", "result")[number % 3]
+        rng = random.Random(number)
+        conn = HTTPConnection("127.0.0.1", port, timeout=120)
+        go.wait()
+        while time.monotonic() < deadline:
+            if kind == "result":
+                with lock:
+                    if not queue:
+                        return
+                    task, result = queue.pop()
+                ms, status = timed(conn, "POST", f"/api/work/{task}/result", json.dumps(result).encode(),
+                                   {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+            else:
+                path = "/standings/flip-7" if kind == "leaderboard" else f"/bots/{rng.choice(names)}"
+                ms, status = timed(conn, "GET", path)
+            with lock:
+                stats[kind]["ms"].append(ms)
+                if status != 200:
+                    stats[kind]["errors"].append(status)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {kind: {"requests": len(s["ms"]), "errors": len(s["errors"]), "median": statistics.median(s["ms"]),
+                   "p99": percentile(s["ms"], 0.99), "max": max(s["ms"])} for kind, s in stats.items() if s["ms"]}
+
+
+def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None) -> None:
+    from arena.ladder.db import database_url
+
+    db = None
+    if kind == "postgresql":
+        from ladder_support import fresh_database
+
+        db = fresh_database(postgres)
+    url = database_url(db, folder)
+    started = time.perf_counter()
+    names, played, token = fill(url, args.bots, args.games, args.results)
+    print(f"[{kind}] filled: {args.bots} bots, {args.games:,} games, {len(played)} results to return, "
+          f"in {time.perf_counter() - started:.0f} s", flush=True)
+    server = Server(folder, db)
+    try:
+        print(f"[{kind}] server started (rating {args.games:,} games) in {server.start_seconds:.1f} s", flush=True)
+        for label, t in scale(server.port, names[len(names) // 2]).items():
+            print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
+        for label, t in load(server.port, names, played, token, args.clients, args.seconds).items():
+            print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
+                  f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--postgres", help="postgresql://... of a server to use (default: a private one)")
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--results", type=int, default=300)
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
+          "(shared: figures are upper bounds)", flush=True)
+    kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
+    for kind in kinds:
+        with tempfile.TemporaryDirectory(prefix="ladder-load-") as folder:
+            if kind == "postgresql" and not args.postgres:
+                from ladder_support import PrivatePostgres
+
+                private = PrivatePostgres()
+                try:
+                    run(kind, args, Path(folder), private.start())
+                finally:
+                    private.stop()
+            else:
+                run(kind, args, Path(folder), args.postgres)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

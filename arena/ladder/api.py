@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -61,15 +62,22 @@ async def _json(request: Request) -> dict[str, Any]:
     return body
 
 
-Handler = Callable[[Request], Awaitable[Any]]
+Handler = Callable[[Request], Any]
 
 
 def _endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """`handler`'s answer as JSON (a Response as it is); an ArenaError as {"error": ...}."""
+    """`handler`'s answer as JSON (a Response as it is); an ArenaError as {"error": ...}.
+    A plain (not async) handler runs in the thread pool, so that its database work and
+    checks do not hold up the event loop; an async one reads the body first and hands its
+    blocking work to the pool itself."""
+    import inspect
 
     async def endpoint(request: Request) -> Response:
         try:
-            answer = await handler(request)
+            if inspect.iscoroutinefunction(handler):
+                answer = await handler(request)
+            else:
+                answer = await run_in_threadpool(handler, request)
         except ArenaError as exc:
             status = getattr(exc, "status", 400)
             return JSONResponse({"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}, status)
@@ -89,19 +97,20 @@ class LadderApi:
 
     async def sign_up(self, request: Request) -> Any:
         body = await _json(request)
-        return {"token": self.ladder.sign_up(str(body.get("name", "")), body.get("code"))}
+        return {"token": await run_in_threadpool(self.ladder.sign_up, str(body.get("name", "")), body.get("code"))}
 
-    async def invite(self, request: Request) -> Any:
+    def invite(self, request: Request) -> Any:
         return {"code": self.ladder.invite(self.caller(request))}
 
     async def new_token(self, request: Request) -> Any:
         body = await _json(request)
-        return {"token": self.ladder.issue_token(self.caller(request), str(body.get("scope", "submit")))}
+        return {"token": await run_in_threadpool(self.ladder.issue_token, self.caller(request),
+                                                 str(body.get("scope", "submit")))}
 
-    async def tokens(self, request: Request) -> Any:
+    def tokens(self, request: Request) -> Any:
         return {"tokens": self.ladder.tokens(self.caller(request))}
 
-    async def revoke(self, request: Request) -> Any:
+    def revoke(self, request: Request) -> Any:
         return {"revoked": self.ladder.revoke(self.caller(request), request.path_params["prefix"])}
 
     async def submit(self, request: Request) -> Any:
@@ -109,26 +118,27 @@ class LadderApi:
         self.limits.uploads.check(f"person-{who.person}", "uploads")
         data = await read_body(request, self.ladder.config.quotas.upload_bytes)
         filename = request.query_params.get("filename", "")
-        return JSONResponse(self.ladder.submit(who, request.path_params["bot"], filename, data), 201)
+        return JSONResponse(await run_in_threadpool(self.ladder.submit, who, request.path_params["bot"], filename,
+                                                    data), 201)
 
-    async def bot_page(self, request: Request) -> Any:
+    def bot_page(self, request: Request) -> Any:
         return self.ladder.bot_page(request.path_params["bot"])
 
-    async def gate_log(self, request: Request) -> Any:
+    def gate_log(self, request: Request) -> Any:
         return self.ladder.gate_log(self.caller(request), request.path_params["bot"],
                                     int(request.path_params["number"]))
 
-    async def standings(self, request: Request) -> Any:
+    def standings(self, request: Request) -> Any:
         labels = [request.path_params["ruleset"]] if "ruleset" in request.path_params else list(self.ladder.rulesets)
         return {label: self.ladder.standings_table(label) for label in labels}
 
-    async def game(self, request: Request) -> Any:
+    def game(self, request: Request) -> Any:
         return self.ladder.game_record(int(request.path_params["game"]))
 
-    async def logs(self, request: Request) -> Any:
+    def logs(self, request: Request) -> Any:
         return self.ladder.game_logs(self.caller(request), int(request.path_params["game"]))
 
-    async def replay(self, request: Request) -> Any:
+    def replay(self, request: Request) -> Any:
         """The game's replay script, as `arena serve` serves ``replays/<game>.js``."""
         from arena.site.replay import replay_data, replay_script
 
@@ -137,41 +147,42 @@ class LadderApi:
         cls: Any = next(r["cls"] for r in self.ladder.rulesets.values() if r["id"] == record["ruleset"]["id"])
         return Response(replay_script(replay_data(record, cls, number)), media_type="text/javascript")
 
-    async def blob(self, request: Request) -> Any:
+    def blob(self, request: Request) -> Any:
         if not self.caller(request).may("worker"):
             raise _Refused("uploads are served to workers", 403)
         _, data = self.ladder.blob(request.path_params["sha256"])
         return Response(data, media_type="application/octet-stream")
 
-    async def lease(self, request: Request) -> Any:
+    def lease(self, request: Request) -> Any:
         return self.ladder.lease(self.caller(request))
 
     async def heartbeat(self, request: Request) -> Any:
         body = await _json(request)
-        return self.ladder.heartbeat(self.caller(request), str(body.get("lease", "")))
+        return await run_in_threadpool(self.ladder.heartbeat, self.caller(request), str(body.get("lease", "")))
 
     async def result(self, request: Request) -> Any:
         who = self.caller(request)
-        return self.ladder.complete(who, int(request.path_params["task"]), await _json(request))
+        return await run_in_threadpool(self.ladder.complete, who, int(request.path_params["task"]),
+                                       await _json(request))
 
-    async def version(self, request: Request) -> Any:
+    def version(self, request: Request) -> Any:
         """A version's page as data; `caller` optional (its gate log only for its author or an admin)."""
         viewer = self.caller(request) if request.headers.get("authorization") else None
         return views.version_page(self.ladder, request.path_params["bot"], request.path_params["number"], viewer)
 
-    async def bot_games(self, request: Request) -> Any:
+    def bot_games(self, request: Request) -> Any:
         """Every stored game of a bot as JSON lines ({"game", "record"}, bots' logs left out)."""
         views.bot_summary(self.ladder, request.path_params["bot"])  # 404 before the stream starts
         return StreamingResponse(views.game_records(self.ladder, request.path_params["bot"]),
                                  media_type="application/x-ndjson")
 
-    async def head_to_head(self, request: Request) -> Any:
+    def head_to_head(self, request: Request) -> Any:
         return views.head_to_head(self.ladder, request.path_params["ruleset"])
 
-    async def leaderboard(self, request: Request) -> Any:
+    def leaderboard(self, request: Request) -> Any:
         return views.leaderboard(self.ladder, request.path_params["ruleset"])
 
-    async def admin_state(self, request: Request) -> Any:
+    def admin_state(self, request: Request) -> Any:
         """Switches, leases held by workers, counts (an admin's)."""
         import time
 
@@ -188,14 +199,15 @@ class LadderApi:
         on = body.get("on")
         if not isinstance(on, bool):
             raise _Refused('send {"on": true} or {"on": false}')
-        return self.ladder.set_switch(self.caller(request), request.path_params["name"], on)
+        return await run_in_threadpool(self.ladder.set_switch, self.caller(request), request.path_params["name"], on)
 
     async def disable(self, request: Request) -> Any:
         body = await _json(request)
         number, off = body.get("version"), body.get("disabled", True)
         if not (number is None or isinstance(number, int)) or not isinstance(off, bool):
             raise _Refused('send {"version": N or null, "disabled": true or false}')
-        return self.ladder.set_disabled(self.caller(request), request.path_params["bot"], number, off)
+        return await run_in_threadpool(self.ladder.set_disabled, self.caller(request), request.path_params["bot"],
+                                       number, off)
 
     async def reset_password(self, request: Request) -> Any:
         """An admin sets person `name`'s web password (no recovery by email); their sessions end."""
@@ -204,12 +216,16 @@ class LadderApi:
         who, body = self.caller(request), await _json(request)
         if not who.admin:
             raise _Refused("only an admin resets a password", 403)
-        with self.ladder.lock, self.ladder.engine.begin() as conn:
-            accounts.set_password(conn, accounts.person_id(conn, str(body.get("name", ""))),
-                                  str(body.get("password", "")))
-        return {"reset": str(body.get("name", ""))}
+        name, password = str(body.get("name", "")), str(body.get("password", ""))
 
-    async def status(self, request: Request) -> Any:
+        def reset() -> None:
+            with self.ladder.lock, self.ladder.engine.begin() as conn:
+                accounts.set_password(conn, accounts.person_id(conn, name), password)
+
+        await run_in_threadpool(reset)
+        return {"reset": name}
+
+    def status(self, request: Request) -> Any:
         return {"ladder": self.ladder.config.ladder.name, "rulesets": list(self.ladder.rulesets),
                 **self.ladder.counts()}
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -45,6 +46,7 @@ def client_address(request: Request) -> str:
 
 
 Page = Callable[[Request], Awaitable[Response]]
+Handler = Callable[[Request], Any]
 
 
 class Pages:
@@ -89,12 +91,16 @@ class Pages:
         check_csrf(request.session, fields.get("csrf"))
         return fields
 
-    def page(self, handler: Page) -> Page:
-        """`handler` with ArenaErrors shown as an error page of their status (401: the sign-in page)."""
+    def page(self, handler: Handler) -> Page:
+        """`handler` with ArenaErrors shown as an error page of their status (401: the sign-in
+        page); a plain (not async) handler runs in the thread pool, off the event loop."""
+        import inspect
 
         async def endpoint(request: Request) -> Response:
             try:
-                return await handler(request)
+                if inspect.iscoroutinefunction(handler):
+                    return await handler(request)
+                return await run_in_threadpool(handler, request)
             except ArenaError as exc:
                 status = getattr(exc, "status", 400)
                 message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -106,19 +112,19 @@ class Pages:
 
     # -- reading ---------------------------------------------------------------------
 
-    async def home(self, request: Request) -> Response:
+    def home(self, request: Request) -> Response:
         boards = [views.leaderboard(self.ladder, label) for label in self.ladder.rulesets]
         return self.render(request, "home.html", boards=boards, counts=self.ladder.counts(),
                            switches=self.ladder.switches(), quotas=self.ladder.config.quotas)
 
-    async def standings(self, request: Request) -> Response:
+    def standings(self, request: Request) -> Response:
         board = views.leaderboard(self.ladder, request.path_params["ruleset"])
         return self.render(request, "board.html", board=board)
 
-    async def head_to_head(self, request: Request) -> Response:
+    def head_to_head(self, request: Request) -> Response:
         return self.render(request, "h2h.html", h2h=views.head_to_head(self.ladder, request.path_params["ruleset"]))
 
-    async def bot(self, request: Request) -> Response:
+    def bot(self, request: Request) -> Response:
         number = request.query_params.get("version")
         if number is not None and not number.isdigit():
             raise AccessError(f"version {number[:20]!r}: give a number", 400)
@@ -126,15 +132,15 @@ class Pages:
                                   self.viewer(request))
         return self.render(request, "version.html", page=page, chart=_history_chart(page))
 
-    async def logs(self, request: Request) -> Response:
+    def logs(self, request: Request) -> Response:
         viewer = self.signed_in(request)
         found = self.ladder.game_logs(viewer, request.path_params["game"])
         return self.render(request, "logs.html", found=found, viewer=viewer)
 
-    async def replay(self, request: Request) -> Response:
+    def replay(self, request: Request) -> Response:
         return self.render(request, "replay.html", p={"name": self.ladder.config.ladder.name})
 
-    async def replay_script(self, request: Request) -> Response:
+    def replay_script(self, request: Request) -> Response:
         from arena.site.replay import error_script, replay_data, replay_script
 
         number = request.path_params["game"]
@@ -148,7 +154,7 @@ class Pages:
 
     # -- people --------------------------------------------------------------------------
 
-    async def sign_in_form(self, request: Request) -> Response:
+    def sign_in_form(self, request: Request) -> Response:
         return self.render(request, "signin.html")
 
     async def sign_in(self, request: Request) -> Response:
@@ -156,8 +162,7 @@ class Pages:
         name, password = fields.get("name", "")[:64], fields.get("password", "")
         self.limits.sign_in_address.check(client_address(request), "sign-in attempts from your address")
         self.limits.sign_in_name.check(name, f"sign-in attempts for {name!r}")
-        with self.ladder.engine.connect() as conn:
-            found = accounts.check_password(conn, name, password)
+        found = await run_in_threadpool(self._check_password, name, password)
         if found is None:
             return self.render(request, "signin.html", 401, error="the name or the password is wrong", name=name)
         caller, changed = found
@@ -165,12 +170,21 @@ class Pages:
         request.session.update(person=caller.person, changed=changed)
         return RedirectResponse("/admin" if caller.admin else "/bots", 303)
 
+    def _check_password(self, name: str, password: str) -> tuple[Caller, float] | None:
+        with self.ladder.engine.connect() as conn:
+            return accounts.check_password(conn, name, password)
+
+    def _new_author(self, name: str, code: str | None, password: str) -> tuple[int, float]:
+        with self.ladder.lock, self.ladder.engine.begin() as conn:
+            person = accounts.new_author(conn, name, code, self.ladder.config.ladder.signup)
+            return person, accounts.set_password(conn, person, password)
+
     async def sign_out(self, request: Request) -> Response:
         await self.form(request)
         request.session.clear()
         return RedirectResponse("/", 303)
 
-    async def sign_up_form(self, request: Request) -> Response:
+    def sign_up_form(self, request: Request) -> Response:
         return self.render(request, "signup.html", invite=self.ladder.config.ladder.signup != "open")
 
     async def sign_up(self, request: Request) -> Response:
@@ -179,14 +193,12 @@ class Pages:
         name, password = fields.get("name", "").strip(), fields.get("password", "")
         if password != fields.get("again", ""):
             raise AccessError("the two passwords differ", 400)
-        with self.ladder.lock, self.ladder.engine.begin() as conn:
-            person = accounts.new_author(conn, name, fields.get("code") or None, self.ladder.config.ladder.signup)
-            changed = accounts.set_password(conn, person, password)
+        person, changed = await run_in_threadpool(self._new_author, name, fields.get("code") or None, password)
         request.session.clear()
         request.session.update(person=person, changed=changed)
         return RedirectResponse("/upload", 303)
 
-    async def my_bots(self, request: Request) -> Response:
+    def my_bots(self, request: Request) -> Response:
         viewer = self.signed_in(request)
         return self.render(request, "mine.html", bots=views.bots_of(self.ladder, viewer.person), viewer=viewer)
 
@@ -203,7 +215,7 @@ class Pages:
 
     # -- uploads ---------------------------------------------------------------------
 
-    async def upload_form(self, request: Request) -> Response:
+    def upload_form(self, request: Request) -> Response:
         viewer = self.signed_in(request)
         return self.render(request, "upload.html", viewer=viewer, quotas=self.ladder.config.quotas,
                            frozen=self.ladder.switches()["frozen"])
@@ -219,7 +231,7 @@ class Pages:
         name, filename, content, token = await _upload_fields(request, data, quota)
         check_csrf(request.session, token)
         self.limits.uploads.check(f"person-{viewer.person}", "uploads")
-        added = self.ladder.submit(viewer, name, filename, content)
+        added = await run_in_threadpool(self.ladder.submit, viewer, name, filename, content)
         return RedirectResponse(f"/bots/{added['bot']}?version={added['version']}", 303)
 
     # -- organisers ------------------------------------------------------------------

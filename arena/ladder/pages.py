@@ -112,14 +112,22 @@ class Pages:
 
     # -- reading ---------------------------------------------------------------------
 
+    def board_html(self, label: str) -> Any:
+        """Ruleset `label`'s leaderboard as HTML (the same for every viewer: rendered once per change)."""
+        from markupsafe import Markup
+
+        board = views.leaderboard(self.ladder, label)
+        return views.cached(self.ladder, ("board-html", label), lambda: Markup(
+            self.env.get_template("macros.html").module.board_table(board)))
+
     def home(self, request: Request) -> Response:
-        boards = [views.leaderboard(self.ladder, label) for label in self.ladder.rulesets]
-        return self.render(request, "home.html", boards=boards, counts=self.ladder.counts(),
-                           switches=self.ladder.switches(), quotas=self.ladder.config.quotas)
+        return self.render(request, "home.html", boards={label: self.board_html(label) for label in self.ladder.rulesets},
+                           counts=self.ladder.counts(), switches=self.ladder.switches(),
+                           quotas=self.ladder.config.quotas)
 
     def standings(self, request: Request) -> Response:
-        board = views.leaderboard(self.ladder, request.path_params["ruleset"])
-        return self.render(request, "board.html", board=board)
+        label = request.path_params["ruleset"]
+        return self.render(request, "board.html", label=label, board_html=self.board_html(label))
 
     def head_to_head(self, request: Request) -> Response:
         return self.render(request, "h2h.html", h2h=views.head_to_head(self.ladder, request.path_params["ruleset"]))

@@ -100,6 +100,9 @@ class Ladder:
         self.standings = LiveStandings([(k, v["cls"], v["players"]) for k, v in self.rulesets.items()])
         self.history: dict[str, dict[int, list[tuple[int, float, float]]]] = {k: {} for k in self.rulesets}
         """Per ruleset, per version: (game id, mu, sigma) after each of its rated games."""
+        self.generation = 0
+        """Bumped by every change of what the pages show (a stored result, a bot disabled):
+        arena.ladder.views caches its reads under it."""
         self.rebuild()
 
     # -- people and tokens ----------------------------------------------------------
@@ -150,7 +153,8 @@ class Ladder:
                     "random": self.random_label, "seed": self.config.ladder.seed}
             conn.execute(tasks.insert().values(key=f"gate-{added['content']}", kind="gate", spec=json.dumps(spec),
                                                state="queued", attempts=0, created=time.time()))
-            return added
+        self.generation += 1
+        return added
 
     def blob(self, sha256: str) -> tuple[str, bytes]:
         with self.engine.connect() as conn:
@@ -223,6 +227,7 @@ class Ladder:
                     leases.requeue(conn, task_id)
                 raise LeaseError(f"task {task_id}: the result was refused: {problem}", 422)
             self._rate_new()
+            self.generation += 1
         return {"task": task_id, "stored": True}
 
     def _insert_game(self, conn: Connection, spec: Spec, record: Mapping[str, Any]) -> None:
@@ -371,7 +376,9 @@ class Ladder:
 
     def set_disabled(self, caller: Caller, bot: str, number: int | None, off: bool) -> dict[str, Any]:
         with self.lock, self.engine.begin() as conn:
-            return admin.set_disabled(conn, caller, bot, number, off)
+            done = admin.set_disabled(conn, caller, bot, number, off)
+        self.generation += 1
+        return done
 
     def counts(self) -> dict[str, int]:
         """Games stored and tasks by state (for the CLI, tests and the status endpoint)."""

@@ -10,14 +10,34 @@ bot page costs its own games, not the ladder's.
 from __future__ import annotations
 
 import json
+import weakref
 import zlib
-from typing import Any
+from typing import Any, Callable, Hashable
 
 import sqlalchemy as sa
 
 from arena.ladder.accounts import Caller
 from arena.ladder.db import bots, game_seats, games, people, versions
 from arena.ladder.service import Ladder, LeaseError
+
+_CACHES: weakref.WeakKeyDictionary[Ladder, dict[Hashable, tuple[int, Any]]] = weakref.WeakKeyDictionary()
+MAX_CACHED = 2000
+
+
+def cached(ladder: Ladder, key: Hashable, make: Callable[[], Any]) -> Any:
+    """`make()`, kept until the ladder's generation changes (a result stored, a bot disabled):
+    a page read many times between two results is computed once. Callers must not change it."""
+    cache = _CACHES.setdefault(ladder, {})
+    generation = ladder.generation  # read first: a change while making the value makes it stale, not wrong
+    hit = cache.get(key)
+    if hit is not None and hit[0] == generation:
+        return hit[1]
+    value = make()
+    if len(cache) >= MAX_CACHED:
+        cache.clear()
+    cache[key] = (generation, value)
+    return value
+
 
 GAMES_SHOWN = 200
 """The newest games a version's page lists (all count in its results per opponent)."""
@@ -27,6 +47,10 @@ MAX_FAULTS_SHOWN = 100
 def leaderboard(ladder: Ladder, label: str) -> dict[str, Any]:
     """Ruleset `label`'s live standings with the site's verdict line and each row's
     verdict against the next where the standings carry one (``vs_next``)."""
+    return cached(ladder, ("board", label), lambda: _leaderboard(ladder, label))
+
+
+def _leaderboard(ladder: Ladder, label: str) -> dict[str, Any]:
     from arena.publish import verdict_line
 
     rows = ladder.standings_table(label)
@@ -42,6 +66,10 @@ def _owner_may(viewer: Caller | None, owner: int) -> bool:
 def head_to_head(ladder: Ladder, label: str) -> dict[str, Any]:
     """Between the current versions of ruleset `label`: per ordered pair, games together
     and the share the row's finished ahead of the column's (ties a half)."""
+    return cached(ladder, ("h2h", label), lambda: _head_to_head(ladder, label))
+
+
+def _head_to_head(ladder: Ladder, label: str) -> dict[str, Any]:
     rows = ladder.standings_table(label)
     ids = [r["version_id"] for r in rows]
     with ladder.engine.connect() as conn:
@@ -66,6 +94,10 @@ def head_to_head(ladder: Ladder, label: str) -> dict[str, Any]:
 
 def bot_summary(ladder: Ladder, name: str) -> dict[str, Any]:
     """A bot's owner, whether disabled, and its versions (newest last)."""
+    return cached(ladder, ("bot", name), lambda: _bot_summary(ladder, name))
+
+
+def _bot_summary(ladder: Ladder, name: str) -> dict[str, Any]:
     from arena.ladder.admin import disabled_sets
 
     with ladder.engine.connect() as conn:
@@ -98,15 +130,21 @@ def version_page(ladder: Ladder, name: str, number: int | None, viewer: Caller |
     author = _owner_may(viewer, summary["owner_id"])
     with ladder.engine.connect() as conn:
         log = conn.execute(sa.select(versions.c.gate_log).where(versions.c.id == version["version_id"])).scalar()
-        played = _games_of(conn, version["version_id"])
-    names = _version_names(ladder, {v for g in played for v in g["seats"] if v is not None})
     vid = version["version_id"]
-    shown = [_game_row(g, vid, names) for g in played]
     return dict(summary, version=dict(version, gate_log=log if author else None), author=author,
-                games=shown[::-1][:GAMES_SHOWN], games_total=len(shown),
-                opponents=_per_opponent(shown), faults=_faults(ladder, played, vid),
-                history={label: [list(point) for point in ladder.history[label].get(vid, [])]
-                         for label in ladder.rulesets})
+                **cached(ladder, ("version", vid), lambda: _version_games(ladder, vid)))
+
+
+def _version_games(ladder: Ladder, vid: int) -> dict[str, Any]:
+    """Version `vid`'s games (the newest `GAMES_SHOWN`), results per opponent, faults and rating history."""
+    with ladder.engine.connect() as conn:
+        played = _games_of(conn, vid)
+    names = _version_names(ladder, {v for g in played for v in g["seats"] if v is not None})
+    shown = [_game_row(g, vid, names) for g in played]
+    return {"games": shown[::-1][:GAMES_SHOWN], "games_total": len(shown), "opponents": _per_opponent(shown),
+            "faults": _faults(ladder, played, vid),
+            "history": {label: [list(point) for point in ladder.history[label].get(vid, [])]
+                        for label in ladder.rulesets}}
 
 
 def _games_of(conn: Any, version_id: int) -> list[dict[str, Any]]:

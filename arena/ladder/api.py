@@ -97,6 +97,7 @@ class LadderApi:
 
     async def sign_up(self, request: Request) -> Any:
         body = await _json(request)
+        self.limits.sign_up.check(request.client.host if request.client else "?", "sign-ups from your address")
         return {"token": await run_in_threadpool(self.ladder.sign_up, str(body.get("name", "")), body.get("code"))}
 
     def invite(self, request: Request) -> Any:
@@ -130,7 +131,7 @@ class LadderApi:
 
     def standings(self, request: Request) -> Any:
         labels = [request.path_params["ruleset"]] if "ruleset" in request.path_params else list(self.ladder.rulesets)
-        return {label: self.ladder.standings_table(label) for label in labels}
+        return {label: views.leaderboard(self.ladder, label)["rows"] for label in labels}
 
     def game(self, request: Request) -> Any:
         return self.ladder.game_record(int(request.path_params["game"]))

@@ -72,8 +72,8 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     direct = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
     server = uvicorn.Server(uvicorn.Config(make_app(ladder), access_log=False, log_level="warning"))
     running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
-    echo(f"ladder {ladder.config.ladder.name!r} at http://{shown}:{bound}/api/ with {workers} local worker{'' if workers == 1 else 's'} "
-         "(Ctrl-C to stop)")
+    echo(f"ladder {ladder.config.ladder.name!r} at http://{shown}:{bound}/ (its pages; the API under /api/) "
+         f"with {workers} local worker{'' if workers == 1 else 's'} (Ctrl-C to stop)")
     try:
         server.run(sockets=[listener])
     finally:

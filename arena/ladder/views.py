@@ -140,8 +140,8 @@ def _version_games(ladder: Ladder, vid: int) -> dict[str, Any]:
     with ladder.engine.connect() as conn:
         played = _games_of(conn, vid)
     names = _version_names(ladder, {v for g in played for v in g["seats"] if v is not None})
-    shown = [_game_row(g, vid, names) for g in played]
-    return {"games": shown[::-1][:GAMES_SHOWN], "games_total": len(shown), "opponents": _per_opponent(shown),
+    shown = [_game_row(g, vid, names) for g in played[::-1][:GAMES_SHOWN]]
+    return {"games": shown, "games_total": len(played), "opponents": _per_opponent(played, vid, names),
             "faults": _faults(ladder, played, vid),
             "history": {label: [list(point) for point in ladder.history[label].get(vid, [])]
                         for label in ladder.rulesets}}
@@ -170,22 +170,24 @@ def _game_row(game: dict[str, Any], vid: int, names: dict[int, str]) -> dict[str
     return {"game": game["game"], "ruleset": game["ruleset"], "seat": seat, "gate": game["gate"] is not None,
             "result": result, "score": game["scores"][seat], "faults": game["faults"][seat],
             "others": [names.get(v, "random") if v is not None else "random"
-                       for i, v in enumerate(game["seats"]) if i != seat],
-            "ahead": [standing[seat] < standing[i] for i in range(len(standing)) if i != seat],
-            "tied": [standing[seat] == standing[i] for i in range(len(standing)) if i != seat]}
+                       for i, v in enumerate(game["seats"]) if i != seat]}
 
 
-def _per_opponent(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per opponent (rated games): games, finished ahead, tied, behind."""
-    table: dict[str, dict[str, Any]] = {}
-    for game in shown:
-        if game["gate"]:
+def _per_opponent(played: list[dict[str, Any]], vid: int, names: dict[int, str]) -> list[dict[str, Any]]:
+    """Per opponent version (rated games): games, finished ahead, tied, behind."""
+    table: dict[int, list[int]] = {}
+    for game in played:
+        if game["gate"] is not None:
             continue
-        for other, ahead, tied in zip(game["others"], game["ahead"], game["tied"]):
-            row = table.setdefault(other, {"opponent": other, "games": 0, "ahead": 0, "tied": 0, "behind": 0})
-            row["games"] += 1
-            row["ahead" if ahead else "tied" if tied else "behind"] += 1
-    return sorted(table.values(), key=lambda r: (-r["games"], r["opponent"]))
+        seats, standing = game["seats"], game["standing"]
+        mine = standing[seats.index(vid)]
+        for other, place in zip(seats, standing):
+            if other != vid:
+                row = table.setdefault(other, [0, 0, 0])
+                row[0 if mine < place else 1 if mine == place else 2] += 1
+    rows = [{"opponent": names.get(v, "random"), "games": sum(c), "ahead": c[0], "tied": c[1], "behind": c[2]}
+            for v, c in table.items()]
+    return sorted(rows, key=lambda r: (-r["games"], r["opponent"]))
 
 
 def _faults(ladder: Ladder, played: list[dict[str, Any]], vid: int) -> list[dict[str, Any]]:

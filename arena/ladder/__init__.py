@@ -7,5 +7,7 @@ tables and the schema migrations), `accounts` (people, tokens, invitations),
 record is checked on return), `scheduler` (what to play next), `leases` (the work
 queue workers pull from), `standings` (live TrueSkill per ruleset), `service` (the
 ladder's operations in one object), `api` (the HTTP API), `worker` (the pull loop),
-`serve` (the server with its local workers).
+`serve` (the server with its local workers); the web pages: `pages` (HTML pages and
+their templates), `views` (what pages and API show), `websafety` (headers, rate limits,
+CSRF), `admin` (organisers' switches and the workers' leases).
 """

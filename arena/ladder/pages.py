@@ -138,7 +138,9 @@ class Pages:
             raise AccessError(f"version {number[:20]!r}: give a number", 400)
         page = views.version_page(self.ladder, request.path_params["bot"], None if number is None else int(number),
                                   self.viewer(request))
-        return self.render(request, "version.html", page=page, chart=_history_chart(page))
+        chart = views.cached(self.ladder, ("chart", page["version"] and page["version"]["version_id"]),
+                             lambda: _history_chart(page))
+        return self.render(request, "version.html", page=page, chart=chart)
 
     def logs(self, request: Request) -> Response:
         viewer = self.signed_in(request)

@@ -64,7 +64,10 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
 
     from arena.ladder.api import make_app
 
-    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (accepted ones copy
+    # the listener's), and without it every small answer waited ~40 ms on Nagle and delayed ACKs.
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM,
+                             socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
     bound = listener.getsockname()[1]

@@ -277,7 +277,8 @@ def test_admin_pauses_play_freezes_uploads_and_disables_a_bot(site):
     assert site.ladder.lease(site.worker)["tasks"] == []
     act(action="resume")
     lease = site.ladder.lease(site.worker)
-    assert lease["tasks"] and "boss" in admin.get("/admin").text  # the worker's lease, shown with its holder
+    workers = admin.get("/admin").text.split('id="workers"')[1].split("</section>")[0]
+    assert lease["tasks"] and lease["lease"][:8] in workers and "<td>boss</td>" in workers  # lease and holder
     for task in lease["tasks"]:
         site.ladder.complete(site.worker, task["id"], inline_result(task))
     site.drain()

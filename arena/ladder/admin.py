@@ -21,6 +21,7 @@ from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.db import bots, disabled, lease_holders, people, settings, tasks, versions
 
 SWITCHES = ("paused", "frozen")
+HOLDERS_KEPT = 7 * 86_400.0
 
 
 def setting(conn: Connection, name: str) -> str | None:
@@ -84,8 +85,11 @@ def disabled_sets(conn: Connection) -> tuple[frozenset[int], frozenset[int]]:
 
 
 def note_lease(conn: Connection, lease: str, caller: Caller) -> None:
-    """Remember who took `lease` (the admin page's workers)."""
-    conn.execute(lease_holders.insert().values(lease=lease, person=caller.person, taken=time.time()))
+    """Remember who took `lease` (the admin page's workers); holders of leases taken more than
+    `HOLDERS_KEPT` seconds ago are forgotten (a lease outlives no heartbeat that long)."""
+    now = time.time()
+    conn.execute(lease_holders.delete().where(lease_holders.c.taken < now - HOLDERS_KEPT))
+    conn.execute(lease_holders.insert().values(lease=lease, person=caller.person, taken=now))
 
 
 def workers_view(conn: Connection, now: float) -> list[dict[str, Any]]:

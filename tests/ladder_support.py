@@ -200,8 +200,9 @@ def serve_in_thread(ladder: Any) -> Iterator[str]:
 
     from arena.ladder.api import make_app
 
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    from arena.ladder.serve import tcp_listener
+
+    listener = tcp_listener("127.0.0.1", 0)
     served = uvicorn.Server(uvicorn.Config(make_app(ladder), access_log=False, log_level="warning"))
     thread = threading.Thread(target=served.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()

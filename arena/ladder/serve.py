@@ -9,6 +9,7 @@ environment, never on a command line. Workers exit when the server's process is 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -56,20 +57,24 @@ def start_workers(url: str, token: str, folder: Path, count: int) -> list[subpro
     return started
 
 
-def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print) -> None:
-    """Serve `ladder`'s API on host:port with `workers` local workers until interrupted."""
-    import socket
-
-    import uvicorn
-
-    from arena.ladder.api import make_app
-
+def tcp_listener(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (0: any free port) whose connections send small answers at once."""
     # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (accepted ones copy
     # the listener's), and without it every small answer waited ~40 ms on Nagle and delayed ACKs.
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM,
                              socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
+    return listener
+
+
+def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print) -> None:
+    """Serve `ladder`'s API on host:port with `workers` local workers until interrupted."""
+    import uvicorn
+
+    from arena.ladder.api import make_app
+
+    listener = tcp_listener(host, port)
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     direct = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"

@@ -24,7 +24,10 @@ SOURCES = ("arena/rules/_compiled_game_state.py", "arena/rules/chance.py",
            # the search's cut-off evaluations and playout fast paths, compiled as when they were its own
            "arena/rules/evaluation.py", "arena/rules/flip_7/evaluation.py", "arena/rules/uno_flip/evaluation.py",
            "arena/rules/color_flush/evaluation.py", "arena/rules/flip_hue/evaluation.py",
-           "arena_bots/playout_moves.py")
+           "arena_bots/playout_moves.py",
+           # the environments' observation arrays (arena.envs): the card games' slots and each game's fill
+           "arena/rules/card_slots.py", "arena/rules/flip_7/encoding.py", "arena/rules/uno_flip/encoding.py",
+           "arena/rules/color_flush/encoding.py", "arena/rules/flip_hue/encoding.py")
 """The modules mypyc compiles, as paths of their modules (`PACKAGE_DIRS` maps a package to
 its folder in the source tree)."""
 

@@ -1,6 +1,7 @@
 """Episode lengths under uniformly random play, and the share of games stopped by the turn
 or round limit, per ruleset and player count: the default options and the learning preset
-(`arena.envs.presets`). Prints a markdown table (docs/rl.md has one).
+(`arena.envs.presets`, its 2-player preset where a ruleset has one). Prints a markdown table
+(docs/rl.md has one).
 
     .venv/bin/python benchmarks/bench_episode_lengths.py --games 100
 
@@ -50,7 +51,7 @@ def main() -> None:
     started = time.process_time()
     for ruleset in args.rulesets:
         for players in args.players:
-            for label, options in (("default", {}), ("learning preset", learning_options(ruleset))):
+            for label, options in (("default", {}), ("learning preset", learning_options(ruleset, players))):
                 lengths, capped = random_games(ruleset, players, options, args.games, args.seed)
                 tenth = statistics.quantiles(lengths, n=10)[-1]
                 print(f"| {ruleset} | {players} | {label} | {statistics.median(lengths):.0f} | "

@@ -206,6 +206,17 @@ def test_random_uno_flip_games_reach_the_limit_by_default_and_end_under_the_pres
     assert default == ["max_turns", "max_turns"] and "max_turns" not in preset
 
 
+def test_flip_hues_two_player_preset_replaces_its_learning_preset_at_two_players_and_games_end():
+    from arena.envs.presets import learning_options
+
+    two = learning_options("flip-hue", players=2)
+    assert two != learning_options("flip-hue") == learning_options("flip-hue", players=3)
+    assert learning_options("uno-flip", players=2) == learning_options("uno-flip")   # no 2-player preset
+    reasons = [play_to_end(env("flip-hue", players=2, options=two), seed)[2].game.outcome()["reason"]
+               for seed in range(5)]
+    assert "max_turns" not in reasons
+
+
 def test_an_illegal_action_under_the_penalty_ends_every_agent_in_the_agent_loop():
     game = env("uno-flip", players=3, illegal_reward=-2)
     game.reset(seed=4)

@@ -11,6 +11,7 @@ from arena.errors import OptionError
 from arena.rules.flip_7 import Flip7
 from arena.rules.flip_7.deck import ONE_DECK
 from arena.rules.uno_flip import UnoFlip
+from test_attacks import sandbox  # noqa: F401  (fixture)
 
 
 def test_flip7_deck_defaults_to_the_standard_94_cards():
@@ -87,3 +88,72 @@ def test_cfr_plus_brings_nash_conv_below_005_within_10_cpu_minutes(ruleset):
 
     curve, _ = solve(ruleset, iterations=1000, seconds=600, until=0.05)
     assert curve[-1][1] < 0.05 and curve[-1][2] < 600
+
+
+# -- the solved policy as a bot in a tournament ---------------------------------------------
+
+BOT_FILE = '''
+import json, os
+from arena.envs.small import PolicyBot
+
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "policy.json")) as f:
+    TABLE = json.load(f)
+
+
+class Solved(PolicyBot):
+    name = "solved-flip7"
+    rulesets = ("flip-7",)
+    policy = TABLE
+'''
+
+
+def uniform_table(ruleset):
+    """`table` of the uniform policy over every decision of `ruleset`'s small variant (no
+    solving: it has the keys of any solved policy)."""
+    from open_spiel.python.policy import TabularPolicy
+
+    from arena.envs.openspiel import load_game
+    from arena.envs.small import small_options, table
+
+    return table(TabularPolicy(load_game(ruleset, 2, **small_options(ruleset))))
+
+
+def test_the_policy_bot_answers_a_forced_decision_itself_and_refuses_a_decision_its_table_lacks():
+    from arena.envs.small import policy_bot
+
+    bot = policy_bot({})()
+    bot.start({})
+    assert bot.act({"seat": 0, "view": {"any": 1}, "legal_actions": ["stay"]}) == "stay"
+    with pytest.raises(KeyError, match="no decision for this information state"):
+        bot.act({"seat": 0, "view": {"any": 1}, "legal_actions": ["hit", "stay"]})
+
+
+def test_the_table_keys_only_decisions_with_a_choice_and_tells_the_flip7_variants_apart():
+    pytest.importorskip("pyspiel")
+    keys = uniform_table("flip-7")
+    # 328 information states, 57 of them forced (one legal action), no two sharing a key
+    assert len(keys) == 271 and all(len(actions) > 1 for actions in keys.values())
+
+
+def test_the_policy_bot_plays_a_sandboxed_tournament_of_the_flip7_variant_without_faults(tmp_path, sandbox):  # noqa: F811
+    pytest.importorskip("pyspiel")
+    import json
+
+    from arena.envs.small import small_options
+    from test_tournament_file_bot import play
+
+    tmp_path.chmod(0o755)
+    (tmp_path / "solved.py").write_text(BOT_FILE)
+    (tmp_path / "policy.json").write_text(json.dumps(uniform_table("flip-7")))
+    options = small_options("flip-7")
+    path = tmp_path / "t.toml"
+    path.write_text('[tournament]\nname = "solved"\nseed = 3\ndeals = 3\n'
+                    '[[bots]]\nuse = "./solved.py:Solved"\nas = "solved-flip7"\n'
+                    '[[bots]]\nuse = "flip7-threshold"\n[[rulesets]]\nuse = "flip-7"\nplayers = 2\n'
+                    f'options = {{ deck = {json.dumps(options["deck"])}, target_score = {options["target_score"]}, '
+                    f'max_rounds = {options["max_rounds"]} }}\n')
+    result, records = play(path, tmp_path / "results")
+    assert result.complete and len(records) == 6
+    for record in records:
+        assert record["faults"] == [], record["faults"]
+        assert "solved-flip7" in [seat["display"] for seat in record["seats"]]

@@ -4,7 +4,7 @@ which uniformly random play ends well before the turn limit, so that rewards are
 
     from arena.envs.pettingzoo import env
     from arena.envs.presets import learning_options
-    game = env("uno-flip", players=2, options=learning_options("uno-flip"))
+    game = env("flip-hue", players=2, options=learning_options("flip-hue", players=2))
 
 They are for training; evaluate on the rulesets' default options.
 """
@@ -26,7 +26,10 @@ def option_preset(ruleset: str, name: str, what: str) -> dict[str, Any]:
     return copy.deepcopy(dict(arena.rulesets.get(ruleset).option_presets[name]))
 
 
-def learning_options(ruleset: str) -> dict[str, Any]:
-    """A copy of `ruleset`'s learning preset (options; the rest default); KeyError naming
-    the rulesets that have one."""
+def learning_options(ruleset: str, players: int | None = None) -> dict[str, Any]:
+    """A copy of `ruleset`'s learning preset (options; the rest default): for `players`
+    seats its ``"learning-<players>p"`` preset where it offers one (Flip Hue at 2 players),
+    else its ``"learning"`` preset; KeyError naming the rulesets that have one."""
+    if players is not None and f"learning-{players}p" in arena.rulesets.get(ruleset).option_presets:
+        return option_preset(ruleset, f"learning-{players}p", "learning preset")
     return option_preset(ruleset, "learning", "learning preset")

@@ -64,54 +64,81 @@ def solve(ruleset: str, iterations: int, *, plus: bool = True, options: dict[str
     return curve, solver.average_policy()
 
 
-def information_state(seat: int, view: Any, mine: Iterable[str]) -> str:
-    """`seat`'s information-state string in `arena.envs.openspiel`: its view and its own
-    actions so far (a view alone may not tell states apart: in Flip 7 it does not say who
-    gave a Freeze)."""
-    return f"p{seat} {json.dumps(view, sort_keys=True, separators=(',', ':'))} mine:{','.join(mine)}"
+def decision_key(seat: int, view: Any, asked: Iterable[str]) -> str:
+    """`seat`'s key in a solved policy's table (`table`): its view and the actions it took
+    where it had a choice (more than one legal action). A tournament asks a bot only those
+    decisions, so the key is what a bot can know. A view alone may not tell information
+    states apart (in Flip 7 it does not say who gave a Freeze); its choices do, on the
+    small variants (`table` refuses a table where they do not)."""
+    return f"p{seat} {json.dumps(view, sort_keys=True, separators=(',', ':'))} asked:{','.join(asked)}"
 
 
 class PolicyBot(Bot):
-    """Plays a tabular policy (`policy`: information-state string -> {action: probability},
-    as `table` gives it), sampling with `self.rng`. Its key needs every action of its
-    seat, so it must be asked its forced decisions too: play it with
-    ``play_game(..., ask_forced=True)`` (`head_to_head`). A decision the table does not
+    """Plays a tabular policy (`policy`: `decision_key` -> {action: probability}, as
+    `table` gives it), sampling with `self.rng`, in any game of the harness: a tournament
+    asks it only decisions with a choice, and a forced decision asked anyway
+    (``play_game(ask_forced=True)``) is answered at once. A decision the table does not
     hold is refused (KeyError): the policy was solved for other options."""
 
     name = "solved-policy"
     policy: dict[str, dict[str, float]] = {}
 
     def start(self, info: dict[str, Any]) -> None:
-        self.mine: list[str] = []
+        self.asked: list[str] = []
 
     def act(self, observation: Observation) -> str:
-        key = information_state(observation["seat"], observation["view"], self.mine)
+        legal = observation["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        key = decision_key(observation["seat"], observation["view"], self.asked)
         if key not in self.policy:
             raise KeyError(f"the solved policy has no decision for this information state: {key[:200]}")
         actions = sorted(self.policy[key])  # sorted: the draw does not depend on the table's order
         weights = [self.policy[key][a] for a in actions]
         action = self.rng.choices(actions, weights)[0] if sum(weights) > 0 else self.rng.choice(actions)
-        self.mine.append(action)
+        self.asked.append(action)
         return action
 
 
 def table(policy: Any) -> dict[str, dict[str, float]]:
-    """A `TabularPolicy` as plain data: information-state string -> {action string:
-    probability} over the legal actions (what `PolicyBot.policy` takes)."""
+    """A `TabularPolicy` as plain data for `PolicyBot`: `decision_key` -> {action string:
+    probability} over the legal actions, for every decision with a choice. ValueError if
+    two information states with different probabilities share a key (the policy could not
+    be played from what a bot is told)."""
     out: dict[str, dict[str, float]] = {}
-    for key, row in policy.state_lookup.items():
+    for row in sorted(policy.state_lookup.values()):
         state = policy.states[row]
         player = state.current_player()
+        legal = state.legal_actions()
+        if len(state.engine.legal_actions()) < 2:
+            continue  # forced: never asked in a tournament, answered at once when asked
         probs = policy.action_probability_array[row]
-        out[key] = {state.action_to_string(player, a): float(probs[a]) for a in state.legal_actions()}
+        entry = {state.action_to_string(player, a): float(probs[a]) for a in legal}
+        key = decision_key(player, state.engine.view(player), _asked(state, player))
+        if out.setdefault(key, entry) != entry:
+            raise ValueError(f"two information states share the decision key {key[:200]} with different "
+                             "probabilities: the policy needs its forced actions too")
     return out
+
+
+def _asked(state: Any, player: int) -> list[str]:
+    """`player`'s actions in `state`'s history where it had a choice (the history replayed
+    from the game's first state)."""
+    replay = state.get_game().new_initial_state()
+    asked = []
+    for action in state.history():
+        if replay.current_player() == player and len(replay.engine.legal_actions()) > 1:
+            asked.append(replay.action_to_string(player, action))
+        replay.apply_action(action)
+    return asked
 
 
 def head_to_head(ruleset: str, policy: dict[str, dict[str, float]], bot: str, deals: Iterable[int],
                  options: dict[str, Any] | None = None) -> list[float]:
     """`bot`'s return against `policy` on each of `deals` (deal seeds, as `arena.play`
     takes them), the mean of the deal's two games (both seat orders), with `options`
-    (default: the small variant of `ruleset`)."""
+    (default: the small variant of `ruleset`); played as a tournament plays them (forced
+    decisions not asked)."""
     from arena.api import entrants_for, ruleset_class
     from arena.match import play_game
 
@@ -122,8 +149,7 @@ def head_to_head(ruleset: str, policy: dict[str, dict[str, float]], bot: str, de
     for deal in deals:
         total = 0.0
         for order in ((bot, solved), (solved, bot)):
-            game = play_game(cls, entrants_for(list(order), cls.id), deal_seed=deal, options=options,
-                             ask_forced=True)
+            game = play_game(cls, entrants_for(list(order), cls.id), deal_seed=deal, options=options)
             total += returns(game.record["outcome"]["standing"])[order.index(bot)]
         out.append(total / 2)
     return out

@@ -223,7 +223,7 @@ class Ruleset(ABC):
     option_presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     """Named sets of options this game offers for a purpose (the rest of the options at their
     defaults): ``"learning"``, under which random play ends well before the turn limit
-    (`arena.envs.presets`), and ``"small"``, a 2-player variant small enough for OpenSpiel's
+    (`arena.envs.presets`; ``"learning-<n>p"`` replaces it at n players), and ``"small"``, a 2-player variant small enough for OpenSpiel's
     exact methods (`arena.envs.small`). Readers hand out deep copies."""
 
     bot_example: ClassVar[str | None] = None

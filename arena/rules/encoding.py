@@ -23,7 +23,8 @@ A ruleset that declares ``"encoding"`` (`Ruleset.capabilities`) returns an `Enco
 Making arrays needs numpy (the ``test`` or ``examples`` extra); the layout and the action
 index (what `arena docs` shows) do not.
 
-The helpers below are the built-in card games' layout: a card slot is two one-hots over
+The helpers (`arena.rules.card_slots`, imported here too) are the built-in card games'
+layout: a card slot is two one-hots over
 the deck's face vocabulary (`faces`: every face of ``options["deck"]``, sorted) plus one
 entry for "not seen": the side toward the holder (or a pile's up side) and the other side.
 An empty hand position is all zeros. Hands are laid out seat by seat (absolute), position by
@@ -34,6 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
+
+from arena.rules.card_slots import faces, one_hot, places, put_card, put_hands  # noqa: F401 (the helpers' API, as before)
 
 try:
     import numpy as np
@@ -116,55 +119,3 @@ class Encoding:
             if feature.offset <= i < feature.offset + feature.length:
                 return feature.name if feature.length == 1 else f"{feature.name}[{i - feature.offset}]"
         raise IndexError(f"entry {i} is past the observation array's {self.size} entries")
-
-
-def faces(options: Mapping[str, Any]) -> dict[Any, int]:
-    """Face -> one-hot position: the deck's faces sorted; None (not seen) is last."""
-    names = sorted({face for pair in options["deck"] for face in pair})
-    table: dict[Any, int] = {face: i for i, face in enumerate(names)}
-    table[None] = len(names)
-    return table
-
-
-def put_card(hot: list[int], at: int, card: Mapping[str, Any] | None, first: str, second: str,
-             faces: dict[Any, int]) -> None:
-    """A card slot at `at`: one-hot of its `first` side, then of its `second` side (the
-    positions to set are appended to `hot`, set at once by the caller)."""
-    if card is None:
-        return
-    width = len(faces)
-    hot.append(at + faces.get(card[first], width - 1))
-    hot.append(at + width + faces.get(card[second], width - 1))
-
-
-def put_hands(hot: list[int], at: int, hands: Sequence[Sequence[Mapping[str, Any]]], cap: int, slot: int,
-              faces: dict[Any, int]) -> None:
-    """Every seat's hand, `cap` positions of `slot` entries per seat (`put_card`'s layout
-    for ``face`` and ``back``): the hot loop of the card games' encodings."""
-    unknown = len(faces) - 1
-    width = len(faces)
-    get = faces.get
-    append = hot.append
-    for hand in hands:
-        base = at
-        for card in hand[:cap]:
-            append(base + get(card["face"], unknown))
-            append(base + width + get(card["back"], unknown))
-            base += slot
-        at += cap * slot
-
-
-def places(at: int, choices: Sequence[Any]) -> dict[Any, int]:
-    """Choice -> its entry of a one-hot block at `at` (``at + k`` for ``choices[k]``): a
-    fill looks a value up here (a value that is no choice sets nothing), the same entry
-    `one_hot` sets."""
-    table: dict[Any, int] = {}
-    for k, choice in enumerate(choices):
-        table.setdefault(choice, at + k)
-    return table
-
-
-def one_hot(out: np.ndarray, at: int, value: Any, choices: Sequence[Any]) -> None:
-    """Set ``out[at + k]`` where ``choices[k] == value`` (nothing if `value` is not one)."""
-    if value in choices:
-        out[at + choices.index(value)] = 1.0

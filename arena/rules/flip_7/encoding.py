@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from arena.rules.encoding import Encoding, Layout, places
+from arena.rules.card_slots import places
+from arena.rules.encoding import Encoding, Layout
 
 if TYPE_CHECKING:
     import numpy as np

@@ -214,6 +214,11 @@ class FlipHue(Ruleset):
         "learning": {"deck": [list(pair) for pair in combinations(_HUE_COLORS, 2)] * 6
                      + [[color, color] for color in _HUE_COLORS] * 2
                      + [["flip", color] for color in _HUE_COLORS] * 2},
+        # two random players rarely finish with three colors (about half the games reach the
+        # turn limit); with two every faction is red and blue, and five of one come quickly
+        # (26 cards: 12 red/blue, 5 of each color on both faces, two Flip cards per color)
+        "learning-2p": {"deck": [["red", "blue"]] * 12 + [["red", "red"], ["blue", "blue"]] * 5
+                        + [["flip", "red"], ["flip", "blue"]] * 2},
     }
 
     @classmethod

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from arena.rules.encoding import Encoding, Layout, faces as deck_faces, places, put_hands
+from arena.rules.card_slots import faces as deck_faces, places, put_hands
+from arena.rules.encoding import Encoding, Layout
 
 if TYPE_CHECKING:
     import numpy as np

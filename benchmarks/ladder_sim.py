@@ -143,10 +143,14 @@ class Watch:
                 self.wrong += 1
 
 
+REFIT_EVERY = 50
+SEED_GAMES = 30
+
+
 def make_scheduler(kind: str, players: int, seed: int) -> tuple[Any, Ranking]:
-    ranking = Ranking(LABEL)
+    ranking = Ranking(LABEL, refit_every=REFIT_EVERY, seed_games=SEED_GAMES)
     if kind == "information":
-        return InformationScheduler([(LABEL, players)], {LABEL: ranking}, InformationSettings()), ranking
+        return InformationScheduler([(LABEL, players)], {LABEL: ranking}, InformationSettings(seed_games=SEED_GAMES)), ranking
     if kind == "uniform":
         return Uniform(players, seed), ranking
     return RoundRobinFirst([(LABEL, players)], 20), ranking
@@ -205,7 +209,11 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=50, help="new-version trials per table size")
     parser.add_argument("--warmup", type=int, default=3000)
     parser.add_argument("--kinds", nargs="+", default=["information", "uniform", "round-robin"])
+    parser.add_argument("--refit-every", type=int, default=REFIT_EVERY)
+    parser.add_argument("--seed-games", type=int, default=SEED_GAMES)
     args = parser.parse_args()
+    globals()["REFIT_EVERY"] = args.refit_every
+    globals()["SEED_GAMES"] = args.seed_games
     for players in args.players:
         for kind in args.kinds:
             started = time.perf_counter()

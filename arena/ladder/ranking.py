@@ -23,8 +23,9 @@ wrong (a pair marked separated in the wrong order, or equal when it is not) is a
 alpha however the field grows and however often the standings are read.
 
 **When.** `Ranking.catch_up` reads the stored results of its ruleset once each, in
-stored order, and refits at *boundaries* fixed by the results alone: every
-`refit_every` results, and at the result with which a version completes its first
+stored order, and refits at *boundaries* fixed by the results alone: after every
+`refit_every` results (sooner while few are stored: after 1/25 of those refitted, at
+least 2, so a young ladder's order settles quickly), and at the result with which a version completes its first
 `seed_games` games. So the published refit is a function of the stored games (and the
 current field), never of when it was asked for: a restarted server publishes the same.
 """
@@ -203,7 +204,7 @@ class Ranking:
         for v in seats:
             counts[v] = counts.get(v, 0) + 1
             completes = completes or counts[v] == self.seed_games
-        if completes or len(self.tail) >= self.refit_every:
+        if completes or len(self.tail) >= min(self.refit_every, max(2, self.evidence.count // 25)):
             for game in self.tail:
                 self.evidence.add(*game)
             self.tail.clear()

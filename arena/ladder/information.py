@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 from arena.ladder.ranking import Evidence, Pair, Published, Ranking, one_strength, ordered, win_probability
-from arena.ladder.scheduler import LadderGame
+from arena.ladder.scheduler import LadderGame, RoundRobinFirst
 from arena.pairwise import SEPARATED, EQUAL
 from arena.scheduling.base import WAIT, Decision, FieldEntry, LookRecord, MemoryState, Play, SchedulerState
 
@@ -283,3 +283,13 @@ class InformationScheduler:
     def _fill(pair: tuple[str, str], others: Sequence[str], players: int) -> Table | None:
         table = list(pair) + [c for c in others if c not in pair][:players - 2]
         return tuple(table) if len(table) == players else None
+
+
+def make_scheduler(config: Any, rankings: Mapping[str, Ranking]) -> Any:
+    """The scheduler a ladder's config (`arena.ladder.config.LadderConfig`) names."""
+    rulesets = [(r.name, r.players) for r in config.rulesets]
+    ladder = config.ladder
+    if ladder.scheduler == "round-robin":
+        return RoundRobinFirst(rulesets, ladder.deals_per_table)
+    return InformationScheduler(rulesets, rankings, InformationSettings(seed_games=ladder.seed_games,
+                                                                        pair_cap=ladder.pair_cap))

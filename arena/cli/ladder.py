@@ -33,7 +33,7 @@ def _need_extra() -> None:
     """A one-line error where the ladder's libraries are not installed."""
     import importlib.util
 
-    wanted = ("sqlalchemy", "starlette", "uvicorn", "psycopg")
+    wanted = ("sqlalchemy", "starlette", "uvicorn", "psycopg", "numpy")
     missing = [name for name in wanted if importlib.util.find_spec(name) is None]
     if missing:
         raise ConfigError(f"the ladder needs {', '.join(missing)}: pip install 'flip-arena[ladder]'")

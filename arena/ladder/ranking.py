@@ -108,16 +108,14 @@ def fit_strengths(versions: Sequence[str], evidence: Evidence, prior: float = PR
     """Bradley-Terry log-strengths of `versions` from their games against each other
     (MAP with a N(0, 1/prior) prior; Newton's method to 1e-10)."""
     index = {v: i for i, v in enumerate(versions)}
-    rows, cols, won, played = [], [], [], []
-    for a in versions:
-        for b, (halves, games) in evidence.versus.get(a, {}).items():
-            if a < b and b in index:
-                rows.append(index[a]), cols.append(index[b]), won.append(halves / 2), played.append(games)
+    edges = [(index[a], index[b], halves / 2, games) for a in versions
+             for b, (halves, games) in evidence.versus.get(a, {}).items() if a < b and b in index]
     n = len(versions)
     s = np.zeros(n)
-    if not rows:
+    if not edges:
         return s
-    i, j, w, m = np.array(rows), np.array(cols), np.array(won), np.array(played, dtype=float)
+    i, j = np.array([e[0] for e in edges]), np.array([e[1] for e in edges])
+    w, m = np.array([e[2] for e in edges]), np.array([e[3] for e in edges], dtype=float)
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(s[j] - s[i]))
         g = -prior * s

@@ -75,12 +75,33 @@ class InformationSettings:
     top_gap: int = 400
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """What a refit fixes until the next (the evidence changes only at refits): the versions
+    that may still be newcomers, and the open adjacent pairs with their stored deals and games."""
+
+    published: Published
+    fresh: list[int]  # positions in the order of versions with fewer than seed_games stored games
+    open_pairs: list[tuple[int, Pair, int, int]]  # (position, pair, deals, games) of unsettled adjacent pairs
+
+    @classmethod
+    def of(cls, evidence: Evidence, published: Published, seed_games: int) -> "_Prepared":
+        order = published.order
+        fresh = [k for k, v in enumerate(order) if evidence.games.get(v, 0) < seed_games]
+        open_pairs = [(k, ordered(a, b), evidence.deal_count(a, b), evidence.pair_games(a, b))
+                      for k, (a, b, mark) in enumerate(zip(order, order[1:], published.marks))
+                      if mark not in SETTLED_MARKS]
+        return cls(published, fresh, open_pairs)
+
+
 class _Round:
     """One ruleset's counts for a decision: stored (refitted and tail), in flight and chosen."""
 
-    def __init__(self, ranking: Ranking, published: Published, flying: Sequence[tuple[Table, Any]]):
+    def __init__(self, ranking: Ranking, published: Published, flying: Sequence[tuple[Table, Any]],
+                 prepared: "_Prepared"):
         self.evidence: Evidence = ranking.evidence
         self.published = published
+        self.prepared = prepared
         self.total = ranking.evidence.count + len(ranking.tail)
         self.extra_games: dict[str, int] = {}
         self.extra_pairs: dict[Pair, int] = {}
@@ -158,6 +179,14 @@ class InformationScheduler:
         self.rulesets = list(rulesets)
         self.rankings = rankings
         self.settings = settings
+        self._prepared: dict[str, _Prepared] = {}
+
+    def _prepare(self, label: str, published: Published) -> _Prepared:
+        cached = self._prepared.get(label)
+        if cached is None or cached.published is not published:
+            cached = self._prepared[label] = _Prepared.of(self.rankings[label].evidence, published,
+                                                          self.settings.seed_games)
+        return cached
 
     def look(self, state: SchedulerState) -> Sequence[LookRecord]:
         return ()
@@ -172,8 +201,9 @@ class InformationScheduler:
         for label, _ in self.rulesets:
             ranking = self.rankings[label]
             ranking.catch_up(state)
-            rounds[label] = _Round(ranking, ranking.published(entries, entered),
-                                   [(seats, deal) for lab, seats, deal in flying if lab == label])
+            published = ranking.published(entries, entered)
+            rounds[label] = _Round(ranking, published, [(seats, deal) for lab, seats, deal in flying if lab == label],
+                                   self._prepare(label, published))
         chosen: list[LadderGame] = []
         while len(chosen) < room:
             game = self._one_deal(rounds, by_version, room - len(chosen))
@@ -236,7 +266,8 @@ class InformationScheduler:
 
     def _newcomer(self, counts: _Round, players: int) -> Table | None:
         order = counts.published.order
-        fresh = [(counts.games(v), k) for k, v in enumerate(order) if counts.games(v) < self.settings.seed_games]
+        fresh = [(counts.games(order[k]), k) for k in counts.prepared.fresh
+                 if counts.games(order[k]) < self.settings.seed_games]
         if not fresh:
             return None
         new = order[min(fresh)[1]]
@@ -259,7 +290,9 @@ class InformationScheduler:
 
     def _adjacent(self, counts: _Round, players: int) -> Table | None:
         order = counts.published.order
-        found = [(counts.deals(order[k], order[k + 1]), k) for k in range(len(order) - 1) if self._open(counts, k)]
+        cap, extra_pairs, extra_deals = self.settings.pair_cap, counts.extra_pairs, counts.extra_deals
+        found = [(deals + len(extra_deals.get(pair, ())), k) for k, pair, deals, games in counts.prepared.open_pairs
+                 if games + extra_pairs.get(pair, 0) < cap]
         if not found:
             return None
         k = min(found)[1]

@@ -23,7 +23,8 @@ Printed per scheduler and table size (20 seeds by default):
    at most 500);
 4. runs in which some adjacent pair was ever marked separated in the wrong order.
 
-    python benchmarks/ladder_sim.py --seeds 20 --trials 50
+    python benchmarks/ladder_sim.py --seeds 20 --trials 50 --games 6000 --players 2 3
+    python benchmarks/ladder_sim.py --seeds 20 --trials 50 --games 3000 --players 2 --kinds round-robin
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ class Watch:
         self.top_since: dict[tuple[str, str], int] = {}
         self.longest_wait = 0
         self.wrong = 0
+        self.separated = 0  # adjacent pairs marked separated at the last check
         self.tau_games: int | None = None
 
     def game(self, result: StoredResult, t: int) -> None:
@@ -138,6 +140,7 @@ class Watch:
         self.top_since = {p: self.top_since.get(p, t) for p in sorted(pairs)}
         for p, since in self.top_since.items():
             self.longest_wait = max(self.longest_wait, t - max(since, self.met.get(p, since)))
+        self.separated = published.marks.count(SEPARATED)
         for upper, lower, mark in zip(published.order, published.order[1:], published.marks):
             if mark == SEPARATED and world.truth[upper] < world.truth[lower]:
                 self.wrong += 1
@@ -217,7 +220,7 @@ def main() -> None:
     for players in args.players:
         for kind in args.kinds:
             started = time.perf_counter()
-            taus, waits, wrong = [], [], 0
+            taus, waits, wrong, separated = [], [], 0, []
             for seed in range(1, args.seeds + 1):
                 world = World(seed, 50, players)
                 scheduler, ranking = make_scheduler(kind, players, seed)
@@ -226,12 +229,14 @@ def main() -> None:
                 taus.append(watch.tau_games if watch.tau_games is not None else math.inf)
                 waits.append(watch.longest_wait)
                 wrong += watch.wrong > 0
+                separated.append(watch.separated)
             reached = [t for t in taus if math.isfinite(t)]
             mean = f"{np.mean(reached):.0f}" if len(reached) == len(taus) else f"not reached in {len(taus) - len(reached)}"
             hits = sum(newcomer_trials(kind, seed, players, args.warmup, 1) for seed in range(1, args.trials + 1))
             print(f"{players}p {kind:12s} games to tau 0.9: mean {mean} (per seed {taus}); "
                   f"new version within 2 after 30 games: {hits}/{args.trials}; "
                   f"longest top-ten wait: {max(waits)} games; runs with a wrong separation: {wrong}/{args.seeds} "
+                  f"(adjacent pairs marked separated after {args.games} games: mean {np.mean(separated):.1f} of 49) "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)
 
 

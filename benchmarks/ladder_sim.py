@@ -23,8 +23,8 @@ Printed per scheduler and table size (20 seeds by default):
    at most 500);
 4. runs in which some adjacent pair was ever marked separated in the wrong order.
 
-    python benchmarks/ladder_sim.py --seeds 20 --trials 50 --games 6000 --players 2 3
-    python benchmarks/ladder_sim.py --seeds 20 --trials 50 --games 3000 --players 2 --kinds round-robin
+    python benchmarks/ladder_sim.py --seeds 20 --trials 50 --games 4000 --warmup 2000 --players 2 3 --kinds information uniform
+    python benchmarks/ladder_sim.py --seeds 3 --trials 10 --games 3000 --warmup 2000 --players 2 --kinds round-robin
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ by the stored results: the same state gives the same games, and nothing is rando
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence, cast
 
 from arena.ladder.ranking import Evidence, Pair, Published, Ranking, one_strength, ordered, win_probability
 from arena.ladder.scheduler import LadderGame, RoundRobinFirst
@@ -194,7 +194,9 @@ class InformationScheduler:
         return ()
 
     def next(self, state: SchedulerState, room: int) -> Decision[Any]:
-        ladder: Any = state
+        """Up to `room` games (whole deals but for top-ten meetings and newcomers' games); WAIT if
+        nothing is worth playing. `state` must be a `LadderState`."""
+        ladder = cast(LadderState, state)
         entries = list(state.field())
         by_version = {e.version: e for e in entries}
         entered = ladder.entered()
@@ -217,10 +219,11 @@ class InformationScheduler:
     def _one_deal(self, rounds: Mapping[str, _Round], by_version: Mapping[str, FieldEntry], room: int
                   ) -> list[LadderGame]:
         """The rotations (at most `room`) of the next deal: of the ruleset with fewest games that has one."""
-        order = sorted(range(len(self.rulesets)), key=lambda k: (rounds[self.rulesets[k][0]].total
-                                                                 + sum(rounds[self.rulesets[k][0]].extra_games.values())
-                                                                 // self.rulesets[k][1], k))
-        for k in order:
+        def played(k: int) -> tuple[int, int]:  # games stored, in flight and chosen; then the config's order
+            label, players = self.rulesets[k]
+            return rounds[label].total + sum(rounds[label].extra_games.values()) // players, k
+
+        for k in sorted(range(len(self.rulesets)), key=played):
             label, players = self.rulesets[k]
             counts = rounds[label]
             chosen = self.choose(counts, players)

@@ -209,8 +209,9 @@ class Ranking:
 
     def catch_up(self, state: Any) -> None:
         """Read the results stored since the last call (a state with fewer: start over)."""
-        if state.result_count() < self.cursor:
-            self.__init__(self.label, self.alpha, self.margin, self.refit_every, self.seed_games)  # type: ignore[misc]
+        if state.result_count() < self.cursor:  # another state: read it from the start
+            self.evidence, self.tail, self.cursor, self.boundary_games = Evidence(), [], 0, {}
+            self._published = self._key = None
         for result in state.results(self.cursor):
             self.cursor += 1
             if result.identity.ruleset == self.label:
@@ -248,16 +249,19 @@ class Ranking:
         ranked = sorted(range(len(current)), key=lambda k: (-s[k], k))
         order = tuple(current[k] for k in ranked)
         strength = {current[k]: float(s[k]) for k in ranked}
-        marks = tuple(self._mark(a, b, entered) for a, b in zip(order, order[1:]))
+        kept, self._marks = self._marks, {}
+        marks = tuple(self._mark(a, b, entered, kept) for a, b in zip(order, order[1:]))
         return Published(order, strength, marks, self.evidence.count)
 
-    def _mark(self, upper: str, lower: str, entered: Mapping[str, int]) -> str:
+    def _mark(self, upper: str, lower: str, entered: Mapping[str, int], kept: Mapping[Any, str]) -> str:
+        """The pair's status (the last refit's, in `kept`, if its games have not changed since)."""
         alpha = pair_alpha(self.alpha, entered.get(upper, 0), entered.get(lower, 0))
         games = self.evidence.pair_games(upper, lower)
         if not games:
             return UNSETTLED
         key = (upper, lower, games, alpha)
-        if key not in self._marks:
-            self._marks[key] = pair_status(self.evidence.scores(upper, lower), alpha, self.margin, "sequence",
-                                           BETTING)
-        return self._marks[key]
+        found = kept.get(key)
+        if found is None:
+            found = pair_status(self.evidence.scores(upper, lower), alpha, self.margin, "sequence", BETTING)
+        self._marks[key] = found
+        return found

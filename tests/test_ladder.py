@@ -37,7 +37,8 @@ def db_url(request, tmp_path):
 
 
 def make_ladder(url: str, bots_per_author: int = 3, **ladder_keys) -> Ladder:
-    doc = {"ladder": {"deals_per_table": 2, "batch_games": 3, "lease_seconds": 60, **ladder_keys},
+    doc = {"ladder": {"deals_per_table": 2, "batch_games": 3, "lease_seconds": 60, "scheduler": "round-robin",
+                      **ladder_keys},
            "quotas": {"uploads_per_day": 5, "upload_bytes": 4096, "bots_per_author": bots_per_author}}
     return Ladder(connect(url), decode_config(doc, "test.toml"))
 
@@ -150,7 +151,7 @@ def test_sign_up_is_by_one_use_invitation_unless_open(db_url):
     assert ladder.sign_up("ann", code).startswith("submit_")
     with pytest.raises(AccessError, match="already used"):
         ladder.sign_up("bob", code)
-    open_ladder = Ladder(ladder.engine, decode_config({"ladder": {"signup": "open"}}))
+    open_ladder = Ladder(ladder.engine, decode_config({"ladder": {"signup": "open", "scheduler": "round-robin"}}))
     assert open_ladder.sign_up("bob", None).startswith("submit_")
     with pytest.raises(ArenaError, match="taken"):
         open_ladder.sign_up("bob", None)

@@ -24,6 +24,7 @@ name = "faults"
 lease_seconds = 5
 heartbeat_seconds = 1
 deals_per_table = 2
+scheduler = "round-robin"
 batch_games = 3
 [quotas]
 upload_bytes = 4096

@@ -64,7 +64,7 @@ def test_a_worker_builds_gates_and_plays_an_upload_in_the_sandbox(tmp_path, db, 
     needs_sandbox()
     from arena.ladder.versions import pack_folder
 
-    config = decode_config({"ladder": {"deals_per_table": 1}})
+    config = decode_config({"ladder": {"deals_per_table": 1, "scheduler": "round-robin"}})
     url_db = None if db == "sqlite" else fresh_database(request.getfixturevalue("pg_server"))
     ladder = Ladder(connect(database_url(url_db, tmp_path)), config)
     admin = ladder.caller(f"Bearer {ladder.create_admin('boss')}")
@@ -87,7 +87,8 @@ def test_a_worker_builds_gates_and_plays_an_upload_in_the_sandbox(tmp_path, db, 
 def test_serve_and_submit_take_new_bots_through_the_gate_to_standings(tmp_path, db, request):
     needs_sandbox()
     url_db = None if db == "sqlite" else fresh_database(request.getfixturevalue("pg_server"))
-    server = Server(tmp_path / "ladder", url_db, '[ladder]\ndeals_per_table = 2\n', workers=2)
+    server = Server(tmp_path / "ladder", url_db, '[ladder]\ndeals_per_table = 2\nscheduler = "round-robin"\n',
+                    workers=2)
     token = server.admin()
     server.start()
     try:
@@ -111,7 +112,8 @@ def test_serve_and_submit_take_new_bots_through_the_gate_to_standings(tmp_path, 
 def test_a_worker_killed_with_9_mid_batch_loses_nothing(tmp_path):
     needs_sandbox()
     server = Server(tmp_path / "ladder", None, "[ladder]\ndeals_per_table = 4\nlease_seconds = 5\n"
-                                               "heartbeat_seconds = 1\nbatch_games = 4\n", workers=0)
+                                               "heartbeat_seconds = 1\nbatch_games = 4\nscheduler = \"round-robin\"\n",
+                    workers=0)
     token = server.admin()
     server.start()
     try:

@@ -33,7 +33,7 @@ def _need_extra() -> None:
     """A one-line error where the ladder's libraries are not installed."""
     import importlib.util
 
-    wanted = ("sqlalchemy", "starlette", "uvicorn", "psycopg")
+    wanted = ("sqlalchemy", "starlette", "uvicorn", "psycopg", "numpy")
     missing = [name for name in wanted if importlib.util.find_spec(name) is None]
     if missing:
         raise ConfigError(f"the ladder needs {', '.join(missing)}: pip install 'flip-arena[ladder]'")
@@ -158,7 +158,7 @@ def worker_command(url: str, cache: Path, token: str | None, parent: int | None)
 @click.option("--json", "as_json", is_flag=True, help="Print them as JSON.")
 @user_errors
 def standings(url: str, as_json: bool) -> None:
-    """Print a ladder's live standings, per ruleset."""
+    """Print a ladder's standings, per ruleset: the refit's order and marks, live TrueSkill beside."""
     from arena.ladder.worker import Client, WorkerError
 
     try:
@@ -172,5 +172,6 @@ def standings(url: str, as_json: bool) -> None:
 
     for label, rows in tables.items():
         click.echo(f"{label}:")
-        click.echo(tabulate([[r["rank"], r["bot"], r["version"], r["mu"], r["sigma"], r["games"], r["faults"]]
-                             for r in rows], headers=["#", "bot", "version", "mu", "sigma", "games", "faults"]))
+        click.echo(tabulate([[r["rank"], r["bot"], r["version"], r.get("strength"), r.get("mark") or "", r["mu"],
+                              r["sigma"], r["games"], r["faults"]] for r in rows],
+                            headers=["#", "bot", "version", "strength", "vs next", "mu", "sigma", "games", "faults"]))

@@ -40,6 +40,18 @@ class LadderSection(_Table, frozen=True):
     """Games per batch a worker pulls."""
     deals_per_table: int = 20
     """Deals round-robin plays at each table of current versions (each in every rotation)."""
+    scheduler: Literal["information", "round-robin"] = "information"
+    """What chooses the games: arena.ladder.information (default) or the first, round-robin one."""
+    confidence: float = 0.95
+    """1 - the error rate spent over versions entered on the standings' settled marks."""
+    margin: float = 0.05
+    """Paired scores within 1/2 +- margin are shown equal."""
+    seed_games: int = 30
+    """A new version's first games, played in series (information scheduler)."""
+    pair_cap: int = 2000
+    """Games one pair may play (information scheduler; top-ten meetings aside)."""
+    refit_every: int = 50
+    """Stored games between refits of the published order (fewer while few are stored)."""
     time_per_decision: float | None = 5.0
     on_fault: Literal["forfeit", "replace"] = "forfeit"
 
@@ -96,7 +108,8 @@ def _where(message: str) -> tuple[str, str]:
     return path, text
 
 
-_CHOICES = {"signup": ("invite", "open"), "on_fault": ("forfeit", "replace")}
+_CHOICES = {"signup": ("invite", "open"), "on_fault": ("forfeit", "replace"),
+            "scheduler": ("information", "round-robin")}
 
 
 def decode_config(doc: dict[str, Any], source: str = "<config>") -> LadderConfig:
@@ -121,6 +134,11 @@ def _bounds_problem(config: LadderConfig) -> str | None:
                "must be positive and at most half of ladder.lease_seconds"),
               ("ladder.batch_games", 1 <= ladder.batch_games <= 1000, "must be 1-1000"),
               ("ladder.deals_per_table", 1 <= ladder.deals_per_table <= 100_000, "must be 1-100000"),
+              ("ladder.confidence", 0.5 <= ladder.confidence < 1, "must be at least 0.5 and below 1"),
+              ("ladder.margin", 0 <= ladder.margin < 0.5, "must be at least 0 and below 0.5"),
+              ("ladder.seed_games", 0 <= ladder.seed_games <= 10_000, "must be 0-10000"),
+              ("ladder.pair_cap", ladder.pair_cap >= 1, "must be at least 1"),
+              ("ladder.refit_every", 1 <= ladder.refit_every <= 100_000, "must be 1-100000"),
               ("quotas.uploads_per_day", quotas.uploads_per_day >= 1, "must be at least 1"),
               ("quotas.upload_bytes", 1024 <= quotas.upload_bytes <= MAX_UPLOAD_BYTES,
                f"must be 1024-{MAX_UPLOAD_BYTES}"),

@@ -25,10 +25,13 @@ from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.config import LadderConfig
 from arena.ladder.db import blobs, bots, game_seats, games, inserted_id, people, tasks, versions
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
-from arena.ladder.scheduler import LadderGame, RoundRobinFirst
-from arena.ladder.standings import LiveStandings
+from arena.ladder.information import make_scheduler
+from arena.ladder.ranking import Ranking
+from arena.ladder.scheduler import LadderGame
+from arena.ladder.standings import LiveStandings, refit_rows
 from arena.ladder.versions import add_version, gate_specs, version_seat
-from arena.scheduling.base import FieldEntry, Play
+from arena.identity import GameIdentity, Seat
+from arena.scheduling.base import FieldEntry, Play, StoredResult
 
 
 class LeaseError(ArenaError):
@@ -43,6 +46,7 @@ class DbState:
     """The scheduler's view (`arena.scheduling.base.SchedulerState`) of the ladder's database."""
 
     def __init__(self, conn: Connection):
+        self._conn = conn
         rows = conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
         self._stored = frozenset(r.key for r in rows if r.state in ("done", "failed"))  # failed: given up
         self._flying = frozenset(r.key for r in rows if r.state in ("queued", "leased"))
@@ -54,11 +58,38 @@ class DbState:
     def seats(self) -> dict[str, dict[str, Any]]:
         return {entry.version: seat for entry, seat in self._field}
 
-    def results(self, since: int = 0) -> list[Any]:
-        return []  # the first scheduler reads no results
+    def results(self, since: int = 0) -> list[StoredResult]:
+        """The rated (not gate) games from the `since`-th on, in the order stored."""
+        rows = self._conn.execute(sa.select(games.c.ruleset, games.c.seats, games.c.deal, games.c.rotation,
+                                            games.c.result).where(games.c.gate.is_(None)).order_by(games.c.id)
+                                  .offset(since)).all()
+        if not rows:
+            return []
+        names = {r.id: (r.name, r.content) for r in self._conn.execute(
+            sa.select(versions.c.id, bots.c.name, versions.c.content).join(bots, bots.c.id == versions.c.bot)).all()}
+        out = []
+        for row in rows:
+            result = json.loads(row.result)
+            seats = tuple(Seat(*names[v]) for v in json.loads(row.seats))
+            out.append(StoredResult(GameIdentity(row.ruleset, seats, row.deal, row.rotation),
+                                    tuple(result["standing"]), tuple(result["scores"]), tuple(result["faults"])))
+        return out
 
     def result_count(self) -> int:
-        return len(self._stored)
+        return int(self._conn.execute(sa.select(sa.func.count()).select_from(games)
+                                      .where(games.c.gate.is_(None))).scalar() or 0)
+
+    def entered(self) -> dict[str, int]:
+        """Content hash -> entry number of every version that passed the gate (1 = the first)."""
+        rows = self._conn.execute(sa.select(versions.c.content).where(versions.c.state == "passed")
+                                  .order_by(versions.c.gated, versions.c.id)).all()
+        return {r.content: number for number, r in enumerate(rows, 1)}
+
+    def flying_tables(self) -> list[tuple[str, tuple[str, ...], Any]]:
+        """The games queued or leased as (ruleset label, versions by seat, deal)."""
+        specs = [json.loads(r.spec) for r in self._conn.execute(sa.select(tasks.c.spec).where(
+            tasks.c.kind == "game", tasks.c.state.in_(("queued", "leased"))).order_by(tasks.c.id)).all()]
+        return [(s["ruleset"]["label"], tuple(seat["content"] for seat in s["seats"]), s["deal"]) for s in specs]
 
     def is_stored(self, key: str) -> bool:
         return key in self._stored
@@ -95,8 +126,9 @@ class Ladder:
             r.name: {"label": r.name, "id": r.id, "options": dict(r.options), "players": r.players,
                      "cls": registry.rulesets[r.id].cls} for r in config.rulesets}
         self.random_label = registry.bots["random"].origin.version
-        self.scheduler = RoundRobinFirst([(r.name, r.players) for r in config.rulesets],
-                                         config.ladder.deals_per_table)
+        self.rankings = {r.name: Ranking(r.name, 1 - config.ladder.confidence, config.ladder.margin,
+                                         config.ladder.refit_every, config.ladder.seed_games) for r in config.rulesets}
+        self.scheduler = make_scheduler(config, self.rankings)
         self.standings = LiveStandings([(k, v["cls"], v["players"]) for k, v in self.rulesets.items()])
         self.history: dict[str, dict[int, list[tuple[int, float, float]]]] = {k: {} for k in self.rulesets}
         """Per ruleset, per version: (game id, mu, sigma) after each of its rated games."""
@@ -301,13 +333,17 @@ class Ladder:
     def standings_table(self, label: str) -> list[dict[str, Any]]:
         if label not in self.rulesets:
             raise LeaseError(f"no ruleset {label!r} on this ladder (it plays: {', '.join(self.rulesets)})", 404)
-        with self.engine.connect() as conn:
-            field = current_field(conn)
+        with self.lock, self.engine.connect() as conn:
+            state = DbState(conn)
+            self.rankings[label].catch_up(state)
+            published = self.rankings[label].published(state.field(), state.entered())
             rows = conn.execute(sa.select(versions.c.id, versions.c.number, bots.c.name)
                                 .join(bots, bots.c.id == versions.c.bot)).all()
         names = {r.id: (r.name, r.number) for r in rows}
-        current = [seat["version"] for entry, seat in field if label in entry.rulesets]
-        return self.standings.table(label, names, current)
+        seats = state.seats()
+        ids = {e.version: seats[e.version]["version"] for e in state.field() if label in e.rulesets}
+        live = self.standings.table(label, names, list(ids.values()))
+        return refit_rows(live, [ids[v] for v in published.order], published)
 
     def bot_page(self, name: str) -> dict[str, Any]:
         """A bot's owner, current version, versions (with gate state) and games."""

@@ -1,4 +1,5 @@
-"""Live standings: TrueSkill per ruleset, updated as results arrive.
+"""Live standings: TrueSkill per ruleset, updated as results arrive; and the published
+table, in the order of the refit (`arena.ladder.ranking`), with the live columns beside.
 
 `LiveStandings.add` rates one stored game (gate games are not rated) under a lock, in
 the order the games were stored (the games table's id): the service calls it right
@@ -62,3 +63,18 @@ class LiveStandings:
         for rank, row in enumerate(rows, 1):
             row["rank"] = rank
         return rows
+
+
+def refit_rows(live: Sequence[dict[str, Any]], order: Sequence[int], published: Any) -> list[dict[str, Any]]:
+    """The live rows (`LiveStandings.table`) in the refit's `order` (version ids, best first):
+    each row's `rank` is its refit rank, `strength` its Bradley-Terry log-strength, and
+    `mark` the verdict on it against the row below (separated, equal, reversed, unsettled;
+    the last row: None); the live view is `live_rank` (by mu - 3 sigma), mu, sigma, score."""
+    by_id = {row["version_id"]: dict(row, live_rank=row["rank"]) for row in live}
+    rows = []
+    for rank, (version, content) in enumerate(zip(order, published.order), 1):
+        row = by_id[version]
+        row.update(rank=rank, strength=round(published.strength[content], 3),
+                   mark=published.marks[rank - 1] if rank <= len(published.marks) else None)
+        rows.append(row)
+    return rows

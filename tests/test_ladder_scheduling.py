@@ -194,6 +194,31 @@ def test_the_ladder_plays_the_information_scheduler_and_serves_the_refit_standin
     assert len(deals) >= 4
 
 
+def test_the_ladder_leaderboard_opens_with_the_refits_verdict_on_its_top_pair(tmp_path):
+    pytest.importorskip("starlette")
+    from ladder_support import inline_result
+
+    from arena.ladder.config import decode_config
+    from arena.ladder.db import connect, database_url
+    from arena.ladder.service import Ladder
+    from arena.ladder.views import leaderboard
+
+    ladder = Ladder(connect(database_url(None, tmp_path)),
+                    decode_config({"ladder": {"batch_games": 4}, "quotas": {"upload_bytes": 4096}}))
+    admin = ladder.caller(f"Bearer {ladder.create_admin('boss')}")
+    worker = ladder.caller(f"Bearer {ladder.issue_token(admin, 'worker')}")
+    for name in ("alpha", "beta"):
+        ladder.submit(admin, name, f"{name}.whl", f"{name} wheel".encode())
+    for _ in range(6):
+        for task in ladder.lease(worker)["tasks"]:
+            ladder.complete(worker, task["id"], inline_result(task))
+    board = leaderboard(ladder, "flip-7")
+    first, second = (row["bot"] for row in board["rows"])
+    assert board["rows"][0]["vs_next"] in ("separated", "equal", "reversed", "not separated")
+    assert board["verdict"].startswith(f"flip-7: {first} leads {second}, mean paired score ")
+    assert board["verdict"].endswith("; the ranking is not settled.") == (not board["settled"])
+
+
 def _simulator():
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "ladder_sim.py"
     spec = importlib.util.spec_from_file_location("ladder_sim", path)

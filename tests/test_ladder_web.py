@@ -32,7 +32,8 @@ def pg_server():
 
 
 def make_ladder(url: str, name: str = "weekly", **ladder_keys) -> Ladder:
-    doc = {"ladder": {"name": name, "signup": "open", "deals_per_table": 1, "batch_games": 4, **ladder_keys},
+    doc = {"ladder": {"name": name, "signup": "open", "deals_per_table": 1, "batch_games": 4, "scheduler": "round-robin",
+                      **ladder_keys},
            "quotas": {"uploads_per_day": 5, "upload_bytes": 4096, "bots_per_author": 3}}
     return Ladder(connect(url), decode_config(doc, "test.toml"))
 

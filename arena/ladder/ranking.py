@@ -38,7 +38,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from arena.pairwise import BETTING, UNSETTLED, pair_status
+from arena.pairwise import BETTING, UNSETTLED, PairVerdict, judge, pair_status
 from arena.scheduling.base import FieldEntry, StoredResult
 
 PRIOR = 0.01
@@ -252,6 +252,12 @@ class Ranking:
         kept, self._marks = self._marks, {}
         marks = tuple(self._mark(a, b, entered, kept) for a, b in zip(order, order[1:]))
         return Published(order, strength, marks, self.evidence.count)
+
+    def verdict(self, upper: str, lower: str, entered: Mapping[str, int]) -> PairVerdict:
+        """The verdict on `upper` against `lower` at the last boundary, with its mean and
+        interval (at the pair's share of the error rate, as its mark)."""
+        alpha = pair_alpha(self.alpha, entered.get(upper, 0), entered.get(lower, 0))
+        return judge(upper, lower, self.evidence.scores(upper, lower), alpha, self.margin, "sequence", BETTING)
 
     def _mark(self, upper: str, lower: str, entered: Mapping[str, int], kept: Mapping[Any, str]) -> str:
         """The pair's status (the last refit's, in `kept`, if its games have not changed since)."""

@@ -28,7 +28,7 @@ from arena.ladder.games import Spec, faults_of, identity, make_spec, record_prob
 from arena.ladder.information import make_scheduler
 from arena.ladder.ranking import Ranking
 from arena.ladder.scheduler import LadderGame
-from arena.ladder.standings import LiveStandings, refit_rows
+from arena.ladder.standings import LiveStandings, refit_rows, top_comparison
 from arena.ladder.versions import add_version, gate_specs, version_seat
 from arena.identity import GameIdentity, Seat
 from arena.scheduling.base import FieldEntry, Play, StoredResult
@@ -129,6 +129,8 @@ class Ladder:
         self.rankings = {r.name: Ranking(r.name, 1 - config.ladder.confidence, config.ladder.margin,
                                          config.ladder.refit_every, config.ladder.seed_games) for r in config.rulesets}
         self.scheduler = make_scheduler(config, self.rankings)
+        self.comparisons: dict[str, dict[str, Any]] = {}
+        """Per ruleset, the top pair's verdict as the site's verdict line reads it (`standings_table`)."""
         self.standings = LiveStandings([(k, v["cls"], v["players"]) for k, v in self.rulesets.items()])
         self.history: dict[str, dict[int, list[tuple[int, float, float]]]] = {k: {} for k in self.rulesets}
         """Per ruleset, per version: (game id, mu, sigma) after each of its rated games."""
@@ -339,11 +341,15 @@ class Ladder:
             published = self.rankings[label].published(state.field(), state.entered())
             rows = conn.execute(sa.select(versions.c.id, versions.c.number, bots.c.name)
                                 .join(bots, bots.c.id == versions.c.bot)).all()
+            order = published.order
+            top = self.rankings[label].verdict(order[0], order[1], state.entered()) if len(order) > 1 else None
         names = {r.id: (r.name, r.number) for r in rows}
         seats = state.seats()
         ids = {e.version: seats[e.version]["version"] for e in state.field() if label in e.rulesets}
         live = self.standings.table(label, names, list(ids.values()))
-        return refit_rows(live, [ids[v] for v in published.order], published)
+        table = refit_rows(live, [ids[v] for v in published.order], published)
+        self.comparisons[label] = top_comparison(table, top)
+        return table
 
     def bot_page(self, name: str) -> dict[str, Any]:
         """A bot's owner, current version, versions (with gate state) and games."""

@@ -69,12 +69,28 @@ def refit_rows(live: Sequence[dict[str, Any]], order: Sequence[int], published: 
     """The live rows (`LiveStandings.table`) in the refit's `order` (version ids, best first):
     each row's `rank` is its refit rank, `strength` its Bradley-Terry log-strength, and
     `mark` the verdict on it against the row below (separated, equal, reversed, unsettled;
-    the last row: None); the live view is `live_rank` (by mu - 3 sigma), mu, sigma, score."""
+    the last row: None) and `vs_next` the same in the published standings' words; the live view is `live_rank` (by mu - 3 sigma), mu, sigma, score."""
     by_id = {row["version_id"]: dict(row, live_rank=row["rank"]) for row in live}
     rows = []
     for rank, (version, content) in enumerate(zip(order, published.order), 1):
         row = by_id[version]
-        row.update(rank=rank, strength=round(published.strength[content], 3),
-                   mark=published.marks[rank - 1] if rank <= len(published.marks) else None)
+        mark = published.marks[rank - 1] if rank <= len(published.marks) else None
+        row.update(rank=rank, strength=round(published.strength[content], 3), mark=mark,
+                   vs_next=_SITE_WORDS.get(mark, mark) if mark else None)
         rows.append(row)
     return rows
+
+
+_SITE_WORDS = {"unsettled": "not separated"}  # the published standings' word for a pair not settled
+
+
+def top_comparison(rows: Sequence[dict[str, Any]], top: Any) -> dict[str, Any]:
+    """The refit's verdict on its first two `rows` (`top`: a `PairVerdict` or None) in the
+    form `arena.publish.verdict_line` reads a tournament's pairwise comparison."""
+    settled = all(row["vs_next"] in ("separated", "equal") for row in rows[:-1])
+    if top is None or len(rows) < 2 or not top.deals:
+        return {"results": [], "settled": settled}
+    verdict = _SITE_WORDS.get(top.status, top.status)
+    return {"results": [{"a": rows[0]["bot"], "b": rows[1]["bot"], "mean": top.mean, "low": top.interval.low,
+                         "high": top.interval.high, "deals": top.deals, "verdict": verdict}],
+            "settled": settled}

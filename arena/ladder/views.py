@@ -54,7 +54,7 @@ def _leaderboard(ladder: Ladder, label: str) -> dict[str, Any]:
     from arena.publish import verdict_line
 
     rows = ladder.standings_table(label)
-    comparison = getattr(ladder, "comparisons", {}).get(label)
+    comparison = ladder.comparisons.get(label)
     return {"ruleset": label, "rows": rows, "verdict": verdict_line(label, rows, comparison),
             "settled": bool(rows) and all(r.get("vs_next") in ("separated", "equal") for r in rows[:-1])}
 

@@ -13,7 +13,9 @@ here (docs/ladder.md, "At scale"). Needs the `ladder` extra.
    replay), alone.
 3. **Storage per game**: the database's growth over the games stored (games and task rows,
    their indexes; SQLite after a WAL checkpoint, PostgreSQL by pg_total_relation_size).
-4. **The scheduler's microseconds per game chosen** at each ``--bots`` count of synthetic
+4. **A worker's seconds per game**: the fixture bot built once in the sandbox, then
+   ``--worker-games`` games of it against itself played as a worker plays them.
+5. **The scheduler's microseconds per game chosen** at each ``--bots`` count of synthetic
    bots, through the `arena.scheduling.base.Scheduler` interface (``next(state, room)``,
    ``room`` = the ladder's default ``batch_games``), the class named by ``--scheduler``
    (``module:Class``, built as ``Class([(label, players)], deals_per_table)``): the first
@@ -40,6 +42,7 @@ from typing import Any, Callable
 
 DAY_GAMES = 10_000_000
 PER_SECOND_NEEDED = DAY_GAMES / 86_400  # 115.7 games a second, every second
+BATCH = 50  # results to a transaction, where batching is measured
 
 
 # -- a ladder with synthetic bots ------------------------------------------------------------
@@ -122,9 +125,29 @@ def database_bytes(ladder: Any) -> int:
                    .scalar())
 
 
+def store_batched(ladder: Any, batch: list[tuple[int, Any, Any]], size: int) -> None:
+    """The service's own store steps (`Ladder._store_game`, `leases.finish`, then rating),
+    `size` results to a transaction: what returning results in batches would cost."""
+    import json
+
+    from arena.ladder import leases
+
+    for start in range(0, len(batch), size):
+        with ladder.lock:
+            with ladder.engine.begin() as conn:
+                for task_id, _, result in batch[start:start + size]:
+                    task = leases.task_row(conn, task_id)
+                    assert ladder._store_game(conn, task, json.loads(task.spec), result["record"]) is None
+                    leases.finish(conn, task_id)
+            ladder._rate_new()
+
+
 def measure_store(url: str, games: int) -> dict[str, float]:
     """Results stored per second with and without the record check, the check alone, bytes per game."""
+    import sqlalchemy as sa
+
     import arena.ladder.service as service
+    from arena.ladder.db import tasks
     from arena.ladder.games import record_problem_for
 
     ladder, worker = make_ladder(url, 4)
@@ -139,20 +162,44 @@ def measure_store(url: str, games: int) -> dict[str, float]:
         bare = timed(lambda: [ladder.complete(worker, task, result) for task, _, result in unchecked])
     finally:
         service.record_problem_for = real_check
-    import sqlalchemy as sa
-
-    from arena.ladder.db import tasks
-    from arena.ladder.service import DbState
-
     with ladder.engine.connect() as conn:  # what every scheduling decision reads: each game task's key and state
         rows = conn.execute(sa.select(sa.func.count()).select_from(tasks)).scalar()
-        state_read = min(timed(lambda: DbState(conn)) for _ in range(5))
+        state_read = min(timed(lambda: service.DbState(conn)) for _ in range(5))
+    batched = leased_and_played(ladder, worker, games)[1]
+    in_batches = timed(lambda: store_batched(ladder, batched, BATCH))
     cls = ladder.rulesets["flip-7"]["cls"]
     check = timed(lambda: [record_problem_for(spec, result["record"], cls) for _, spec, result in checked])
     ladder.engine.dispose()
     return {"stored_per_s": games / full, "written_per_s": games / bare, "check_ms": 1000 * check / games,
             "bytes_per_game": grown / len(checked), "lease_ms": 1000 * leasing / len(checked),
-            "state_us_per_task": 1e6 * state_read / int(rows), "tasks": int(rows)}
+            "state_us_per_task": 1e6 * state_read / int(rows), "tasks": int(rows),
+            "batched_per_s": games / in_batches}
+
+
+def measure_worker(games: int) -> dict[str, float]:
+    """A worker's cost: one sandboxed build of the fixture bot (tests/submissions/fixture-bot),
+    then `games` Flip 7 games of it against itself, each in sandboxes (`arena.ladder.worker.play`,
+    what a worker does per game), the upload put in the cache as if fetched."""
+    import hashlib
+
+    from arena.ladder.games import make_spec
+    from arena.ladder.versions import pack_folder, upload_content
+    from arena.ladder.worker import Cache, Client, play
+
+    filename, data = pack_folder(Path(__file__).resolve().parent.parent / "tests" / "submissions" / "fixture-bot")
+    blob = hashlib.sha256(data).hexdigest()
+    seat = {"version": 1, "name": "fixture-bot", "content": upload_content(filename, data), "label": "1.0",
+            "package": "arena-fixture-bot", "blob": blob, "filename": filename}
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "uploads" / blob).mkdir(parents=True)
+        (Path(folder) / "uploads" / blob / filename).write_bytes(data)
+        cache = Cache(Path(folder), Client("http://127.0.0.1:9", ""))  # never asked: the upload is cached
+        build = timed(lambda: cache.submission(seat))
+        ruleset = {"label": "flip-7", "id": "flip-7", "options": {}}
+        specs = [make_spec(ruleset, [seat, seat], deal, 0, 1) for deal in range(games)]
+        policy = {"on_fault": "forfeit", "time_per_decision": 5.0}
+        played = timed(lambda: [play(spec, cache, policy) for spec in specs])
+    return {"build_s": build, "game_s": played / games}
 
 
 # -- the scheduler ---------------------------------------------------------------------------
@@ -233,20 +280,26 @@ def scheduler_in_child(name: str, bots: int, decisions: int, budget: float) -> d
 
 
 def private_postgres() -> tuple[str | None, Any]:
-    """A throwaway PostgreSQL (as the tests start one), or (None, None) where none is installed."""
+    """A throwaway PostgreSQL as the tests start one but durable (fsync on, as in production),
+    or (None, None) where none is installed."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from ladder_support import PG_BINARIES, PrivatePostgres, fresh_database
 
     if not PG_BINARIES:
         return None, None
     server = PrivatePostgres()
-    return fresh_database(server.start()), server
+    user = "postgres" if server.as_user else os.environ.get("USER", "postgres")
+    server.run(str(server.bin / "initdb"), "-D", str(server.data), "-U", user, "--auth=trust", "-E", "UTF8")
+    server.run(str(server.bin / "pg_ctl"), "-D", str(server.data), "-w", "-t", "60", "-l", str(server.folder / "log"),
+               "-o", f"-p {server.port} -k {server.folder} -c listen_addresses=''", "start")
+    return fresh_database(f"postgresql://{user}@/postgres?host={server.folder}&port={server.port}"), server
 
 
 def report_store(label: str, found: dict[str, float]) -> None:
     print(f"{label}: {found['stored_per_s']:.0f} results stored/s (checked), {found['written_per_s']:.0f}/s "
           f"with the check off; leasing {found['lease_ms']:.2f} ms per game; {found['bytes_per_game']:,.0f} bytes "
           "per game (its task and game rows)")
+    print(f"  {BATCH} results to a transaction (the same steps, checked): {found['batched_per_s']:.0f}/s")
     print(f"  each scheduling decision reads every task: {found['state_us_per_task']:.1f} us per task "
           f"({found['tasks']} tasks), {found['state_us_per_task'] * DAY_GAMES / 1e6:.0f} s per decision after a day "
           "of 10M games")
@@ -264,6 +317,7 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=5)
     parser.add_argument("--budget", type=float, default=600.0, help="seconds per field size")
     parser.add_argument("--skip-store", action="store_true")
+    parser.add_argument("--worker-games", type=int, default=20, help="sandboxed games timed (0: none)")
     args = parser.parse_args()
     if not args.skip_store:
         with tempfile.TemporaryDirectory() as folder:
@@ -271,7 +325,7 @@ def main() -> None:
         report_store("SQLite", sqlite)
         print(f"record check: {sqlite['check_ms']:.2f} ms per game (one core), so "
               f"{PER_SECOND_NEEDED * sqlite['check_ms'] / 1000:.2f} cores for 10M games/day")
-        url, server = (args.postgres, None) if args.postgres else private_postgres()
+        url, server = (args.postgres, None) if args.postgres else private_postgres()  # fsync on
         try:
             if url:
                 report_store("PostgreSQL", measure_store(url, args.games))
@@ -280,6 +334,11 @@ def main() -> None:
         finally:
             if server is not None:
                 server.stop()
+    if args.worker_games:
+        found = measure_worker(args.worker_games)
+        print(f"worker: a build {found['build_s']:.1f} s (once per version and worker), then "
+              f"{found['game_s']:.2f} s per sandboxed Flip 7 game: {PER_SECOND_NEEDED * found['game_s']:.0f} "
+              "worker cores for 10M games/day")
     for bots in (int(b) for b in args.bots.split(",")):
         found = scheduler_in_child(args.scheduler, bots, args.decisions, args.budget)
         tables = bots * (bots - 1) // 2

@@ -133,3 +133,182 @@ def test_worker_options_ray_and_workers_go_together_and_ray_missing_says_how_to_
     assert_one_line(worker_cli("--to", away, "--workers", "3"), "--workers N starts Ray actors: pass --ray ADDRESS")
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
     assert_one_line(worker_cli("--to", away, "--ray", "local", "--workers", "2"), "pip install 'flip-arena[ray]'")
+
+
+# -- Ray (marked `ray`: a local Ray instance, real sandboxed workers) -----------------------------
+
+CONFIG = """[ladder]
+name = "cluster"
+seed = 7
+deals_per_table = 2
+batch_games = 1
+lease_seconds = 120
+heartbeat_seconds = 5
+time_per_decision = 60.0
+"""
+GAMES = 2 * 2 + 2 * 2  # each upload's gate (itself, random), then 2 deals x 2 rotations at their table
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def uploads(tmp_path_factory) -> list[tuple[str, str, bytes]]:
+    """(bot, filename, bytes) of two bots: the same bytes in every ladder of this module."""
+    from test_ladder_sandbox import FIXTURE_BOT, needs_sandbox, second_bot
+
+    from arena.ladder.versions import pack_folder
+
+    needs_sandbox()
+    other = second_bot(tmp_path_factory.mktemp("bots") / "other")
+    return [("fixture-bot", *pack_folder(FIXTURE_BOT)), ("other-bot", *pack_folder(other))]
+
+
+def submit_all(url: str, admin_token: str, bots: list[tuple[str, str, bytes]]) -> str:
+    """Upload every bot through the API; a new worker token."""
+    import urllib.parse
+
+    from arena.ladder.worker import Client
+
+    admin = Client(url, admin_token)
+    for bot, filename, data in bots:
+        admin.upload(f"/api/bots/{bot}/versions?{urllib.parse.urlencode({'filename': filename})}", data)
+    return str(admin.call("POST", "/api/tokens", {"scope": "worker"})["token"])
+
+
+def wait_for_games(url: str, count: int, running: Any = (), seconds: float = 1200) -> None:
+    """Until the ladder at `url` has stored `count` games; a Ray worker's loop (`running`: its
+    ObjectRefs) that ends first has its error raised here."""
+    import time
+
+    from arena.ladder.worker import Client
+
+    deadline = time.monotonic() + seconds
+    while (status := Client(url, "").call("GET", "/api/status"))["games"] < count:
+        assert time.monotonic() < deadline, f"the ladder stored {status['games']} of {count} games"
+        assert not status.get("tasks_failed"), status
+        if running:
+            import ray
+
+            ended, _ = ray.wait(list(running), timeout=0)
+            assert not ended, f"a Ray worker stopped early: {ray.get(ended)}"
+        time.sleep(1)
+
+
+def stored(folder: Any) -> dict[str, dict[str, Any]]:
+    """Every game the SQLite ladder in `folder` stored: identity key -> record (bots' logs left out)."""
+    import json
+    import zlib
+
+    import sqlalchemy as sa
+
+    from arena.ladder.db import connect, database_url, games
+
+    engine = connect(database_url(None, folder))
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(games.c.key, games.c.record)).all()
+    engine.dispose()
+    records = {row.key: json.loads(zlib.decompress(row.record)) for row in rows}
+    assert len(records) == len(rows)
+    return {key: {k: v for k, v in record.items() if k != "logs"} for key, record in records.items()}
+
+
+def differences(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]]) -> list[str]:
+    """Where two ladders' stored games differ: missing or extra keys, then each differing field."""
+    out = [f"{key[:12]}: only in one" for key in sorted(set(got) ^ set(want))]
+    for key in sorted(set(got) & set(want)):
+        out += [f"{key[:12]} {field}: {str(got[key].get(field))[:200]} != {str(want[key].get(field))[:200]}"
+                for field in sorted(set(got[key]) | set(want[key])) if got[key].get(field) != want[key].get(field)]
+    return out
+
+
+def in_process_ladder(folder: Any) -> Any:
+    import tomllib
+
+    from arena.ladder.config import decode_config
+    from arena.ladder.db import connect, database_url
+    from arena.ladder.service import Ladder
+
+    folder.mkdir()
+    return Ladder(connect(database_url(None, folder)), decode_config(tomllib.loads(CONFIG)))
+
+
+@pytest.fixture(scope="module")
+def local_games(tmp_path_factory, uploads) -> dict[str, dict[str, Any]]:
+    """The games one local worker (`arena.ladder.worker.work`, this process) stores."""
+    from arena.ladder.worker import work
+
+    folder = tmp_path_factory.mktemp("local") / "ladder"
+    ladder = in_process_ladder(folder)
+    stop = threading.Event()
+    with serve_in_thread(ladder) as url:
+        token = submit_all(url, ladder.create_admin("boss"), uploads)
+        worker = threading.Thread(target=work, args=(url, token, folder.parent / "cache", stop), daemon=True)
+        worker.start()
+        wait_for_games(url, GAMES)
+        stop.set()
+        worker.join(timeout=300)
+    ladder.engine.dispose()
+    return stored(folder)
+
+
+@pytest.mark.ray
+@needs_ray
+def test_ray_workers_store_the_same_games_as_a_local_worker(tmp_path, local_ray, local_games, uploads):
+    from arena.ladder.ray_workers import start_actors
+
+    ladder = in_process_ladder(tmp_path / "ladder")
+    with serve_in_thread(ladder) as url:
+        token = submit_all(url, ladder.create_admin("boss"), uploads)
+        actors = start_actors(local_ray, url, token, 2, str(tmp_path / "ray-cache"))
+        places = local_ray.get([actor.where.remote() for actor in actors])
+        running = [actor.run.remote() for actor in actors]
+        wait_for_games(url, GAMES, running)
+        local_ray.get([actor.stop.remote() for actor in actors])
+        done = local_ray.get(running)
+    ladder.engine.dispose()
+    assert len({place["pid"] for place in places}) == 2
+    assert sum(done) == 2 + 4  # two gate tasks (each returns its 2 games), then 4 game tasks: each once
+    assert differences(stored(tmp_path / "ladder"), local_games) == []  # same keys, same records
+
+
+@pytest.mark.ray
+@needs_ray
+def test_one_ladder_played_by_local_remote_and_ray_workers_at_once(tmp_path, local_ray, local_games, uploads):
+    import os
+    import subprocess
+
+    from ladder_support import Server
+
+    from arena.ladder.ray_workers import start_actors
+
+    server = Server(tmp_path / "ladder", None, CONFIG, workers=1)  # `arena ladder serve` with one local worker
+    admin = server.admin()
+    server.start()
+    remote_home = tmp_path / "elsewhere"  # the remote worker shares nothing with the server but its URL
+    remote_home.mkdir()
+    try:
+        token = submit_all(server.url, admin, uploads)
+        remote = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "worker", "--to", server.url],
+                                  cwd=remote_home, env=dict(os.environ, ARENA_LADDER_TOKEN=token),
+                                  stderr=subprocess.DEVNULL)
+        actors = start_actors(local_ray, server.url, token, 1, str(tmp_path / "ray-cache"))
+        running = [actor.run.remote() for actor in actors]
+        wait_for_games(server.url, GAMES, running)
+        local_ray.get([actor.stop.remote() for actor in actors])
+        ray_done = sum(local_ray.get(running))
+        remote.terminate()
+        remote.wait(timeout=60)
+    finally:
+        server.stop()
+    assert differences(stored(tmp_path / "ladder"), local_games) == []  # every game once, the same games
+    # each kind of worker played: it built what it played, in its own cache
+    assert ray_done >= 1 and list((tmp_path / "ray-cache" / "ray-0" / "builds").iterdir())
+    assert list((remote_home / "ladder-worker" / "builds").iterdir())
+    assert list((tmp_path / "ladder" / "worker-0" / "builds").iterdir())

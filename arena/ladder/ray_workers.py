@@ -46,8 +46,15 @@ class LadderWorkerActor:
         """Pull and play until stopped (or, with `idle_exit`, until there is no work); tasks done."""
         from arena.ladder.worker import work
 
-        return work(self.url, self.token, self.cache, self.stopped, idle_exit=self.idle_exit,
-                    wait=FIRST_CONTACT_SECONDS, echo=lambda line: print(f"[ray-{self.number}] {line}", flush=True))
+        def echo(line: str) -> None:
+            print(f"[ray-{self.number}] {line}", flush=True)
+
+        try:
+            return work(self.url, self.token, self.cache, self.stopped, idle_exit=self.idle_exit,
+                        wait=FIRST_CONTACT_SECONDS, echo=echo)
+        except BaseException as exc:  # shown in the driver's log at once, not only when its result is read
+            echo(f"worker stopped: {type(exc).__name__}: {exc}")
+            raise
 
     def stop(self) -> None:
         self.stopped.set()

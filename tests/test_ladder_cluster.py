@@ -151,11 +151,21 @@ GAMES = 2 * 2 + 2 * 2  # each upload's gate (itself, random), then 2 deals x 2 r
 
 @pytest.fixture(scope="module")
 def local_ray():
+    """A local Ray instance whose workers run at niceness 0 (Ray's default, 15, starves their
+    sandboxed builds on a machine busy with other work)."""
+    import os
+
     import ray
 
+    before = os.environ.get("RAY_worker_niceness")
+    os.environ["RAY_worker_niceness"] = "0"
     ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
     yield ray
     ray.shutdown()
+    if before is None:
+        os.environ.pop("RAY_worker_niceness", None)
+    else:
+        os.environ["RAY_worker_niceness"] = before
 
 
 @pytest.fixture(scope="module")

@@ -180,16 +180,24 @@ def uploads(tmp_path_factory) -> list[tuple[str, str, bytes]]:
     return [("fixture-bot", *pack_folder(FIXTURE_BOT)), ("other-bot", *pack_folder(other))]
 
 
-def submit_all(url: str, admin_token: str, bots: list[tuple[str, str, bytes]]) -> str:
-    """Upload every bot through the API; a new worker token."""
+def worker_token(url: str, admin_token: str) -> str:
+    from arena.ladder.worker import Client
+
+    return str(Client(url, admin_token).call("POST", "/api/tokens", {"scope": "worker"})["token"])
+
+
+def submit_in_turn(url: str, admin_token: str, bots: list[tuple[str, str, bytes]], running: Any = ()) -> None:
+    """Upload each bot through the API once the previous one's gate has passed (its two games
+    stored): the field's order (the order versions passed their gates) is then the upload
+    order, whichever worker runs which gate, so every ladder here plays the same tables."""
     import urllib.parse
 
     from arena.ladder.worker import Client
 
-    admin = Client(url, admin_token)
-    for bot, filename, data in bots:
-        admin.upload(f"/api/bots/{bot}/versions?{urllib.parse.urlencode({'filename': filename})}", data)
-    return str(admin.call("POST", "/api/tokens", {"scope": "worker"})["token"])
+    for number, (bot, filename, data) in enumerate(bots, 1):
+        Client(url, admin_token).upload(f"/api/bots/{bot}/versions?{urllib.parse.urlencode({'filename': filename})}",
+                                        data)
+        wait_for_games(url, 2 * number, running)
 
 
 def wait_for_games(url: str, count: int, running: Any = (), seconds: float = 1200) -> None:
@@ -258,9 +266,11 @@ def local_games(tmp_path_factory, uploads) -> dict[str, dict[str, Any]]:
     ladder = in_process_ladder(folder)
     stop = threading.Event()
     with serve_in_thread(ladder) as url:
-        token = submit_all(url, ladder.create_admin("boss"), uploads)
-        worker = threading.Thread(target=work, args=(url, token, folder.parent / "cache", stop), daemon=True)
+        admin = ladder.create_admin("boss")
+        worker = threading.Thread(target=work, args=(url, worker_token(url, admin), folder.parent / "cache", stop),
+                                  daemon=True)
         worker.start()
+        submit_in_turn(url, admin, uploads)
         wait_for_games(url, GAMES)
         stop.set()
         worker.join(timeout=300)
@@ -275,10 +285,11 @@ def test_ray_workers_store_the_same_games_as_a_local_worker(tmp_path, local_ray,
 
     ladder = in_process_ladder(tmp_path / "ladder")
     with serve_in_thread(ladder) as url:
-        token = submit_all(url, ladder.create_admin("boss"), uploads)
-        actors = start_actors(local_ray, url, token, 2, str(tmp_path / "ray-cache"))
+        admin = ladder.create_admin("boss")
+        actors = start_actors(local_ray, url, worker_token(url, admin), 2, str(tmp_path / "ray-cache"))
         places = local_ray.get([actor.where.remote() for actor in actors])
         running = [actor.run.remote() for actor in actors]
+        submit_in_turn(url, admin, uploads, running)
         wait_for_games(url, GAMES, running)
         local_ray.get([actor.stop.remote() for actor in actors])
         done = local_ray.get(running)
@@ -304,12 +315,13 @@ def test_one_ladder_played_by_local_remote_and_ray_workers_at_once(tmp_path, loc
     remote_home = tmp_path / "elsewhere"  # the remote worker shares nothing with the server but its URL
     remote_home.mkdir()
     try:
-        token = submit_all(server.url, admin, uploads)
+        token = worker_token(server.url, admin)
         remote = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "worker", "--to", server.url],
                                   cwd=remote_home, env=dict(os.environ, ARENA_LADDER_TOKEN=token),
                                   stderr=subprocess.DEVNULL)
         actors = start_actors(local_ray, server.url, token, 1, str(tmp_path / "ray-cache"))
         running = [actor.run.remote() for actor in actors]
+        submit_in_turn(server.url, admin, uploads, running)
         wait_for_games(server.url, GAMES, running)
         local_ray.get([actor.stop.remote() for actor in actors])
         ray_done = sum(local_ray.get(running))

@@ -128,6 +128,25 @@ def test_the_servers_status_names_its_ruleset_versions_for_workers_to_check(sqli
     assert status["ruleset_versions"] == {"flip-7": ["flip-7", flip7.version]}
 
 
+def test_a_task_that_raises_an_unexpected_error_is_logged_and_the_worker_keeps_going(tmp_path, sqlite_ladder,
+                                                                                  monkeypatch):
+    import arena.ladder.worker as worker
+
+    admin = sqlite_ladder.caller(f"Bearer {sqlite_ladder.create_admin('boss')}")
+    sqlite_ladder.submit(admin, "alpha", "alpha.whl", b"alpha wheel")
+    token = sqlite_ladder.issue_token(admin, "worker")
+
+    def broken(task: Any, cache: Any, policy: Any) -> Any:
+        raise RuntimeError("the sandbox broke")
+
+    monkeypatch.setattr(worker, "run_task", broken)
+    said: list[str] = []
+    with serve_in_thread(sqlite_ladder) as url:
+        assert worker.work(url, token, tmp_path / "cache", echo=said.append, idle_exit=True) == 0
+    assert said == ["worker: a task failed: RuntimeError: the sandbox broke"]
+    assert sqlite_ladder.counts()["tasks_leased"] == 1  # its lease expires and the gate is run again
+
+
 def test_worker_options_ray_and_workers_go_together_and_ray_missing_says_how_to_install(tmp_path, monkeypatch):
     away = f"http://127.0.0.1:{_free_port()}"
     assert_one_line(worker_cli("--to", away, "--workers", "3"), "--workers N starts Ray actors: pass --ray ADDRESS")

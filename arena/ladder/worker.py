@@ -330,6 +330,10 @@ def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None 
                     break
         except (WorkerError, ArenaError) as exc:
             echo(f"worker: {exc}")
+        except Exception as exc:  # noqa: BLE001
+            # A bug or a broken sandbox in one task must not stop a long-lived worker: said in one line; the
+            # batch's lease expires and its tasks are played again (given up after leases.MAX_ATTEMPTS).
+            echo(f"worker: a task failed: {type(exc).__name__}: {exc}")
         finally:
             beat.stop()
     return done

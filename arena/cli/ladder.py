@@ -164,7 +164,7 @@ def worker_command(url: str, cache: Path | None, token: str | None, wait: float,
             from arena.ladder.ray_workers import DEFAULT_CACHE, work_on_ray
 
             work_on_ray(url, secret, None if ray_address == "local" else ray_address, workers,
-                        str(cache) if cache else DEFAULT_CACHE, echo=lambda line: click.echo(line, err=True))
+                        str(cache.resolve()) if cache else DEFAULT_CACHE, echo=lambda line: click.echo(line, err=True))
         else:
             work(url, secret, (cache or Path("ladder-worker")).resolve(), threading.Event(),
                  echo=lambda line: click.echo(line, err=True), wait=None if parent is not None else wait)

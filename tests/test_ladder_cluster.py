@@ -333,6 +333,7 @@ def test_one_ladder_played_by_local_remote_and_ray_workers_at_once(tmp_path, loc
     server.start()
     remote_home = tmp_path / "elsewhere"  # the remote worker shares nothing with the server but its URL
     remote_home.mkdir()
+    remote: subprocess.Popen[Any] | None = None
     try:
         token = worker_token(server.url, admin)
         remote = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "worker", "--to", server.url],
@@ -344,9 +345,10 @@ def test_one_ladder_played_by_local_remote_and_ray_workers_at_once(tmp_path, loc
         wait_for_games(server.url, GAMES, running)
         local_ray.get([actor.stop.remote() for actor in actors])
         ray_done = sum(local_ray.get(running))
-        remote.terminate()
-        remote.wait(timeout=60)
     finally:
+        if remote is not None:  # the worker this test started, however the test ends
+            remote.terminate()
+            remote.wait(timeout=60)
         server.stop()
     assert differences(stored(tmp_path / "ladder"), local_games) == []  # every game once, the same games
     # each kind of worker played: it built what it played, in its own cache

@@ -132,25 +132,46 @@ def submit(path: Path, url: str, bot: str | None, token: str | None, as_json: bo
 
 
 @ladder.command("worker")
-@click.option("--to", "url", required=True, help="The ladder's URL.")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=Path("ladder-worker"),
-              show_default=True, help="Where uploads and their builds are kept.")
+@click.option("--to", "url", required=True, help="The ladder's URL (http://HOST:PORT).")
+@click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
+              help="Where uploads and their builds are kept [default: ./ladder-worker; with --ray, "
+                   "~/.cache/arena-ladder-worker on each node, a folder ray-N per worker].")
 @click.option("--token", help=TOKEN_HELP)
+@click.option("--wait", type=click.FloatRange(0), default=10.0, show_default=True,
+              help="Seconds to keep trying to reach the ladder at start before giving up.")
+@click.option("--ray", "ray_address", metavar="ADDRESS",
+              help="Run the workers as Ray actors on the cluster at ADDRESS (HOST:6379, ray://HOST:10001, "
+                   "auto; 'local': a Ray instance on this machine).")
+@click.option("--workers", type=click.IntRange(1, 10_000), default=1, show_default=True,
+              help="How many workers (Ray actors; needs --ray).")
 @click.option("--parent", type=int, hidden=True, help="Exit when this process is gone (local workers).")
 @user_errors
-def worker_command(url: str, cache: Path, token: str | None, parent: int | None) -> None:
-    """Pull work from a ladder and play it in sandboxes (needs a worker token)."""
-    from arena.ladder.worker import WorkerError, work
+def worker_command(url: str, cache: Path | None, token: str | None, wait: float, ray_address: str | None,
+                   workers: int, parent: int | None) -> None:
+    """Pull work from a ladder and play it in sandboxes (needs a worker token); on this
+    machine, or as Ray actors with --ray."""
+    from arena.ladder.worker import Client, WorkerError, work
     from arena.worker import watch_parent
 
+    secret = _token(token)
+    Client(url, secret)  # a malformed URL: one line, before anything starts
+    if ray_address is None and workers != 1:
+        raise ConfigError("--workers N starts Ray actors: pass --ray ADDRESS too (or start N workers)")
     if parent is not None:
         watch_parent(parent)
     try:
-        work(url, _token(token), cache.resolve(), threading.Event(), echo=lambda line: click.echo(line, err=True))
+        if ray_address is not None:
+            from arena.ladder.ray_workers import DEFAULT_CACHE, work_on_ray
+
+            work_on_ray(url, secret, None if ray_address == "local" else ray_address, workers,
+                        str(cache.resolve()) if cache else DEFAULT_CACHE, echo=lambda line: click.echo(line, err=True))
+        else:
+            work(url, secret, (cache or Path("ladder-worker")).resolve(), threading.Event(),
+                 echo=lambda line: click.echo(line, err=True), wait=None if parent is not None else wait)
     except KeyboardInterrupt:
         pass
-    except WorkerError as exc:  # its token refused: the user's to fix
-        raise ConfigError(str(exc)) from None
+    except WorkerError as exc:  # unreachable at start, or its token refused: the user's to fix
+        raise ConfigError(f"{exc} (check --to and the token)") from None
 
 
 @ladder.command("standings")

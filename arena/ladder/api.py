@@ -228,6 +228,7 @@ class LadderApi:
 
     def status(self, request: Request) -> Any:
         return {"ladder": self.ladder.config.ladder.name, "rulesets": list(self.ladder.rulesets),
+                "ruleset_versions": {label: [r["id"], r["cls"].version] for label, r in self.ladder.rulesets.items()},
                 **self.ladder.counts()}
 
 

@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.ladder.games import Spec, faults_of
 from arena.ladder.versions import gate_specs
 
@@ -47,18 +47,31 @@ class Client:
     """JSON over HTTP to a ladder server, with a bearer token."""
 
     def __init__(self, url: str, token: str, timeout: float = 60.0):
+        import urllib.parse
+
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"{url[:100]!r}: the ladder's URL must be http://HOST:PORT or https://HOST")
         self.url, self.token, self.timeout = url.rstrip("/"), token, timeout
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method, headers={
             "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
-        return json.loads(self._open(request))
+        return self._json(request)
 
     def upload(self, path: str, data: bytes) -> Any:
         request = urllib.request.Request(self.url + path, data=data, method="POST", headers={
             "Authorization": f"Bearer {self.token}", "Content-Type": "application/octet-stream"})
-        return json.loads(self._open(request))
+        return self._json(request)
+
+    def _json(self, request: urllib.request.Request) -> Any:
+        body = self._open(request)
+        try:
+            return json.loads(body)
+        except ValueError:  # some other web server at that address
+            raise WorkerError(f"{request.get_method()} {request.full_url}: the answer is not JSON "
+                              f"(is {self.url} a ladder?)", 200) from None
 
     def raw(self, path: str) -> bytes:
         return self._open(urllib.request.Request(self.url + path, headers={"Authorization": f"Bearer {self.token}"}))
@@ -69,8 +82,8 @@ class Client:
                 return bytes(response.read())
         except urllib.error.HTTPError as exc:
             try:
-                said = json.loads(exc.read()).get("error", "")
-            except ValueError:
+                said = str(json.loads(exc.read()).get("error", ""))
+            except (ValueError, AttributeError):
                 said = ""
             raise WorkerError(f"{request.get_method()} {request.full_url}: HTTP {exc.code} {said}".strip(),
                               exc.code) from None
@@ -239,13 +252,58 @@ def send_result(client: Client, task_id: int, result: Mapping[str, Any], tries: 
     raise AssertionError("unreachable")
 
 
+def check_server(client: Client) -> dict[str, Any]:
+    """The server's ``/api/status``, once it is known to be a ladder whose rulesets this
+    worker has at the server's versions (the server refuses records of any other version).
+    ConfigError if not; WorkerError if it cannot be reached."""
+    from arena.plugins import load_registry
+
+    try:
+        status = client.call("GET", "/api/status")
+    except WorkerError as exc:
+        if exc.status == 0 or exc.status >= 500:
+            raise
+        raise ConfigError(f"{client.url} is not a ladder: {exc}") from None
+    if not isinstance(status, dict) or "rulesets" not in status:
+        raise ConfigError(f"{client.url} is not a ladder: GET /api/status answered no rulesets")
+    installed = load_registry().rulesets
+    for label, (ruleset, version) in sorted((status.get("ruleset_versions") or {}).items()):
+        have = installed.get(ruleset)
+        if have is None:
+            raise ConfigError(f"the ladder at {client.url} plays {ruleset} (as {label}), which this worker does not "
+                              "have: install the package that provides it")
+        if str(have.cls.version) != str(version):
+            raise ConfigError(f"the ladder at {client.url} plays {ruleset} version {version}, this worker has "
+                              f"version {have.cls.version}: install the server's version (its records are refused)")
+    return status
+
+
+def first_contact(client: Client, wait: float | None, stop: threading.Event,
+                  echo: Callable[[str], None]) -> dict[str, Any]:
+    """`check_server`, asked again every `POLL_SECONDS` while the server cannot be reached,
+    for up to `wait` seconds (None: until `stop`); then the last WorkerError is raised."""
+    deadline = None if wait is None else time.monotonic() + wait
+    while True:
+        try:
+            return check_server(client)
+        except WorkerError as exc:
+            if stop.is_set() or (deadline is not None and time.monotonic() + POLL_SECONDS > deadline):
+                raise
+            echo(f"worker: {exc}; retrying")
+            stop.wait(POLL_SECONDS)
+
+
 def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None = None,
-         echo: Callable[[str], None] = lambda line: None, idle_exit: bool = False) -> int:
+         echo: Callable[[str], None] = lambda line: None, idle_exit: bool = False,
+         wait: float | None = None) -> int:
     """Pull and play work until `stop` is set (or, with `idle_exit`, until there is none); tasks
-    done. An unreachable server is asked again; a refused token raises WorkerError."""
+    done. The server is first checked (`first_contact`: reached within `wait` seconds, None:
+    however long it takes; a ladder; the same ruleset versions), else WorkerError/ConfigError.
+    After that an unreachable server is asked again; a refused token raises WorkerError."""
     client = Client(url, token)
     cache = Cache(cache_folder, client)
     stop = stop or threading.Event()
+    first_contact(client, wait, stop, echo)
     done = 0
     while not stop.is_set():
         try:
@@ -272,6 +330,10 @@ def work(url: str, token: str, cache_folder: Path, stop: threading.Event | None 
                     break
         except (WorkerError, ArenaError) as exc:
             echo(f"worker: {exc}")
+        except Exception as exc:  # noqa: BLE001
+            # A bug or a broken sandbox in one task must not stop a long-lived worker: said in one line; the
+            # batch's lease expires and its tasks are played again (given up after leases.MAX_ATTEMPTS).
+            echo(f"worker: a task failed: {type(exc).__name__}: {exc}")
         finally:
             beat.stop()
     return done

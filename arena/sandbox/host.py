@@ -162,6 +162,8 @@ class SandboxHost(BotHost):
         return self.channel
 
     def close(self) -> None:
+        if self._next_game is not None:
+            self.launcher.interrupt()  # the thread readying a next game sees its sandbox end at once
         self._wait_for_next_game()
         self.launcher.close()
         self.channel = None

@@ -146,6 +146,14 @@ class SandboxLauncher(Launched):
         self._paused = []
         self._held = None
 
+    def interrupt(self) -> None:
+        """Kill the sandbox (bwrap: everything in its namespace dies with it) without
+        touching this launcher's state, from a thread other than the one using it: that
+        one sees the sandbox end, and ends it as its own code does (`kill`)."""
+        popen = self.popen
+        if popen is not None:
+            popen.kill()  # Popen.kill checks that it was not reaped: no other process is signalled
+
     def death(self) -> BotFault:
         """Kill the sandbox whose channel closed; the fault saying how it ended."""
         game_ended = self.watch_fd is not None and readable(self.watch_fd)

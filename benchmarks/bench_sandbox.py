@@ -6,10 +6,12 @@ Prints, for the same bot and observation, the median over interleaved rounds of:
 - microseconds per act() round trip with a ProcessHost and a SandboxHost (which
   also stops the bot's processes after each answer and resumes them before the
   next question), and the difference;
-- milliseconds per game start+end (start_game, one act, end_game) for a Python bot:
-  a ProcessHost reuses its process, a SandboxHost forks a fresh game process in new
-  namespaces from its zygote; and for a command bot (tests/isolation/first_legal.sh
+- milliseconds per game start+end (start_game, one act, end_game, back to back) for a
+  Python bot: a ProcessHost reuses its process, a SandboxHost forks a fresh game process
+  in new namespaces from its zygote; and for a command bot (tests/isolation/first_legal.sh
   under /bin/sh), which a SandboxHost starts in a new sandbox every game;
+- milliseconds of start_game alone for a Python bot when its games are 50 ms apart (a
+  SandboxHost readies the next game's process in that pause: the start is a hand-over);
 - microseconds per stop after a decision (`SandboxLauncher.stop`: SIGSTOP to the bot's
   processes and the verification that every thread is stopped), against a stop that
   only signals and lists the cgroup again (`BotCgroup.signal_all`, the stop before it
@@ -61,6 +63,23 @@ def per_game(host, observation, games):
     return (time.perf_counter() - started) / games * 1e3
 
 
+def per_start(host, observation, games, pause=0.05):
+    """Median milliseconds of start_game alone when games are `pause` seconds apart (as
+    a seat's games are when other seats end and start theirs): a zygote's next game
+    process is readied in that pause, so the start is a hand-over."""
+    host.start_game(0, {}, INFO)
+    host.end_game(OUTCOME)
+    times = []
+    for game in range(games):
+        time.sleep(pause)
+        began = time.perf_counter()
+        host.start_game(game, {}, INFO)
+        times.append(time.perf_counter() - began)
+        host.act(observation, 5.0)
+        host.end_game(OUTCOME)
+    return statistics.median(times) * 1e3
+
+
 def per_stop(host, observation, decisions):
     """Median microseconds of the verified stop and of a signal-only stop, alternating."""
     host.start_game(1, {}, INFO)
@@ -110,11 +129,13 @@ def main() -> None:
     }
     decision = {"process": [], "sandbox": []}
     game = {name: [] for name in makers}
+    start = {"process": [], "sandbox": []}
     for _ in range(args.rounds):  # interleaved, so drift on a shared machine hits both alike
         for name in ("process", "sandbox"):
             host = makers[name]()
             try:
                 decision[name].append(per_decision(host, observation, args.decisions))
+                start[name].append(per_start(host, observation, max(5, args.games // 4)))
             finally:
                 host.close()
         for name, make in makers.items():
@@ -139,6 +160,10 @@ def main() -> None:
           f"added {games['sandbox'] - games['process']:+.2f}")
     print(f"  command bot: process {games['process-command']:7.2f}   sandbox {games['sandbox-command']:7.2f}   "
           f"added {games['sandbox-command'] - games['process-command']:+.2f}")
+    starts = {name: statistics.median(values) for name, values in start.items()}
+    print(f"start_game alone, games 50 ms apart, ms (median of {args.rounds} rounds):")
+    print(f"  python bot:  process {starts['process']:7.2f}   sandbox {starts['sandbox']:7.2f}   "
+          f"added {starts['sandbox'] - starts['process']:+.2f}")
     if stops is None:
         print("stop after a decision: no cgroup here (bots are not stopped)")
     else:

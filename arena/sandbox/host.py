@@ -11,7 +11,11 @@ it is not being asked something, so it cannot think on its rivals' time.
 Two ways to be fresh for every game:
 
 - a Python bot (`for_bot`) runs under a zygote (`zygote`) that imports it once
-  and forks a new game process, in new namespaces, for each game;
+  and forks a new game process, in new namespaces, for each game. That process is
+  readied between games, in a thread of the host: as soon as the last game's
+  processes are gone the zygote forks it, the launcher checks it and holds it
+  stopped (`SandboxLauncher.admit_game`), so the game's start is a hand-over
+  (`SandboxLauncher.hand_over`);
 - a command bot (`for_command`, any language) gets a new sandbox per game.
 
 After a fault that ends the bot's process the whole sandbox is killed, and the
@@ -27,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from typing import Any, Sequence
 
@@ -73,6 +78,8 @@ class SandboxHost(BotHost):
         self._exit_pending = False  # the zygote's word on the last game is still to be read
         self._cpu_at_start = 0.0
         self._cpu_bound = 0.0  # an upper bound on the CPU used this game, to read the cgroup rarely
+        self._next_game: tuple[threading.Thread, list[BotFault | None]] | None = None
+        """The thread readying the next game's process between games, and its outcome."""
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
@@ -155,6 +162,9 @@ class SandboxHost(BotHost):
         return self.channel
 
     def close(self) -> None:
+        if self._next_game is not None:
+            self.launcher.interrupt()  # the thread readying a next game sees its sandbox end at once
+        self._wait_for_next_game()
         self.launcher.close()
         self.channel = None
 
@@ -177,30 +187,59 @@ class SandboxHost(BotHost):
     def start_game(self, seed, params, info):
         if self.zygote and self._in_game and self.launcher.running():
             self._end_current_game()  # the match gave up on the last one (a silenced seat gets no end)
-        if not self.zygote or not self.launcher.running():
+        fault = self._wait_for_next_game()  # readied between games: the usual case
+        if fault is None and (not self.zygote or not self.launcher.running()):
             self._start()
-        elif self._exit_pending:  # the zygote's word on the last game, which the harness ended
-            reply = self._receive(self.limits.time_for_start)
-            if reply.get("type") != "exit":
-                raise self._fault(reply, "start")
-            self._exit_pending = False
+            fault = self._ready_next_game() if self.zygote else None
+        elif fault is None and self._exit_pending:  # the last game ended here; nothing readied its next
+            fault = self._ready_next_game()
         self.launcher.take_log()  # what came before this game is not its log
         self._in_game = True
-        if self.zygote:
-            self._admit_game_process()
+        if fault is not None:
+            raise fault
+        self.launcher.hand_over()
         self._cpu_at_start, self._cpu_bound = self.launcher.cpu_seconds() or 0.0, 0.0
         reply = self._ask({"type": "start", "seed": seed, "params": params, "info": info},
                           self.limits.time_for_start)
         if reply.get("type") != "ok":
             raise self._fault(reply, "start")
 
-    def _admit_game_process(self) -> None:
-        """Wait for the zygote's next game process to be ready, then have the launcher
-        check and admit it (`SandboxLauncher.admit_game`)."""
-        reply = self._receive(self.limits.time_for_start)
-        if reply.get("type") != "ready":
-            raise self._fault(reply, "start")
-        self.launcher.admit_game()
+    def _ready_next_game(self) -> BotFault | None:
+        """Read the zygote's word on the last game (if it is still to be read), wait for
+        its next game process to be ready, then have the launcher check, admit and hold
+        it (`SandboxLauncher.admit_game`); the fault to raise at the game's start, if any.
+        Runs in `_next_game` (a thread) between games, so that a start costs a hand-over."""
+        try:
+            if self._exit_pending:
+                reply = self._receive(self.limits.time_for_start)
+                if reply.get("type") != "exit":
+                    return self._fault(reply, "start")
+                self._exit_pending = False
+            reply = self._receive(self.limits.time_for_start)
+            if reply.get("type") != "ready":
+                return self._fault(reply, "start")
+            self.launcher.admit_game()
+        except BotFault as fault:
+            return fault
+        return None
+
+    def _prepare_next_game(self) -> None:
+        """Ready the next game's process in the background (the zygote forks it as soon
+        as the last game's processes are gone); `start_game` waits for it."""
+        result: list[BotFault | None] = []
+        thread = threading.Thread(target=lambda: result.append(self._ready_next_game()), daemon=True,
+                                  name=f"sandbox {self.name}: next game")
+        self._next_game = (thread, result)
+        thread.start()
+
+    def _wait_for_next_game(self) -> BotFault | None:
+        """Wait for the background `_prepare_next_game`, if one runs; its fault, if any."""
+        if self._next_game is None:
+            return None
+        thread, result = self._next_game
+        self._next_game = None
+        thread.join()
+        return result[0] if result else BotFault(FaultKind.CRASH, "its next game could not be readied", fatal=True)
 
     def act(self, observation, timeout):
         began = time.monotonic()
@@ -221,6 +260,8 @@ class SandboxHost(BotHost):
                 raise self._fault(reply, "end")
             if self.zygote:
                 self._end_current_game()
+                if self.launcher.started:
+                    self._prepare_next_game()
         finally:
             self._in_game = False
             if not self.zygote:

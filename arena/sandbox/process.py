@@ -48,6 +48,7 @@ class SandboxLauncher(Launched):
         self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
         self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
         self._stopper: cgroups.Stopper | None = None
+        self._held: tuple[tuple[int, ...], list[int]] | None = None  # the stopped pids, the cgroup's pids
 
     # -- start and end ------------------------------------------------------------
 
@@ -143,6 +144,15 @@ class SandboxLauncher(Launched):
         self._end_stopper()
         self.stopped = set()
         self._paused = []
+        self._held = None
+
+    def interrupt(self) -> None:
+        """Kill the sandbox (bwrap: everything in its namespace dies with it) without
+        touching this launcher's state, from a thread other than the one using it: that
+        one sees the sandbox end, and ends it as its own code does (`kill`)."""
+        popen = self.popen
+        if popen is not None:
+            popen.kill()  # Popen.kill checks that it was not reaped: no other process is signalled
 
     def death(self) -> BotFault:
         """Kill the sandbox whose channel closed; the fault saying how it ended."""
@@ -275,6 +285,38 @@ class SandboxLauncher(Launched):
             self.watch_fd = os.pidfd_open(games[0])
         except (AttributeError, OSError):
             self.watch_fd = None
+        self._hold(games[0])
+
+    def _hold(self, game: int) -> None:
+        """Keep the admitted game process stopped until its hand-over (its `start`):
+        from here to there nothing of the bot runs, which `hand_over` verifies."""
+        send_signal(game, signal.SIGSTOP)
+        if not checks.wait_stopped([game]) or _state(game) != "T":
+            self.kill()
+            raise BotFault(FaultKind.CRASH, "sandbox check failed: its game process could not be stopped",
+                           fatal=True)
+        self.stopped = {game}  # `cont` lets it run at its first request, the game's start
+        self._held = (tuple(self._paused) + (game,), sorted(self.cgroup.procs()) if self.cgroup else [])
+
+    def held(self) -> list[int]:
+        """The processes kept stopped from the check of the next game's process to its
+        hand-over (the zygote, the game's waiter, the game process), or [] when none is."""
+        return [] if self._held is None else list(self._held[0])
+
+    def hand_over(self) -> None:
+        """Before the held game process gets its game: the check at admission still holds
+        (every process of the bot stopped since, and no process came or went); else a
+        fatal fault, the sandbox killed."""
+        if self._held is None:
+            return
+        held, procs = self._held
+        self._held = None
+        changed = [pid for pid in held if _state(pid) != "T"]
+        if changed or self.cgroup is None or sorted(self.cgroup.procs()) != procs:
+            self.kill()
+            what = f"process {changed[0]} ran" if changed else "its processes changed"
+            raise BotFault(FaultKind.CRASH, f"sandbox check failed: {what} between the check of its next game's "
+                                            "process and the game's start", fatal=True)
 
     def _depth(self, pid: int) -> int:
         """How far below bwrap `pid` is in the sandbox's base chain (bwrap 0, zygote 2)."""
@@ -299,7 +341,7 @@ class SandboxLauncher(Launched):
         self._game_log = self._take_log()  # before the zygote runs again
         for pid in self._paused:
             send_signal(pid, signal.SIGCONT)
-        self.keep, self.stopped, self._paused = self.base, set(), []
+        self.keep, self.stopped, self._paused, self._held = self.base, set(), [], None
 
     def _end_watch(self) -> None:
         if self.watch_fd is not None:
@@ -312,6 +354,15 @@ def send_signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def _state(pid: int) -> str:
+    """The state letter of `pid` (T: stopped), "X" when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError):
+        return "X"
 
 
 def readable(fd: int) -> bool:

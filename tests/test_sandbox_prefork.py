@@ -1,0 +1,88 @@
+"""The next game's process, readied between games: forked once the last game's processes
+are gone, checked from outside and held stopped (with the zygote and its waiter) until
+its game starts, when the hand-over verifies that nothing of the bot ran meanwhile."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+
+import pytest
+
+from arena.faults import BotFault
+from arena.plugins import load_registry
+from arena.sandbox import SandboxHost, sandbox_unavailable
+from arena.seats import Limits
+
+REASON = sandbox_unavailable()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox can be made here: {REASON}")
+
+LIMITS = Limits(time_per_decision=2.0, time_bank=2.0, memory_mb=400, time_for_start=30)
+INFO = {"ruleset": "flip-7", "version": "1", "options": {}, "seat": 0, "players": 2, "bots": ["a", "b"]}
+OUTCOME = {"standing": [1, 2], "scores": [1, 0], "reason": "test"}
+
+
+def observation() -> dict:
+    """The first decision of a two-player Flip 7 deal, as a bot receives it."""
+    ruleset = load_registry().ruleset("flip-7").cls
+    game = ruleset.new_game(2, ruleset.resolve_options(), random.Random(1))
+    seat = game.current_seat()
+    return {"ruleset": ruleset.id, "version": ruleset.version, "options": ruleset.resolve_options(), "seat": seat,
+            "players": 2, "view": game.view(seat), "events": [], "legal_actions": game.legal_actions()}
+
+
+def state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
+    except OSError:
+        return "gone"
+
+
+def held_after_a_game(host: SandboxHost, seconds: float = 30.0) -> list[int]:
+    """Play one game on `host`; the processes held for the next once it is readied."""
+    host.start_game(1, {}, INFO)
+    host.end_game(OUTCOME)
+    if host.launcher.cgroup is None:
+        pytest.skip("no cgroup here: the next game's process is checked at its start, by the zygote alone")
+    deadline = time.monotonic() + seconds
+    while not (held := host.launcher.held()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return held
+
+
+def test_between_games_the_next_game_process_is_held_stopped_with_its_zygote_and_waiter():
+    host = SandboxHost.for_bot("random", LIMITS)
+    try:
+        held = held_after_a_game(host)
+        assert len(held) == 3, held  # the zygote, the game's waiter, the game process
+        time.sleep(0.05)  # stopped, and staying so
+        assert [state(pid) for pid in held] == ["T", "T", "T"]
+        host.start_game(2, {}, INFO)  # the hand-over: the held process answers its start
+        assert host.launcher.held() == []
+        assert [state(pid) for pid in held[:2]] == ["T", "T"]  # the zygote and waiter stay stopped for the game
+        assert host.act(observation(), 2.0) in observation()["legal_actions"]
+        host.end_game(OUTCOME)
+    finally:
+        host.close()
+
+
+@pytest.mark.parametrize("tamper, process", [(signal.SIGCONT, 2), (signal.SIGCONT, 0), (signal.SIGKILL, 2)])
+def test_a_held_process_that_ran_or_ended_before_the_hand_over_fails_the_sandbox_check(tamper, process):
+    """Nothing of the bot can resume a held process (all of them are stopped): whatever
+    did, the game does not start on it; the next start makes a new sandbox."""
+    host = SandboxHost.for_bot("random", LIMITS)
+    try:
+        held = held_after_a_game(host)
+        os.kill(held[process], tamper)
+        time.sleep(0.05)
+        with pytest.raises(BotFault, match="sandbox check failed") as caught:
+            host.start_game(2, {}, INFO)
+        assert caught.value.fatal
+        host.start_game(3, {}, INFO)
+        assert host.act(observation(), 2.0) in observation()["legal_actions"]
+        host.end_game(OUTCOME)
+    finally:
+        host.close()

@@ -65,7 +65,7 @@ def test_the_bot_plays_both_rulesets_in_the_default_sandbox_from_a_tournament_fi
         path.chmod(0o755 if path.is_dir() else 0o644)
     toml = tmp_path / "t.toml"
     toml.write_text('[tournament]\nname = "learned"\nseed = 5\ndeals = 1\n'   # isolation: the default
-                    '[[bots]]\nuse = "./learned_bot/learned_bot.py:LearnedBot"\n'
+                    '[[bots]]\nuse = "./learned_bot/learned_bot.py:LearnedBot"\nas = "learned-linear"\n'
                     '[[bots]]\nuse = "random"\n'
                     '[[rulesets]]\nuse = "uno-flip"\nplayers = 2\noptions = { target_score = 0 }\n'
                     '[[rulesets]]\nuse = "color-flush"\nplayers = 2\n')

@@ -5,10 +5,11 @@ observation and that action (`uno_flip_features`, `color_flush_features`: what t
 plays, what it leaves in hand, what the opponent is known to hold...), scores each by the
 dot product with the ruleset's learned weights (``weights.json`` beside this file, a few
 dozen numbers per ruleset) and plays the best; the bot's `rng` only breaks exact ties.
-The weights come from `examples/train_learned_bot.py`: imitation of the ruleset's
-heuristic (softmax regression on its decisions), then evolution strategies on the paired
-score against that heuristic. Inference is numpy only, so the bot runs in the default
-sandbox (`use = "./learned_bot/learned_bot.py:LearnedBot"` in a tournament file).
+One feature is the ruleset heuristic's own score of the action; the weights come from
+`examples/train_learned_bot.py`: evolution strategies on the score against that heuristic,
+starting from `STARTING_WEIGHTS` (the heuristic written as weights). Inference is numpy
+only, so the bot runs in the default sandbox (`use = "./learned_bot/learned_bot.py:LearnedBot"`
+in a tournament file).
 """
 
 from __future__ import annotations

@@ -1,0 +1,80 @@
+"""examples/learned_bot/: the learned bot loads from its file, ships small checked-in weights
+for both of its rulesets, plays legal games in the default sandbox, and replays from the seed.
+(How strong it is against the heuristics is measured by examples/learned_bot_tournament.toml,
+published in docs/rl.md; too long a run for the test suite.)"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import arena
+from arena.api import bot_from_file
+from arena.plugins import load_registry
+from arena.run_and_publish import run_and_publish
+from arena.store import Store, store_path
+from arena.tournament import load_tournament
+from test_attacks import sandbox  # noqa: F401  (fixture)
+
+pytest.importorskip("numpy")
+
+FOLDER = Path(__file__).resolve().parents[1] / "examples" / "learned_bot"
+SPEC = f"{FOLDER / 'learned_bot.py'}:LearnedBot"
+RULESETS = ("color-flush", "uno-flip")
+SHORT = {"uno-flip": {"target_score": 0}, "color-flush": {}}   # a single round of UNO Flip: fast
+
+
+@pytest.fixture(scope="module")
+def bot():
+    return bot_from_file(SPEC)
+
+
+def test_the_weights_file_is_small_and_names_a_weight_for_every_feature_of_both_rulesets(bot):
+    path = FOLDER / "weights.json"
+    assert path.stat().st_size < 4096
+    data = json.loads(path.read_text())
+    module = __import__(bot.__module__)
+    for ruleset in RULESETS:
+        names = module.FEATURIZERS[ruleset][0]
+        assert sorted(data[ruleset]) == sorted(names)
+        learned = [data[ruleset][name] for name in names]
+        start = [module.STARTING_WEIGHTS[ruleset].get(name, 0.0) for name in names]
+        assert learned != start   # trained: not the heuristic's copy it starts from
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_bot_plays_legal_games_and_replays_them_from_the_seed(bot, ruleset):
+    opponent = f"{ruleset}-heuristic"
+    first = arena.play(ruleset, [bot, opponent], seed=11, options=SHORT[ruleset])
+    again = arena.play(ruleset, [bot, opponent], seed=11, options=SHORT[ruleset])
+    assert first.names[0] == "learned-linear" and first.record["faults"] == []
+    assert any(seat == 0 for seat, _ in first.record["decisions"])   # it was asked, and answered legally
+    assert first.record["transcript_hash"] == again.record["transcript_hash"]
+    other_seed = arena.play(ruleset, [bot, opponent], seed=12, options=SHORT[ruleset])
+    assert other_seed.record["transcript_hash"] != first.record["transcript_hash"]
+
+
+def test_the_bot_plays_both_rulesets_in_the_default_sandbox_from_a_tournament_file(tmp_path, sandbox):  # noqa: F811
+    tmp_path.chmod(0o755)
+    copy = tmp_path / "learned_bot"
+    shutil.copytree(FOLDER, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [copy, *copy.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    toml = tmp_path / "t.toml"
+    toml.write_text('[tournament]\nname = "learned"\nseed = 5\ndeals = 1\n'   # isolation: the default
+                    '[[bots]]\nuse = "./learned_bot/learned_bot.py:LearnedBot"\nas = "learned-linear"\n'
+                    '[[bots]]\nuse = "random"\n'
+                    '[[rulesets]]\nuse = "uno-flip"\nplayers = 2\noptions = { target_score = 0 }\n'
+                    '[[rulesets]]\nuse = "color-flush"\nplayers = 2\n')
+    tournament = load_tournament(toml, load_registry())
+    assert tournament.isolation == "sandbox"
+    result = run_and_publish(tournament, tmp_path / "results", workers=1, progress=False, echo=lambda line: None)
+    with Store.open(store_path(tmp_path / "results")) as store:
+        records = [store.record(i) for i in range(store.count())]
+    assert result.complete and sorted({r["ruleset"]["id"] for r in records}) == sorted(RULESETS)
+    for record in records:
+        assert record["faults"] == [], record["faults"]
+        assert "learned-linear" in [seat["display"] for seat in record["seats"]]

@@ -110,6 +110,19 @@ def test_schema_is_migrated_once_and_a_newer_one_is_refused(db_url):
         connect(db_url)
 
 
+def test_a_database_of_schema_step_2_gets_the_rated_games_index(db_url):
+    from arena.ladder.db import games_rated
+
+    engine = connect(db_url)
+    with engine.begin() as conn:
+        games_rated.drop(conn)
+        conn.execute(schema.update().values(version=2))
+    engine = connect(db_url)
+    with engine.connect() as conn:
+        assert "games_rated" in {index["name"] for index in sa.inspect(conn).get_indexes("games")}
+        assert conn.execute(sa.select(schema.c.version)).scalar() == SCHEMA_VERSION == 3
+
+
 def test_database_urls():
     assert database_url("postgresql://u@h/db", Path(".")) == "postgresql+psycopg://u@h/db"
     with pytest.raises(ConfigError, match="give postgresql"):

@@ -113,6 +113,9 @@ games = sa.Table(
 
 sa.Index("tasks_state", tasks.c.state, tasks.c.id)
 sa.Index("games_ruleset", games.c.ruleset, games.c.id)
+games_rated = sa.Index("games_rated", games.c.gate, games.c.id)
+"""The rated games (gate NULL) in arrival order: the refit counts and reads them on every
+standings change, which scanned every stored record without it (schema step 3)."""
 
 # -- schema version 2: the web pages (issue 40) ---------------------------------------------
 
@@ -183,7 +186,12 @@ def _web_v2(conn: Connection) -> None:
                                            for seat, version in enumerate(json.loads(row.seats))])
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _web_v2]
+def _rated_v3(conn: Connection) -> None:
+    """The index of the rated games in arrival order (`games_rated`)."""
+    games_rated.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _web_v2, _rated_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -74,6 +74,8 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
 
     from arena.ladder.api import make_app
 
+    for label in ladder.rulesets:  # the refit reads every stored game once, here rather than on a first visit
+        ladder.standings_table(label)
     listener = tcp_listener(host, port)
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host

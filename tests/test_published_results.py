@@ -43,21 +43,50 @@ def test_the_reference_results_are_published():
     assert ROOT / "results" / "reference" / "standings.json" in PUBLISHED
 
 
+REFERENCE = ROOT / "results" / "reference"
+
+
+def _without_tournament(document):
+    return {k: v for k, v in document.items() if k != "tournament"}
+
+
+def test_the_committed_reference_store_ranks_to_the_published_standings_and_a_sample_of_each_ruleset_replays():
+    """The reference's store is committed (replays and charts from a fresh clone): ranking it
+    again gives the committed standings, and the first games of each of its rulesets replay
+    exactly (with their luck corrections). The slow test below replays every game."""
+    from arena.publish import document
+    from arena.store import Store, store_path
+    from arena.verify import _verify_range, check_seed, installed_rulesets
+
+    assert (REFERENCE / "games.sqlite").is_file(), "results/reference/games.sqlite is published with the standings"
+    published = json.loads((REFERENCE / "standings.json").read_text())
+    with Store.open(store_path(REFERENCE)) as store:
+        ranked = document(store, workers=1)
+        plan, seed = store.plan(), check_seed(store)
+        firsts: dict[int, int] = {}
+        for row in store.stored_rows():
+            firsts.setdefault(row.ruleset, row.index)
+    assert _without_tournament(ranked) == _without_tournament(published)
+    assert ranked["tournament"]["games_stored"] == published["tournament"]["games_stored"]
+    assert sorted(firsts) == list(range(len(plan["rulesets"])))
+    for ruleset, first in sorted(firsts.items()):
+        checked = _verify_range(str(store_path(REFERENCE)), plan, seed, installed_rulesets(), first, first + 6)
+        assert checked.games == checked.replayed == 6, (ruleset, checked.summary())
+
+
+@pytest.mark.slow
 def test_the_committed_reference_store_replays_to_the_published_standings():
-    """The reference's store is committed (replays and charts from a fresh clone): every game
-    in it replays exactly, and ranking it again gives the committed standings."""
+    """Every game in the committed reference store replays exactly, and `arena rank` of it
+    gives the committed standings."""
     from click.testing import CliRunner
 
     from arena.cli import main
 
-    folder = ROOT / "results" / "reference"
-    assert (folder / "games.sqlite").is_file(), "results/reference/games.sqlite is published with the standings"
-    result = CliRunner().invoke(main, ["rank", "--json", str(folder)])
+    result = CliRunner().invoke(main, ["rank", "--json", str(REFERENCE)])
     assert result.exit_code == 0, result.output
     ranked = json.loads(result.stdout)
-    published = json.loads((folder / "standings.json").read_text())
-    assert {k: v for k, v in ranked.items() if k != "tournament"} == \
-        {k: v for k, v in published.items() if k != "tournament"}
+    published = json.loads((REFERENCE / "standings.json").read_text())
+    assert _without_tournament(ranked) == _without_tournament(published)
     assert ranked["tournament"]["games_stored"] == published["tournament"]["games_stored"]
 
 

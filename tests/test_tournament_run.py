@@ -72,7 +72,7 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes_without_replaying(toy):
 
 
 def test_kill_9_of_a_running_arena_run_loses_nothing_and_the_rerun_matches_an_uninterrupted_run(toy, plugin_dir):
-    path = toy_file(toy / "t.toml", deals=15, players=3, bots=SLEEPY_BOTS)
+    path = toy_file(toy / "t.toml", deals=10, players=3, bots=SLEEPY_BOTS)  # killed at 20 of 120 games
     args = ["run", str(path), "--workers", "2", "--out", str(toy / "killed")]
     proc = arena_subprocess(args, plugin_dir, toy)
     store = store_path(toy / "killed")
@@ -81,7 +81,7 @@ def test_kill_9_of_a_running_arena_run_loses_nothing_and_the_rerun_matches_an_un
     assert workers_gone(proc.pid), "workers outlived the killed run"
     with sqlite3.connect(store) as db:
         kept = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    total = 4 * 15 * 3
+    total = 4 * 10 * 3
     assert stored_at_kill <= kept < total
 
     rerun = arena_subprocess(args, plugin_dir, toy)

@@ -159,6 +159,7 @@ def test_worker_options_ray_and_workers_go_together_and_ray_missing_says_how_to_
 CONFIG = """[ladder]
 name = "cluster"
 seed = 7
+scheduler = "round-robin"  # a finite schedule: the runs compare every game played to the end
 deals_per_table = 2
 batch_games = 1
 lease_seconds = 120

@@ -84,10 +84,11 @@ class SandboxHost(BotHost):
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
                 python: str | None = None, read_only: Sequence[str] = (),
-                protected: Sequence[str] = ()) -> "SandboxHost":
+                protected: Sequence[str] = (), distributions: Sequence[str] | None = None) -> "SandboxHost":
         """A registered bot, loaded by a zygote run by `python` (default: this one),
         which sees this interpreter's import path (or `read_only` plus its own), less
-        any folder that holds one of the `protected` paths."""
+        any folder that holds one of the `protected` paths. The zygote imports the plugins
+        of `distributions` only (`Registry.sandbox_distributions`); None: every installed one."""
         extra = dict(env or {})
         pythonpath = [p for p in extra.pop("PYTHONPATH", "").split(os.pathsep) if p]
         paths = list(read_only) + pythonpath + (python_mounts() if python is None else [])
@@ -97,15 +98,18 @@ class SandboxHost(BotHost):
             child_env["PYTHONPATH"] = os.pathsep.join(pythonpath + [p for p in sys.path if p and os.path.isabs(p)])
         elif pythonpath:
             child_env["PYTHONPATH"] = os.pathsep.join(pythonpath)
-        argv = (python or sys.executable, "-m", "arena.sandbox.zygote", bot_name, str(limits.tmp_mb))
+        argv: tuple[str, ...] = (python or sys.executable, "-m", "arena.sandbox.zygote", bot_name, str(limits.tmp_mb))
+        if distributions is not None:
+            argv += ("--plugins-of", *distributions)
         return cls(SandboxSpec(argv, tuple(paths), (), child_env, limits.tmp_mb), limits, bot_name, zygote=True)
 
     @classmethod
-    def for_file(cls, spec: str, limits: Limits = Limits(), protected: Sequence[str] = ()) -> "SandboxHost":
+    def for_file(cls, spec: str, limits: Limits = Limits(), protected: Sequence[str] = (),
+                 distributions: Sequence[str] | None = None) -> "SandboxHost":
         """A bot in a file (absolute ``PATH.py:Class``), loaded by a zygote of this Python
         as a registered bot is, with the file's folder bound read-only (so it finds its
         own files, weights included); of a folder holding one of the `protected` paths,
-        every entry but those."""
+        every entry but those. `distributions` as for `for_bot` (its rulesets')."""
         folder = os.path.dirname(spec.rpartition(":")[0])
         shown = [folder] if not _holds_any(folder, protected) else \
             [os.path.join(folder, entry) for entry in sorted(os.listdir(folder))
@@ -113,7 +117,8 @@ class SandboxHost(BotHost):
         # One thread for numerical libraries: numpy's BLAS would start threads at import, and a
         # zygote forks only a single-threaded process.
         single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-        return cls.for_bot(spec, limits, env=single, read_only=shown, protected=protected)
+        return cls.for_bot(spec, limits, env=single, read_only=shown, protected=protected,
+                           distributions=distributions)
 
     @classmethod
     def for_command(cls, argv: Sequence[str], limits: Limits = Limits(), name: str = "bot",

@@ -180,10 +180,13 @@ class SandboxHost(BotHost):
         return self.launcher.pids()
 
     def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
-        """`message`'s reply, the bot let run only while it is asked."""
-        self.launcher.cont()
+        """`message`'s reply, the bot let run only while it is asked: resumed once its
+        request is in the pipe (one wake-up, to a read that does not block), stopped
+        again (verified) before this returns."""
+        self.launcher.check_escape()
+        channel = self._channel()
         try:
-            return self._channel().request(message, timeout)
+            return channel.request(message, timeout, resume=self.launcher.cont)
         finally:
             self.launcher.stop()
 

@@ -234,17 +234,21 @@ class SandboxLauncher(Launched):
                 self._escaped = f"kept running after it was stopped (threads {(running or [])[:3]})"
                 return
             if running is None:  # a task came or went: signal everything again, list anew
-                self.stopped |= stopper.stop()
+                self.stopped |= stopper.stop(relist=True)
             elif now > again:  # not stopped 1 ms after its signal: perhaps resumed by a sibling
                 stopper.stop_again(running)
                 again = now + 0.001
             os.sched_yield()  # on a busy machine, let its processes take their stop
 
-    def cont(self) -> None:
-        """Let the bot run (for a request); the fault of a bot that escaped its last stop."""
+    def check_escape(self) -> None:
+        """The fault of a bot that escaped its last stop (killed then), if it did."""
         if self._escaped is not None:
             why, self._escaped = self._escaped, None
             raise BotFault(FaultKind.CRASH, why, fatal=True)
+
+    def cont(self) -> None:
+        """Let the bot run (for a request); the fault of a bot that escaped its last stop."""
+        self.check_escape()
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self.stopped:
             send_signal(pid, signal.SIGCONT)

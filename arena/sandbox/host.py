@@ -76,6 +76,7 @@ class SandboxHost(BotHost):
         self.bot_name: str | None = None
         self._in_game = False
         self._exit_pending = False  # the zygote's word on the last game is still to be read
+        self._end_pending = False  # the last game's processes were killed; the zygote is still stopped
         self._cpu_at_start = 0.0
         self._cpu_bound = 0.0  # an upper bound on the CPU used this game, to read the cgroup rarely
         self._next_game: tuple[threading.Thread, list[BotFault | None]] | None = None
@@ -158,7 +159,7 @@ class SandboxHost(BotHost):
             self.launcher.kill()
             raise BotFault(FaultKind.GARBAGE, f"bad handshake: {str(reply)[:200]}", fatal=True)
         self.bot_name = str(reply.get("bot", "?"))
-        self._exit_pending = False
+        self._exit_pending = self._end_pending = False
         self.launcher.note_started()
 
     def _channel(self) -> Channel:
@@ -199,7 +200,7 @@ class SandboxHost(BotHost):
         if fault is None and (not self.zygote or not self.launcher.running()):
             self._start()
             fault = self._ready_next_game() if self.zygote else None
-        elif fault is None and self._exit_pending:  # the last game ended here; nothing readied its next
+        elif fault is None and (self._end_pending or self._exit_pending):  # nothing readied its next game
             fault = self._ready_next_game()
         self.launcher.take_log()  # what came before this game is not its log
         self._in_game = True
@@ -213,11 +214,15 @@ class SandboxHost(BotHost):
             raise self._fault(reply, "start")
 
     def _ready_next_game(self) -> BotFault | None:
-        """Read the zygote's word on the last game (if it is still to be read), wait for
-        its next game process to be ready, then have the launcher check, admit and hold
-        it (`SandboxLauncher.admit_game`); the fault to raise at the game's start, if any.
-        Runs in `_next_game` (a thread) between games, so that a start costs a hand-over."""
+        """Let the zygote run again once the last game's processes are gone (if its end
+        left that, `_resume_zygote`), read its word on the last game (if it is still to
+        be read), wait for its next game process to be ready, then have the launcher
+        check, admit and hold it (`SandboxLauncher.admit_game`); the fault to raise at the
+        game's start, if any. Runs in `_next_game` (a thread) between games, so that a
+        game's end costs a SIGKILL and its start a hand-over."""
         try:
+            if self._end_pending:
+                self._resume_zygote()
             if self._exit_pending:
                 reply = self._receive(self.limits.time_for_start)
                 if reply.get("type") != "exit":
@@ -276,11 +281,18 @@ class SandboxHost(BotHost):
                 self.launcher.kill()
 
     def _end_current_game(self) -> None:
-        """End the game's processes (`SandboxLauncher.end_game`); then let the zygote
-        report the end ("exit", read at the next start) and ready the next game's process."""
-        self.launcher.end_game()
-        self._exit_pending = True
+        """Kill the game's processes and take its log (`SandboxLauncher.kill_game`); the
+        rest of the end (`_resume_zygote`) is the next game's readying's, off the game's path."""
+        self.launcher.kill_game()
+        self._end_pending = True
         self._in_game = False
+
+    def _resume_zygote(self) -> None:
+        """Once the last game's processes are gone, let the zygote run again, report the
+        end ("exit") and ready the next game's process."""
+        self._end_pending = False
+        self.launcher.resume_zygote()
+        self._exit_pending = True
         if self.channel is not None and self.launcher.started:
             self.channel.send({"type": "next"}, self.limits.time_for_end, time.monotonic() + self.limits.time_for_end)
 

@@ -332,7 +332,23 @@ class SandboxLauncher(Launched):
     def end_game(self) -> None:
         """Kill the game's processes, its waiter still stopped, so nothing of the game
         outlives it and the zygote learns nothing of how it ended; take the game's log;
-        then let the zygote run again."""
+        then let the zygote run again (`kill_game`, then `resume_zygote`)."""
+        self.kill_game()
+        self.resume_zygote()
+
+    def kill_game(self) -> None:
+        """SIGKILL the game's processes, its waiter still stopped (none of them runs
+        the bot's code again), and take the game's log: the part of `end_game` a game's
+        end waits for. The zygote stays stopped until `resume_zygote`."""
+        if self.cgroup is not None:
+            self.cgroup.signal_all(signal.SIGKILL, self.base)
+        self._end_watch()
+        self._end_stopper()
+        self._game_log = self._take_log()  # before the zygote runs again
+
+    def resume_zygote(self) -> None:
+        """Once the killed game's processes are gone, let the zygote run again (a fatal
+        fault, the sandbox killed, if they cannot be killed)."""
         if self.cgroup is not None:
             # Wait until they are gone, not only signalled: a process with SIGKILL pending
             # that is entering a read of the shared channel can still take the `next`
@@ -340,9 +356,6 @@ class SandboxLauncher(Launched):
             if not self.cgroup.kill_all(keep=self.base):
                 self.kill()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
-        self._end_watch()
-        self._end_stopper()
-        self._game_log = self._take_log()  # before the zygote runs again
         for pid in self._paused:
             send_signal(pid, signal.SIGCONT)
         self.keep, self.stopped, self._paused, self._held = self.base, set(), [], None

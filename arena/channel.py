@@ -13,7 +13,7 @@ import math
 import os
 import select
 import time
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from arena.faults import BotFault
 from arena.protocol import MAX_REPLY_BYTES, ProtocolError, decode_reply, encode
@@ -54,14 +54,17 @@ class Channel:
         self._writer.register(write_fd, select.POLLOUT)
         self._reader: tuple[int | None, Any] | None = None  # (watch fd, select.poll) for reading
 
-    def request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], timeout: float | None,
+                resume: Callable[[], None] | None = None) -> dict[str, Any]:
         """Send `message` and read the one-line reply, both within `timeout` seconds
         (None: no limit). Whatever goes wrong on the way is the bot's BotFault: a write
         or a reply that does not finish in time ("timeout"), a closed channel ("crash"),
         a reply that is not one protocol message within the size and nesting limits of
-        `arena.protocol.decode_reply` ("garbage"); all of them end the process."""
+        `arena.protocol.decode_reply` ("garbage"); all of them end the process.
+        `resume` (a stopped process's): called once as much of the message as the pipe
+        holds is written, so the process wakes once, to a request it can read at once."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        self.send(message, timeout, deadline)
+        self.send(message, timeout, deadline, resume)
         if b"\n" not in self.buffer:
             self._read_line(timeout, deadline)
         line, self.buffer = self.buffer.split(b"\n", 1)
@@ -88,13 +91,16 @@ class Channel:
         except Exception as exc:  # noqa: BLE001 - any bad reply is the bot's
             raise self._fatal(FaultKind.GARBAGE, f"bad reply: {type(exc).__name__}") from None
 
-    def send(self, message: dict[str, Any], timeout: float | None, deadline: float | None) -> None:
+    def send(self, message: dict[str, Any], timeout: float | None, deadline: float | None,
+             resume: Callable[[], None] | None = None) -> None:
         """Write `message` by `deadline` (a time.monotonic() value, None for none): a bot
         that stops reading its input cannot hold the harness; past the deadline it is a
-        fatal "timeout" fault (`timeout` names the limit)."""
+        fatal "timeout" fault (`timeout` names the limit). `resume`: see `request`."""
         self._check_started()
         data = encode(message)
         written = self._write_some(data)  # the usual case: the pipe has room for all of it
+        if resume is not None:
+            resume()
         view = memoryview(data)
         while written < len(data):
             if deadline is None:

@@ -13,11 +13,15 @@ functions marked ``@arena.hookimpl`` (the hooks are specified in `arena.hookspec
 
 Built-in bots and rulesets register through the very same entry points. Nothing
 is loaded at import time: `load_registry()` builds the plugin manager on demand.
+It may load only the plugins of named distributions (`distributions`, or for the
+whole process `restrict`): a bot's sandbox loads those its bot and its rulesets need
+(`Registry.sandbox_distributions`), not every installed plugin.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -30,6 +34,31 @@ from arena.hookspecs import PROJECT, HookSpecs, hookimpl, hookspec  # noqa: F401
 from arena.rules.base import Ruleset
 
 ENTRY_POINT_GROUP = "arena"
+
+_scope: frozenset[str] | None = None
+"""The distributions (canonical names) this process loads plugins of; None: every one."""
+
+
+def canonical(distribution: str) -> str:
+    """A distribution's name as packaging compares them (PEP 503): "Flip_Arena" -> "flip-arena"."""
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
+def restrict(distributions: Iterable[str] | None) -> None:
+    """From now on, load the plugins of these distributions only in this process (every
+    `load_registry` without `distributions` of its own, `arena.rulesets` included); None:
+    every installed plugin again. A bot's sandbox (`arena.sandbox.zygote`) calls it first."""
+    global _scope
+    _scope = None if distributions is None else frozenset(canonical(d) for d in distributions)
+
+
+def entry_points_of(distributions: Iterable[str] | None = None) -> list[importlib.metadata.EntryPoint]:
+    """The `arena` entry points of `distributions` (default: `restrict`'s, else all), in
+    the order plugins are loaded (by distribution, then entry point name)."""
+    wanted = _scope if distributions is None else frozenset(canonical(d) for d in distributions)
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    kept = [ep for ep in found if wanted is None or canonical(ep.dist.name if ep.dist else "") in wanted]
+    return sorted(kept, key=lambda ep: (ep.dist.name if ep.dist else "", ep.name))
 
 
 @dataclass(frozen=True)
@@ -129,18 +158,31 @@ class Registry:
                 raise PlayerCountError(f"bot {name!r} does not play {ruleset_id}")
         return ruleset
 
+    def sandbox_distributions(self, bot_package: str | None, ruleset_ids: Iterable[str]) -> tuple[str, ...]:
+        """What a bot's sandbox loads plugins of (sorted): `bot_package`, the distribution
+        that provides the bot (None: a bot from a file, which brings its folder instead),
+        and for each ruleset of `ruleset_ids` it plays, the distribution providing the
+        ruleset and those of the plugins that register helpers for it (its playouts).
+        Ruleset ids this registry does not know add nothing."""
+        needed = {bot_package} if bot_package else set()
+        for ruleset_id in ruleset_ids:
+            for entry in (self.rulesets.get(ruleset_id), self.playouts.get(ruleset_id)):
+                if entry is not None:
+                    needed.add(entry.origin.package)
+        return tuple(sorted(needed))
 
-def build_plugin_manager(extra_plugins: Iterable[tuple[str, Any]] = (),
-                         entry_points: bool = True) -> tuple[pluggy.PluginManager, dict[str, Origin], list[BrokenPlugin]]:
-    """A plugin manager with every `arena` entry point loaded (a plugin that fails to
-    import becomes a warning and a BrokenPlugin; the others still load), plus
-    `extra_plugins` as (name, module-or-object) pairs."""
+
+def build_plugin_manager(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: bool = True,
+                         distributions: Iterable[str] | None = None,
+                         ) -> tuple[pluggy.PluginManager, dict[str, Origin], list[BrokenPlugin]]:
+    """A plugin manager with the `arena` entry points of `distributions` loaded (default:
+    `restrict`'s, else every one; a plugin that fails to import becomes a warning and a
+    BrokenPlugin; the others still load), plus `extra_plugins` as (name, module-or-object) pairs."""
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
     origins: dict[str, Origin] = {}
     broken: list[BrokenPlugin] = []
-    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) if entry_points else []
-    for entry_point in sorted(found, key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
+    for entry_point in entry_points_of(distributions) if entry_points else []:
         package = entry_point.dist.name if entry_point.dist else "?"
         version = entry_point.dist.version if entry_point.dist else "?"
         plugin_name = f"{package}:{entry_point.name}"
@@ -176,13 +218,15 @@ def _clash_message(first_plugin: str | None, package: str, module: Any) -> str:
             f"(rename one package's module)")
 
 
-def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: bool = True) -> Registry:
-    """Load every plugin and collect what they register.
+def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: bool = True,
+                  distributions: Iterable[str] | None = None) -> Registry:
+    """Load the plugins of `distributions` (default: `restrict`'s, else every installed
+    plugin) and collect what they register.
 
     Raises PluginError when two plugins register the same bot or ruleset name
     (the message names both packages) or when a registration breaks the contract.
     """
-    manager, origins, broken = build_plugin_manager(extra_plugins, entry_points)
+    manager, origins, broken = build_plugin_manager(extra_plugins, entry_points, distributions)
     registry = Registry(broken=list(broken))
     bots: dict[str, BotEntry] = {}
     rulesets: dict[str, RulesetEntry] = {}
@@ -220,14 +264,16 @@ def load_registry(extra_plugins: Iterable[tuple[str, Any]] = (), entry_points: b
 def _run_plugins(manager: pluggy.PluginManager,
                  origins: dict[str, Origin]) -> tuple[dict[str, PluginEntry], list[PluginEntry]]:
     """Every plugin's `register_schedulers` (by name) and `register_run_observers`."""
-    from arena.scheduling.tournament import BUILTIN_SCHEDULERS
-
     schedulers: dict[str, PluginEntry] = {}
     observers: list[PluginEntry] = []
     for impl in manager.hook.register_schedulers.get_hookimpls():
         origin = origins[impl.plugin_name]
 
         def scheduler(name: str, factory: Any, origin: Origin = origin) -> None:
+            # Imported here: loading a registry no scheduler is registered in (a sandbox's)
+            # does not import the scheduling (a tenth of a second).
+            from arena.scheduling.tournament import BUILTIN_SCHEDULERS
+
             if not isinstance(name, str) or not callable(factory):
                 raise PluginError(f"plugin {origin.plugin}: a scheduler is registered as (name, factory), "
                                   f"not ({name!r}, {factory!r})")

@@ -89,12 +89,14 @@ class HostPool:
 
                 ensure_built(submission)
                 self.hosts[entry] = SandboxHost.for_bot(entrant.cls.name, job.limits, python=submission.python,
-                                                        read_only=submission.read_only())
+                                                        read_only=submission.read_only(),
+                                                        distributions=self._plugins(entry, submission.bot.package))
             elif job.files and (file := job.files[entry]) is not None:  # in a sandbox (folder read-only) or a process
                 if self.isolation == "sandbox":
                     from arena.sandbox import SandboxHost
 
-                    self.hosts[entry] = SandboxHost.for_file(file, job.limits, protected=job.protected)
+                    self.hosts[entry] = SandboxHost.for_file(file, job.limits, protected=job.protected,
+                                                             distributions=self._plugins(entry, None))
                 else:
                     self.hosts[entry] = ProcessHost.for_bot(file, job.limits)
             elif job.local and job.local[entry]:
@@ -107,12 +109,31 @@ class HostPool:
                 self.hosts[entry] = (
                     SandboxHost.for_command(command, job.limits, name=entrant.display_name, protected=job.protected)
                     if command is not None else
-                    SandboxHost.for_bot(entrant.cls.name, job.limits, protected=job.protected))
+                    SandboxHost.for_bot(entrant.cls.name, job.limits, protected=job.protected,
+                                        distributions=self._installed_plugins(entry)))
             elif self.isolation == "process":
                 self.hosts[entry] = ProcessHost.for_bot(entrant.cls.name, job.limits)
             else:
                 self.hosts[entry] = InlineHost(entrant.cls)
         return self.hosts[entry]
+
+    def _plugins(self, entry: int, package: str | None) -> tuple[str, ...]:
+        """The distributions whose plugins entrant `entry`'s sandbox loads: `package` (its
+        bot's; None: a bot from a file), and those of the rulesets it plays in this job and
+        of their helpers (`Registry.sandbox_distributions`)."""
+        import arena.rulesets
+
+        bot = self.job.entrants[entry].cls
+        in_play = [ruleset.id for ruleset, _ in self.job.rulesets if bot.plays(ruleset.id)]
+        return arena.rulesets.registry().sandbox_distributions(package, in_play)
+
+    def _installed_plugins(self, entry: int) -> tuple[str, ...] | None:
+        """`_plugins` of an installed bot, from the distribution that registers it here;
+        None (every installed plugin) if none does (a bot only its sandbox's path has)."""
+        import arena.rulesets
+
+        found = arena.rulesets.registry().bots.get(self.job.entrants[entry].cls.name)
+        return None if found is None else self._plugins(entry, found.origin.package)
 
     @functools.cached_property
     def isolation(self) -> str:

@@ -15,7 +15,9 @@ Prints, for the same bot and observation, the median over interleaved rounds of:
 - microseconds per stop after a decision (`SandboxLauncher.stop`: SIGSTOP to the bot's
   processes and the verification that every thread is stopped), against a stop that
   only signals and lists the cgroup again (`BotCgroup.signal_all`, the stop before it
-  was verified), in alternating blocks of decisions on one host.
+  was verified), in alternating blocks of decisions on one host; and where the verified
+  stop's time goes: signalling (`Stopper.stop`) and verifying (`_verify_stop`, with the
+  reads of the bot's threads' states per stop).
 """
 
 from __future__ import annotations
@@ -110,6 +112,37 @@ def per_stop(host, observation, decisions):
     return {name: statistics.median(values) * 1e6 for name, values in times.items()}
 
 
+def stop_parts(host, observation, decisions):
+    """Medians (us) of the verified stop's two parts over `decisions` decisions: SIGSTOP
+    to the bot's processes, and the verification; and the state reads per verification."""
+    host.start_game(1, {}, INFO)
+    for _ in range(100):
+        host.act(observation, 5.0)
+    launcher, times = host.launcher, {"signal": [], "verify": [], "reads": []}
+    stopper, verify = launcher._stopper, launcher._verify_stop
+    signal_stop, unstopped = stopper.stop, stopper.unstopped
+
+    def timed(function, name):
+        def run(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                times[name].append(time.perf_counter() - began)
+        return run
+
+    stopper.stop, launcher._verify_stop = timed(signal_stop, "signal"), timed(verify, "verify")
+    stopper.unstopped = timed(unstopped, "reads")
+    try:
+        for _ in range(decisions):
+            host.act(observation, 5.0)
+    finally:
+        stopper.stop, stopper.unstopped, launcher._verify_stop = signal_stop, unstopped, verify
+    host.end_game(OUTCOME)
+    return (statistics.median(times["signal"]) * 1e6, statistics.median(times["verify"]) * 1e6,
+            len(times["reads"]) / max(1, len(times["verify"])))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=5000)
@@ -148,6 +181,7 @@ def main() -> None:
     host = makers["sandbox"]()
     try:
         stops = per_stop(host, observation, args.decisions) if _has_cgroup(host) else None
+        parts = stop_parts(host, observation, args.decisions) if stops is not None else None
     finally:
         host.close()
     median = {name: statistics.median(values) for name, values in decision.items()}
@@ -169,6 +203,8 @@ def main() -> None:
     else:
         print(f"stop after a decision, us (median): verified {stops['verified']:7.1f}   "
               f"signal and list only {stops['signal only']:7.1f}")
+        print(f"  of the verified stop, us (median): SIGSTOP {parts[0]:6.1f}   verification {parts[1]:6.1f} "
+              f"({parts[2]:.2f} reads of the threads' states a stop)")
 
 
 def _has_cgroup(host) -> bool:

@@ -303,3 +303,56 @@ def test_two_schedulers_of_one_name_are_an_error_naming_both_packages(plugin_dir
     with pytest.raises(PluginError, match="scheduler name 'idle' is registered twice: by run-extras .* and by "
                                           "run-rivals"):
         load_registry()
+
+
+def test_loading_named_distributions_skips_the_plugins_of_every_other(plugin_dir):
+    write_plugin(plugin_dir, "Throwaway_Bots", "throwaway_bots", THROWAWAY)
+    write_plugin(plugin_dir, "never-loaded", "never_loaded_plugin", "raise RuntimeError('imported after all')\n")
+    registry = load_registry(distributions=["throwaway-bots"])  # names compare as packaging does
+    assert list(registry.bots) == ["echo-first"] and registry.rulesets == {} and registry.broken == []
+    assert "never_loaded_plugin" not in sys.modules
+    both = load_registry(distributions=["flip-arena", "throwaway.bots"])
+    assert {"echo-first", "random"} <= set(both.bots) and "flip-7" in both.rulesets
+
+
+def test_restrict_scopes_every_registry_the_process_loads_until_lifted(plugin_dir):
+    from arena.plugins import restrict
+
+    write_plugin(plugin_dir, "throwaway-bots", "throwaway_bots", THROWAWAY)
+    restrict(["throwaway-bots"])
+    try:
+        assert list(load_registry().bots) == ["echo-first"]
+        assert "random" in load_registry(distributions=["flip-arena"]).bots  # an explicit list wins
+    finally:
+        restrict(None)
+    assert {"echo-first", "random"} <= set(load_registry().bots)
+
+
+def test_a_sandbox_needs_the_bots_rulesets_and_helpers_distributions_only(plugin_dir):
+    helper = """
+        import arena
+        from arena_bots.random_bot import RandomBot
+
+        @arena.hookimpl
+        def register_playouts(register):
+            register("flip-7-copy", RandomBot)
+    """
+    copy = """
+        import arena
+        from arena.rules.flip_7 import Flip7
+
+        class Flip7Copy(Flip7):
+            id = "flip-7-copy"
+
+        @arena.hookimpl
+        def register_rulesets(register):
+            register(Flip7Copy)
+    """
+    write_plugin(plugin_dir, "copy-rules", "copy_rules", copy)
+    write_plugin(plugin_dir, "copy-helpers", "copy_helpers", helper)
+    write_plugin(plugin_dir, "throwaway-bots", "throwaway_bots", THROWAWAY)
+    registry = load_registry()
+    assert registry.sandbox_distributions("throwaway-bots", ["flip-7"]) == ("flip-arena", "throwaway-bots")
+    assert registry.sandbox_distributions("throwaway-bots", ["flip-7-copy"]) == (
+        "copy-helpers", "copy-rules", "throwaway-bots")
+    assert registry.sandbox_distributions(None, ["flip-7-copy", "not-installed"]) == ("copy-helpers", "copy-rules")

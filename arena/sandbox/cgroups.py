@@ -222,12 +222,15 @@ class Stopper:
         self.pids: set[int] = set()
         self.count = -1  # the cgroup's task count when the threads were listed
 
-    def stop(self) -> set[int]:
-        """SIGSTOP every process of the bot but `keep`; the pids signalled."""
+    def stop(self, relist: bool = False) -> set[int]:
+        """SIGSTOP every process of the bot but `keep`; the pids signalled. Without
+        `relist`, once the threads are listed, only the processes known (`unstopped`
+        then finds a changed task count: call again with `relist`, which signals every
+        process in the cgroup and lists the threads again)."""
         if self.count >= 0:
             for pid in self.pids:
                 _kill(pid, signal.SIGSTOP)
-            if self.group.task_count() == self.count:  # the same tasks as last time
+            if not relist:
                 return set(self.pids)
         signalled = self.group.signal_all(signal.SIGSTOP, self.keep)
         self._watch()

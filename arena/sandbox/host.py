@@ -76,6 +76,7 @@ class SandboxHost(BotHost):
         self.bot_name: str | None = None
         self._in_game = False
         self._exit_pending = False  # the zygote's word on the last game is still to be read
+        self._end_pending = False  # the last game's processes were killed; the zygote is still stopped
         self._cpu_at_start = 0.0
         self._cpu_bound = 0.0  # an upper bound on the CPU used this game, to read the cgroup rarely
         self._next_game: tuple[threading.Thread, list[BotFault | None]] | None = None
@@ -84,10 +85,11 @@ class SandboxHost(BotHost):
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
                 python: str | None = None, read_only: Sequence[str] = (),
-                protected: Sequence[str] = ()) -> "SandboxHost":
+                protected: Sequence[str] = (), distributions: Sequence[str] | None = None) -> "SandboxHost":
         """A registered bot, loaded by a zygote run by `python` (default: this one),
         which sees this interpreter's import path (or `read_only` plus its own), less
-        any folder that holds one of the `protected` paths."""
+        any folder that holds one of the `protected` paths. The zygote imports the plugins
+        of `distributions` only (`Registry.sandbox_distributions`); None: every installed one."""
         extra = dict(env or {})
         pythonpath = [p for p in extra.pop("PYTHONPATH", "").split(os.pathsep) if p]
         paths = list(read_only) + pythonpath + (python_mounts() if python is None else [])
@@ -97,15 +99,18 @@ class SandboxHost(BotHost):
             child_env["PYTHONPATH"] = os.pathsep.join(pythonpath + [p for p in sys.path if p and os.path.isabs(p)])
         elif pythonpath:
             child_env["PYTHONPATH"] = os.pathsep.join(pythonpath)
-        argv = (python or sys.executable, "-m", "arena.sandbox.zygote", bot_name, str(limits.tmp_mb))
+        argv: tuple[str, ...] = (python or sys.executable, "-m", "arena.sandbox.zygote", bot_name, str(limits.tmp_mb))
+        if distributions is not None:
+            argv += ("--plugins-of", *distributions)
         return cls(SandboxSpec(argv, tuple(paths), (), child_env, limits.tmp_mb), limits, bot_name, zygote=True)
 
     @classmethod
-    def for_file(cls, spec: str, limits: Limits = Limits(), protected: Sequence[str] = ()) -> "SandboxHost":
+    def for_file(cls, spec: str, limits: Limits = Limits(), protected: Sequence[str] = (),
+                 distributions: Sequence[str] | None = None) -> "SandboxHost":
         """A bot in a file (absolute ``PATH.py:Class``), loaded by a zygote of this Python
         as a registered bot is, with the file's folder bound read-only (so it finds its
         own files, weights included); of a folder holding one of the `protected` paths,
-        every entry but those."""
+        every entry but those. `distributions` as for `for_bot` (its rulesets')."""
         folder = os.path.dirname(spec.rpartition(":")[0])
         shown = [folder] if not _holds_any(folder, protected) else \
             [os.path.join(folder, entry) for entry in sorted(os.listdir(folder))
@@ -113,7 +118,8 @@ class SandboxHost(BotHost):
         # One thread for numerical libraries: numpy's BLAS would start threads at import, and a
         # zygote forks only a single-threaded process.
         single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-        return cls.for_bot(spec, limits, env=single, read_only=shown, protected=protected)
+        return cls.for_bot(spec, limits, env=single, read_only=shown, protected=protected,
+                           distributions=distributions)
 
     @classmethod
     def for_command(cls, argv: Sequence[str], limits: Limits = Limits(), name: str = "bot",
@@ -153,7 +159,7 @@ class SandboxHost(BotHost):
             self.launcher.kill()
             raise BotFault(FaultKind.GARBAGE, f"bad handshake: {str(reply)[:200]}", fatal=True)
         self.bot_name = str(reply.get("bot", "?"))
-        self._exit_pending = False
+        self._exit_pending = self._end_pending = False
         self.launcher.note_started()
 
     def _channel(self) -> Channel:
@@ -175,10 +181,13 @@ class SandboxHost(BotHost):
         return self.launcher.pids()
 
     def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
-        """`message`'s reply, the bot let run only while it is asked."""
-        self.launcher.cont()
+        """`message`'s reply, the bot let run only while it is asked: resumed once its
+        request is in the pipe (one wake-up, to a read that does not block), stopped
+        again (verified) before this returns."""
+        self.launcher.check_escape()
+        channel = self._channel()
         try:
-            return self._channel().request(message, timeout)
+            return channel.request(message, timeout, resume=self.launcher.cont)
         finally:
             self.launcher.stop()
 
@@ -191,7 +200,7 @@ class SandboxHost(BotHost):
         if fault is None and (not self.zygote or not self.launcher.running()):
             self._start()
             fault = self._ready_next_game() if self.zygote else None
-        elif fault is None and self._exit_pending:  # the last game ended here; nothing readied its next
+        elif fault is None and (self._end_pending or self._exit_pending):  # nothing readied its next game
             fault = self._ready_next_game()
         self.launcher.take_log()  # what came before this game is not its log
         self._in_game = True
@@ -205,11 +214,15 @@ class SandboxHost(BotHost):
             raise self._fault(reply, "start")
 
     def _ready_next_game(self) -> BotFault | None:
-        """Read the zygote's word on the last game (if it is still to be read), wait for
-        its next game process to be ready, then have the launcher check, admit and hold
-        it (`SandboxLauncher.admit_game`); the fault to raise at the game's start, if any.
-        Runs in `_next_game` (a thread) between games, so that a start costs a hand-over."""
+        """Let the zygote run again once the last game's processes are gone (if its end
+        left that, `_resume_zygote`), read its word on the last game (if it is still to
+        be read), wait for its next game process to be ready, then have the launcher
+        check, admit and hold it (`SandboxLauncher.admit_game`); the fault to raise at the
+        game's start, if any. Runs in `_next_game` (a thread) between games, so that a
+        game's end costs a SIGKILL and its start a hand-over."""
         try:
+            if self._end_pending:
+                self._resume_zygote()
             if self._exit_pending:
                 reply = self._receive(self.limits.time_for_start)
                 if reply.get("type") != "exit":
@@ -268,11 +281,18 @@ class SandboxHost(BotHost):
                 self.launcher.kill()
 
     def _end_current_game(self) -> None:
-        """End the game's processes (`SandboxLauncher.end_game`); then let the zygote
-        report the end ("exit", read at the next start) and ready the next game's process."""
-        self.launcher.end_game()
-        self._exit_pending = True
+        """Kill the game's processes and take its log (`SandboxLauncher.kill_game`); the
+        rest of the end (`_resume_zygote`) is the next game's readying's, off the game's path."""
+        self.launcher.kill_game()
+        self._end_pending = True
         self._in_game = False
+
+    def _resume_zygote(self) -> None:
+        """Once the last game's processes are gone, let the zygote run again, report the
+        end ("exit") and ready the next game's process."""
+        self._end_pending = False
+        self.launcher.resume_zygote()
+        self._exit_pending = True
         if self.channel is not None and self.launcher.started:
             self.channel.send({"type": "next"}, self.limits.time_for_end, time.monotonic() + self.limits.time_for_end)
 

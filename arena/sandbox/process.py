@@ -234,17 +234,21 @@ class SandboxLauncher(Launched):
                 self._escaped = f"kept running after it was stopped (threads {(running or [])[:3]})"
                 return
             if running is None:  # a task came or went: signal everything again, list anew
-                self.stopped |= stopper.stop()
+                self.stopped |= stopper.stop(relist=True)
             elif now > again:  # not stopped 1 ms after its signal: perhaps resumed by a sibling
                 stopper.stop_again(running)
                 again = now + 0.001
             os.sched_yield()  # on a busy machine, let its processes take their stop
 
-    def cont(self) -> None:
-        """Let the bot run (for a request); the fault of a bot that escaped its last stop."""
+    def check_escape(self) -> None:
+        """The fault of a bot that escaped its last stop (killed then), if it did."""
         if self._escaped is not None:
             why, self._escaped = self._escaped, None
             raise BotFault(FaultKind.CRASH, why, fatal=True)
+
+    def cont(self) -> None:
+        """Let the bot run (for a request); the fault of a bot that escaped its last stop."""
+        self.check_escape()
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self.stopped:
             send_signal(pid, signal.SIGCONT)
@@ -328,7 +332,23 @@ class SandboxLauncher(Launched):
     def end_game(self) -> None:
         """Kill the game's processes, its waiter still stopped, so nothing of the game
         outlives it and the zygote learns nothing of how it ended; take the game's log;
-        then let the zygote run again."""
+        then let the zygote run again (`kill_game`, then `resume_zygote`)."""
+        self.kill_game()
+        self.resume_zygote()
+
+    def kill_game(self) -> None:
+        """SIGKILL the game's processes, its waiter still stopped (none of them runs
+        the bot's code again), and take the game's log: the part of `end_game` a game's
+        end waits for. The zygote stays stopped until `resume_zygote`."""
+        if self.cgroup is not None:
+            self.cgroup.signal_all(signal.SIGKILL, self.base)
+        self._end_watch()
+        self._end_stopper()
+        self._game_log = self._take_log()  # before the zygote runs again
+
+    def resume_zygote(self) -> None:
+        """Once the killed game's processes are gone, let the zygote run again (a fatal
+        fault, the sandbox killed, if they cannot be killed)."""
         if self.cgroup is not None:
             # Wait until they are gone, not only signalled: a process with SIGKILL pending
             # that is entering a read of the shared channel can still take the `next`
@@ -336,9 +356,6 @@ class SandboxLauncher(Launched):
             if not self.cgroup.kill_all(keep=self.base):
                 self.kill()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
-        self._end_watch()
-        self._end_stopper()
-        self._game_log = self._take_log()  # before the zygote runs again
         for pid in self._paused:
             send_signal(pid, signal.SIGCONT)
         self.keep, self.stopped, self._paused, self._held = self.base, set(), [], None

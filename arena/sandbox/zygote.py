@@ -1,5 +1,5 @@
 """The fork server that runs inside a Python bot's sandbox:
-``python -m arena.sandbox.zygote BOT_NAME TMP_MB``.
+``python -m arena.sandbox.zygote BOT_NAME TMP_MB [--plugins-of DISTRIBUTION ...]``.
 
 It loads the bot once (imports are the slow part of starting a bot), then plays
 each game in a fresh process forked from that loaded state, so a game starts in
@@ -15,6 +15,11 @@ a few milliseconds and nothing one game does can reach another:
   start empty, `/tmp` (its working directory) and `/dev/shm` are fresh, size-capped
   tmpfs, `/proc` is empty; then it drops every capability, becomes undumpable and
   adds the game's seccomp filter (no new namespaces, no mounts).
+
+It imports `arena` and the plugins of the distributions named after ``--plugins-of``
+only (the bot's, its rulesets' and their helpers', `arena.plugins.restrict`), or
+every installed plugin when none are named; a bot from a file (``PATH.py:Class``)
+is imported from its file.
 
 Import-time code runs in this interpreter and could rewrite these checks, so the
 harness does not rely on them alone: it stops the zygote and the game's waiter for
@@ -140,17 +145,18 @@ def check_fit_to_fork(wait: float = 2.0) -> None:
 
 
 def import_plugins_checked() -> str | None:
-    """Import the module of every `arena` entry point, in the order `load_registry`
+    """Import the module of every `arena` entry point this process loads (those of the
+    distributions `arena.plugins.restrict` named, else all), in the order `load_registry`
     loads them, checking after each one that this process is still fit to fork;
     returns the distribution after whose import it first was not (None: none). Then
     `load_registry` finds them imported. A plugin that fails to import is left for
     `load_registry` to report."""
     import importlib
-    import importlib.metadata
+
+    from arena.plugins import entry_points_of
 
     check = check_fit_to_fork  # as it is before any plugin runs
-    found = importlib.metadata.entry_points(group="arena")
-    for entry_point in sorted(found, key=lambda ep: (ep.dist.name if ep.dist else "", ep.name)):
+    for entry_point in entry_points_of():
         try:
             importlib.import_module(entry_point.module)
         except Exception:  # noqa: BLE001 - reported by load_registry
@@ -317,9 +323,10 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
         os._exit(status)
 
 
-def serve(bot_name: str, tmp_mb: int) -> int:
-    """Load the bot, then keep one game process ready: fork it, report how it ended
-    (``exit``), and fork the next when the harness says ``next``."""
+def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) -> int:
+    """Load the bot (the plugins of `distributions` only; None: every installed plugin),
+    then keep one game process ready: fork it, report how it ended (``exit``), and fork
+    the next when the harness says ``next``."""
     _private_channel()
     _IDENTITIES.update({fd: identity for fd in (0, 1, 2, CHANNEL_IN, CHANNEL_OUT)
                         if (identity := _identity(fd)) is not None})
@@ -331,15 +338,18 @@ def serve(bot_name: str, tmp_mb: int) -> int:
     from arena.protocol import PROTOCOL_VERSION
 
     try:
-        from arena.plugins import load_registry
+        import arena.rulesets
+        from arena.plugins import restrict
 
+        restrict(distributions)
         culprit = import_plugins_checked()
+        registry = arena.rulesets.registry()  # loaded once here: every game process inherits it
         if ".py:" in bot_name:  # a bot in a file (absolute PATH.py:Class), its folder bound read-only
             from arena.api import bot_from_file
 
             bot_cls = bot_from_file(bot_name)
         else:
-            bot_cls = load_registry().bot(bot_name).cls
+            bot_cls = registry.bot(bot_name).cls
     except Exception as exc:
         traceback.print_exc()
         channel.send({"type": "error", "message": f"cannot load bot {bot_name!r}: {type(exc).__name__}: {exc}"})
@@ -390,10 +400,12 @@ def probe() -> None:
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
-        print("usage: python -m arena.sandbox.zygote BOT_NAME TMP_MB", file=sys.stderr)
+    args = sys.argv[1:]
+    if len(args) < 2 or (args[2:] and args[2] != "--plugins-of"):
+        print("usage: python -m arena.sandbox.zygote BOT_NAME TMP_MB [--plugins-of DISTRIBUTION ...]",
+              file=sys.stderr)
         sys.exit(2)
-    sys.exit(serve(sys.argv[1], int(sys.argv[2])))
+    sys.exit(serve(args[0], int(args[1]), args[3:] if args[2:] else None))
 
 
 if __name__ == "__main__":

@@ -42,9 +42,10 @@ from arena.pairwise import paired_scores, summarize
 
 HERE = Path(__file__).resolve().parent
 BOT_FILE = HERE / "learned_bot" / "learned_bot.py"
-HEURISTICS = {"uno-flip": "uno-flip-heuristic", "color-flush": "color-flush-heuristic"}
+HEURISTICS = {"uno-flip": "uno-flip-heuristic", "color-flush": "color-flush-heuristic",
+              "flip-7": "flip7-expectimax"}   # each ruleset's best built-in heuristic
 # what the ES games use (the evaluation is always on the defaults)
-TRAINING_OPTIONS: dict[str, dict] = {"uno-flip": {"target_score": 0}, "color-flush": {}}  # UNO Flip: single rounds
+TRAINING_OPTIONS: dict[str, dict] = {"uno-flip": {"target_score": 0}, "color-flush": {}, "flip-7": {}}  # UNO Flip: single rounds
 TRAIN_SEEDS = 10_000_000
 
 

@@ -4,7 +4,8 @@
     python examples/train_learned_bot.py evaluate uno-flip --deals 200
 
 The policy is linear over hand-made features of each legal action (`learned_bot.FEATURIZERS`),
-one of which is the ruleset heuristic's own score of the action. Training starts from
+one of which is the ruleset's best heuristic's own score of the action (UNO Flip:
+`uno-flip-heuristic`; Color Flush: `color-flush-heuristic`; Flip 7: `flip7-expectimax`). Training starts from
 `learned_bot.STARTING_WEIGHTS`, the heuristic written as weights (its score, and for Color
 Flush its order of action kinds; every other weight zero), so the untrained policy plays as
 the heuristic does, and improves it by evolution strategies against that heuristic: each
@@ -12,9 +13,10 @@ iteration draws `pairs` Gaussian directions, plays the weights moved each way al
 (antithetic) on the same `deals` fresh training deals, both seat orders, and steps along the
 directions weighted by the difference of their scores (common deals make the difference
 tell). UNO Flip trains on single rounds (``target_score = 0``: ten times the deals for the
-CPU); evaluation is on the rulesets' default options. Training deals are seeded from
-10,000,000 up, evaluation deals below 1,000,000 (`evaluate`) or by the tournament's seed
-(examples/learned_bot_tournament.toml), so they never meet.
+CPU); Color Flush and Flip 7 on their defaults; evaluation is on the rulesets' default
+options. Training deals are seeded from 10,000,000 up, evaluation deals below 1,000,000
+(`evaluate`) or by the tournament's seed (examples/learned_bot_tournament.toml,
+examples/learned_bot_flip7_tournament.toml: 64-bit hashes), so they never meet.
 
 `train` writes the weights into examples/learned_bot/weights.json (that ruleset's entry; the
 others are kept) and prints each iteration's scores and weights. Fixed `--iterations` give

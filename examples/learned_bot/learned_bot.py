@@ -1,11 +1,12 @@
 """`learned-linear`: a bot whose play is a learned linear scorer over the legal actions.
 
 At every decision it describes each legal action by a short vector of features of the
-observation and that action (`uno_flip_features`, `color_flush_features`: what the action
-plays, what it leaves in hand, what the opponent is known to hold...), scores each by the
-dot product with the ruleset's learned weights (``weights.json`` beside this file, a few
-dozen numbers per ruleset) and plays the best; the bot's `rng` only breaks exact ties.
-One feature is the ruleset heuristic's own score of the action; the weights come from
+observation and that action (`uno_flip_features`, `color_flush_features`, `flip7_features`:
+what the action plays, what it leaves in hand, what the opponent is known to hold, where the
+race to the target stands...), scores each by the dot product with the ruleset's learned
+weights (``weights.json`` beside this file, a few dozen numbers per ruleset) and plays the
+best; the bot's `rng` only breaks exact ties. One feature is the ruleset's best heuristic's
+own score of the action (Flip 7: `flip7-expectimax`'s advantage of a hit); the weights come from
 `examples/train_learned_bot.py`: evolution strategies on the score against that heuristic,
 starting from `STARTING_WEIGHTS` (the heuristic written as weights). Inference is numpy
 only, so the bot runs in the default sandbox (`use = "./learned_bot/learned_bot.py:LearnedBot"`
@@ -266,6 +267,9 @@ FLIP7_FEATURES = (
     "opponent_out", "second_chance", "heuristic_aim",
 )
 _F = {name: i for i, name in enumerate(FLIP7_FEATURES)}
+# what a race outcome a stay settles counts for: about the largest advantage of a hit, in
+# rounds, so that a small step of its weight can already overrule the heuristic there
+CERTAIN = 5.0
 
 
 def _rounds_advantage(view: dict[str, Any], me: int) -> float:
@@ -312,11 +316,11 @@ def _flip7_hit(view: dict[str, Any], me: int) -> list[float]:
     x[_F["advantage"]] = _rounds_advantage(view, me)
     if orow["status"] != "active":
         x[_F["opponent_out"]] = 1.0
-        x[_F["stay_loses"]] = float(theirs >= target and mine < theirs)
-        x[_F["stay_wins"]] = float(mine >= target and mine > theirs)
-        x[_F["stay_ties"]] = float(mine >= target and mine == theirs)
+        x[_F["stay_loses"]] = CERTAIN * (theirs >= target and mine < theirs)
+        x[_F["stay_wins"]] = CERTAIN * (mine >= target and mine > theirs)
+        x[_F["stay_ties"]] = CERTAIN * (mine >= target and mine == theirs)
     else:
-        x[_F["opponent_may_end"]] = float(theirs >= target and mine < theirs)
+        x[_F["opponent_may_end"]] = CERTAIN * (theirs >= target and mine < theirs)
     lead = (totals[me] - totals[opp]) / target
     bust = _odds(row, *_deck(view))[0]
     x[_F["behind"]], x[_F["ahead"]], x[_F["bust_chance"]] = max(0.0, -lead), max(0.0, lead), bust

@@ -4,7 +4,8 @@
     python examples/train_learned_bot.py evaluate uno-flip --deals 200
 
 The policy is linear over hand-made features of each legal action (`learned_bot.FEATURIZERS`),
-one of which is the ruleset heuristic's own score of the action. Training starts from
+one of which is the ruleset's best heuristic's own score of the action (UNO Flip:
+`uno-flip-heuristic`; Color Flush: `color-flush-heuristic`; Flip 7: `flip7-expectimax`). Training starts from
 `learned_bot.STARTING_WEIGHTS`, the heuristic written as weights (its score, and for Color
 Flush its order of action kinds; every other weight zero), so the untrained policy plays as
 the heuristic does, and improves it by evolution strategies against that heuristic: each
@@ -12,9 +13,10 @@ iteration draws `pairs` Gaussian directions, plays the weights moved each way al
 (antithetic) on the same `deals` fresh training deals, both seat orders, and steps along the
 directions weighted by the difference of their scores (common deals make the difference
 tell). UNO Flip trains on single rounds (``target_score = 0``: ten times the deals for the
-CPU); evaluation is on the rulesets' default options. Training deals are seeded from
-10,000,000 up, evaluation deals below 1,000,000 (`evaluate`) or by the tournament's seed
-(examples/learned_bot_tournament.toml), so they never meet.
+CPU); Color Flush and Flip 7 on their defaults; evaluation is on the rulesets' default
+options. Training deals are seeded from 10,000,000 up, evaluation deals below 1,000,000
+(`evaluate`) or by the tournament's seed (examples/learned_bot_tournament.toml,
+examples/learned_bot_flip7_tournament.toml: 64-bit hashes), so they never meet.
 
 `train` writes the weights into examples/learned_bot/weights.json (that ruleset's entry; the
 others are kept) and prints each iteration's scores and weights. Fixed `--iterations` give
@@ -42,9 +44,10 @@ from arena.pairwise import paired_scores, summarize
 
 HERE = Path(__file__).resolve().parent
 BOT_FILE = HERE / "learned_bot" / "learned_bot.py"
-HEURISTICS = {"uno-flip": "uno-flip-heuristic", "color-flush": "color-flush-heuristic"}
+HEURISTICS = {"uno-flip": "uno-flip-heuristic", "color-flush": "color-flush-heuristic",
+              "flip-7": "flip7-expectimax"}   # each ruleset's best built-in heuristic
 # what the ES games use (the evaluation is always on the defaults)
-TRAINING_OPTIONS: dict[str, dict] = {"uno-flip": {"target_score": 0}, "color-flush": {}}  # UNO Flip: single rounds
+TRAINING_OPTIONS: dict[str, dict] = {"uno-flip": {"target_score": 0}, "color-flush": {}, "flip-7": {}}  # UNO Flip: single rounds
 TRAIN_SEEDS = 10_000_000
 
 
@@ -87,10 +90,13 @@ def score_against(args: tuple[str, np.ndarray, list[int], dict]) -> float:
 
 
 def evolve(ruleset: str, theta: np.ndarray, iterations: int, minutes: float | None, pairs: int, deals: int,
-           sigma: float, rate: float, workers: int, floor: float, cap: float, seed: int = 0) -> np.ndarray:
+           sigma: float, rate: float, workers: int, floor: float, cap: float, seed: int = 0,
+           average: int = 1) -> np.ndarray:
     """Antithetic ES against the heuristic for `iterations` (or fewer, if `minutes` of wall
-    time run out first); returns the weights. The same arguments give the same weights."""
+    time run out first); returns the mean of the last `average` iterates (1: the last
+    weights). The same arguments give the same weights."""
     rng = np.random.default_rng(seed)
+    iterates = [theta]
     started, iteration, next_seed = time.time(), 0, TRAIN_SEEDS + 100_000 * seed  # each seed its own deals
     scale = np.clip(np.abs(theta), floor, cap)  # per weight: steps in proportion to its size
     with multiprocessing.Pool(workers) as pool:
@@ -103,12 +109,13 @@ def evolve(ruleset: str, theta: np.ndarray, iterations: int, minutes: float | No
             results = np.array(pool.map(score_against, jobs)).reshape(pairs, 2)
             diff = results[:, 0] - results[:, 1]
             theta = theta + rate * scale * (diff @ eps) / (pairs * max(diff.std(), 1e-3))
+            iterates.append(theta)
             iteration += 1
             print(f"iteration {iteration}: mean score {results.mean():.3f} (best direction "
                   f"{results.max():.3f}) over {deals} deals x {2 * pairs} candidates, "
                   f"{time.time() - started:.0f} s; weights {json.dumps(theta.round(4).tolist())}",
                   file=sys.stderr, flush=True)
-    return theta
+    return np.mean(iterates[-average:], axis=0)
 
 
 # -- weights file and evaluation ---------------------------------------------------------
@@ -152,20 +159,23 @@ def main() -> None:
     training.add_argument("--workers", type=int, default=2)
     training.add_argument("--seed", type=int, default=0, help="of the directions and of the training deals")
     training.add_argument("--resume", action="store_true", help="start from weights.json's entry, not the heuristic")
+    training.add_argument("--average", type=int, default=1, help="save the mean of the last N iterates")
     evaluating = commands.add_parser("evaluate")
     evaluating.add_argument("ruleset", choices=sorted(HEURISTICS))
     evaluating.add_argument("--deals", type=int, default=200)
     evaluating.add_argument("--weights")
+    evaluating.add_argument("--first-seed", type=int, default=1,
+                            help="of the deals (validation: a range of training seeds no run used)")
     args = parser.parse_args()
     if args.command == "evaluate":
-        print(json.dumps(evaluate(args.ruleset, args.deals, weights=args.weights)))
+        print(json.dumps(evaluate(args.ruleset, args.deals, args.first_seed, weights=args.weights)))
         return
     names = lb.FEATURIZERS[args.ruleset][0]
     theta = np.array([lb.STARTING_WEIGHTS[args.ruleset].get(name, 0.0) for name in names])
     if args.resume:
         theta = lb.load_weights()[args.ruleset]
     theta = evolve(args.ruleset, theta, args.iterations, args.minutes, args.pairs, args.deals, args.sigma, args.rate,
-                   args.workers, args.floor, args.cap, args.seed)
+                   args.workers, args.floor, args.cap, args.seed, args.average)
     save(args.ruleset, theta)
     print(f"weights for {args.ruleset} in {lb.WEIGHTS}: {json.dumps(dict(zip(names, theta.round(3).tolist())))}")
 

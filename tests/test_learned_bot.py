@@ -1,7 +1,8 @@
 """examples/learned_bot/: the learned bot loads from its file, ships small checked-in weights
-for both of its rulesets, plays legal games in the default sandbox, and replays from the seed.
-(How strong it is against the heuristics is measured by examples/learned_bot_tournament.toml,
-published in docs/rl.md; too long a run for the test suite.)"""
+for each of its rulesets, plays legal games in the default sandbox, and replays from the seed.
+(How strong it is against the heuristics is measured by examples/learned_bot_tournament.toml
+and examples/learned_bot_flip7_tournament.toml, published in docs/rl.md; too long a run for
+the test suite.)"""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ pytest.importorskip("numpy")
 
 FOLDER = Path(__file__).resolve().parents[1] / "examples" / "learned_bot"
 SPEC = f"{FOLDER / 'learned_bot.py'}:LearnedBot"
-RULESETS = ("color-flush", "uno-flip")
-SHORT = {"uno-flip": {"target_score": 0}, "color-flush": {}}   # a single round of UNO Flip: fast
+RULESETS = ("color-flush", "flip-7", "uno-flip")
+SHORT = {"uno-flip": {"target_score": 0}, "color-flush": {}, "flip-7": {"target_score": 50}}   # one UNO Flip round, a few of Flip 7
+OPPONENT = {"uno-flip": "uno-flip-heuristic", "color-flush": "color-flush-heuristic", "flip-7": "flip7-expectimax"}
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +34,7 @@ def bot():
     return bot_from_file(SPEC)
 
 
-def test_the_weights_file_is_small_and_names_a_weight_for_every_feature_of_both_rulesets(bot):
+def test_the_weights_file_is_small_and_names_a_weight_for_every_feature_of_each_ruleset(bot):
     path = FOLDER / "weights.json"
     assert path.stat().st_size < 4096
     data = json.loads(path.read_text())
@@ -47,7 +49,7 @@ def test_the_weights_file_is_small_and_names_a_weight_for_every_feature_of_both_
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_the_bot_plays_legal_games_and_replays_them_from_the_seed(bot, ruleset):
-    opponent = f"{ruleset}-heuristic"
+    opponent = OPPONENT[ruleset]
     first = arena.play(ruleset, [bot, opponent], seed=11, options=SHORT[ruleset])
     again = arena.play(ruleset, [bot, opponent], seed=11, options=SHORT[ruleset])
     assert first.names[0] == "learned-linear" and first.record["faults"] == []
@@ -57,7 +59,7 @@ def test_the_bot_plays_legal_games_and_replays_them_from_the_seed(bot, ruleset):
     assert other_seed.record["transcript_hash"] != first.record["transcript_hash"]
 
 
-def test_the_bot_plays_both_rulesets_in_the_default_sandbox_from_a_tournament_file(tmp_path, sandbox):  # noqa: F811
+def test_the_bot_plays_every_ruleset_in_the_default_sandbox_from_a_tournament_file(tmp_path, sandbox):  # noqa: F811
     tmp_path.chmod(0o755)
     copy = tmp_path / "learned_bot"
     shutil.copytree(FOLDER, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -68,7 +70,8 @@ def test_the_bot_plays_both_rulesets_in_the_default_sandbox_from_a_tournament_fi
                     '[[bots]]\nuse = "./learned_bot/learned_bot.py:LearnedBot"\nas = "learned-linear"\n'
                     '[[bots]]\nuse = "random"\n'
                     '[[rulesets]]\nuse = "uno-flip"\nplayers = 2\noptions = { target_score = 0 }\n'
-                    '[[rulesets]]\nuse = "color-flush"\nplayers = 2\n')
+                    '[[rulesets]]\nuse = "color-flush"\nplayers = 2\n'
+                    '[[rulesets]]\nuse = "flip-7"\nplayers = 2\noptions = { target_score = 50 }\n')
     tournament = load_tournament(toml, load_registry())
     assert tournament.isolation == "sandbox"
     result = run_and_publish(tournament, tmp_path / "results", workers=1, progress=False, echo=lambda line: None)
@@ -78,3 +81,21 @@ def test_the_bot_plays_both_rulesets_in_the_default_sandbox_from_a_tournament_fi
     for record in records:
         assert record["faults"] == [], record["faults"]
         assert "learned-linear" in [seat["display"] for seat in record["seats"]]
+
+
+def test_flip7_starting_weights_play_as_flip7_expectimax_the_heuristic_training_starts_from(bot):
+    """The Flip 7 features read the heuristic's own advantage of a hit and its aim: at the
+    starting weights the bot makes flip7-expectimax's every decision."""
+    module = __import__(bot.__module__)
+    start = {name: module.STARTING_WEIGHTS["flip-7"].get(name, 0.0) for name in module.FLIP7_FEATURES}
+
+    class Start(bot):
+        def __init__(self):
+            self.weights = {"flip-7": module.np.array([start[name] for name in module.FLIP7_FEATURES])}
+            self.cache = {}
+
+    for seed in (1, 2):
+        learned = arena.play("flip-7", [Start, "flip7-expectimax"], seed=seed)
+        heuristic = arena.play("flip-7", ["flip7-expectimax", "flip7-expectimax"], seed=seed)
+        assert learned.record["decisions"] == heuristic.record["decisions"]
+        assert learned.record["faults"] == []

@@ -1,11 +1,12 @@
 """`learned-linear`: a bot whose play is a learned linear scorer over the legal actions.
 
 At every decision it describes each legal action by a short vector of features of the
-observation and that action (`uno_flip_features`, `color_flush_features`: what the action
-plays, what it leaves in hand, what the opponent is known to hold...), scores each by the
-dot product with the ruleset's learned weights (``weights.json`` beside this file, a few
-dozen numbers per ruleset) and plays the best; the bot's `rng` only breaks exact ties.
-One feature is the ruleset heuristic's own score of the action; the weights come from
+observation and that action (`uno_flip_features`, `color_flush_features`, `flip7_features`:
+what the action plays, what it leaves in hand, what the opponent is known to hold, where the
+race to the target stands...), scores each by the dot product with the ruleset's learned
+weights (``weights.json`` beside this file, a few dozen numbers per ruleset) and plays the
+best; the bot's `rng` only breaks exact ties. One feature is the ruleset's best heuristic's
+own score of the action (Flip 7: `flip7-expectimax`'s advantage of a hit); the weights come from
 `examples/train_learned_bot.py`: evolution strategies on the score against that heuristic,
 starting from `STARTING_WEIGHTS` (the heuristic written as weights). Inference is numpy
 only, so the bot runs in the default sandbox (`use = "./learned_bot/learned_bot.py:LearnedBot"`
@@ -258,12 +259,103 @@ def color_flush_features(observation: dict[str, Any], cache: dict[str, Any]) -> 
                      for a in observation["legal_actions"]])
 
 
+# -- Flip 7 ------------------------------------------------------------------------------
+
+FLIP7_FEATURES = (
+    "hit", "advantage", "stay_loses", "stay_wins", "stay_ties", "opponent_may_end", "behind", "ahead",
+    "bust_chance", "behind_when_opponent_close", "ahead_times_bust", "row_score", "opponent_row",
+    "opponent_out", "second_chance", "heuristic_aim",
+)
+_F = {name: i for i, name in enumerate(FLIP7_FEATURES)}
+# what a race outcome a stay settles counts for: about the largest advantage of a hit, in
+# rounds, so that a small step of its weight can already overrule the heuristic there
+CERTAIN = 5.0
+
+
+def _rounds_advantage(view: dict[str, Any], me: int) -> float:
+    """`flip7-expectimax`'s value of hitting less that of staying, in expected rounds to the
+    target, as it searches: one card ahead, two when one does not beat staying (so it hits
+    exactly when this is positive)."""
+    from arena_bots.flip7_expectimax import (BONUS, FRESH_DECK_ROUNDS_TO_200, N_TYPES, T_MOD, TYPE_OF, _Search,
+                                             fresh_deck_rounds_to_go, rounds_to_go)
+
+    row, target, total = view["rows"][me], view["target_score"], view["totals"][me]
+    v = fresh_deck_rounds_to_go(target) if target <= len(FRESH_DECK_ROUNDS_TO_200) else rounds_to_go(target)
+    pool = [0] * N_TYPES
+    for card, count in view["unseen"].items():
+        pool[TYPE_OF[card]] += count
+    size = view["deck_size"]
+    if size < 3:   # the set-aside pile is shuffled in when the deck runs out
+        for card, count in view["set_aside"].items():
+            pool[TYPE_OF[card]] += count
+        size += sum(view["set_aside"].values())
+    if size == 0:
+        return -1.0
+    mask = sum(1 << n for n in set(row["numbers"]))
+    x2 = "x2" in row["modifiers"]
+    bonus = sum(BONUS[T_MOD[card]] for card in row["modifiers"] if card != "x2")
+    search = _Search(v, total, pool, size)
+    count, nsum, chance = len(row["numbers"]), row["number_sum"], row["second_chance"]
+    stay = search.stop(nsum, bonus, x2, count)
+    one = search.hit(mask, nsum, count, bonus, x2, chance, 1) - stay
+    # as the heuristic does: the deeper search only when one card does not already beat staying
+    return one if one > 0 else search.hit(mask, nsum, count, bonus, x2, chance, 2) - stay
+
+
+def _flip7_hit(view: dict[str, Any], me: int) -> list[float]:
+    """The features of hitting (staying's are all zero): the heuristic's advantage of a hit,
+    where the race stands (the leading opponent's total and row against ours) and the risk."""
+    from arena_bots.flip7_threshold import _deck, _odds
+
+    x = [0.0] * len(FLIP7_FEATURES)
+    target, totals, rows = view["target_score"], view["totals"], view["rows"]
+    opp = max((s for s in range(len(totals)) if s != me), key=lambda s: (totals[s] + rows[s]["score"], -s))
+    row, orow = rows[me], rows[opp]
+    mine, theirs = totals[me] + row["score"], totals[opp] + orow["score"]   # a bust's score is 0
+    x[_F["hit"]] = 1.0
+    x[_F["advantage"]] = _rounds_advantage(view, me)
+    if orow["status"] != "active":
+        x[_F["opponent_out"]] = 1.0
+        x[_F["stay_loses"]] = CERTAIN * (theirs >= target and mine < theirs)
+        x[_F["stay_wins"]] = CERTAIN * (mine >= target and mine > theirs)
+        x[_F["stay_ties"]] = CERTAIN * (mine >= target and mine == theirs)
+    else:
+        x[_F["opponent_may_end"]] = CERTAIN * (theirs >= target and mine < theirs)
+    lead = (totals[me] - totals[opp]) / target
+    bust = _odds(row, *_deck(view))[0]
+    x[_F["behind"]], x[_F["ahead"]], x[_F["bust_chance"]] = max(0.0, -lead), max(0.0, lead), bust
+    x[_F["behind_when_opponent_close"]] = max(0.0, -lead) * totals[opp] / target
+    x[_F["ahead_times_bust"]] = max(0.0, lead) * bust
+    x[_F["row_score"]], x[_F["opponent_row"]] = row["score"] / 50.0, orow["score"] / 50.0
+    x[_F["second_chance"]] = float(row["second_chance"])
+    return x
+
+
+def flip7_features(observation: dict[str, Any], cache: dict[str, Any]) -> np.ndarray:
+    """One row per legal action (``FLIP7_FEATURES``). Hit or stay: the hit's features, a
+    stay's all zero. Aiming a Freeze, a Flip Three or a Second Chance: only
+    `heuristic_aim`, 1 for the target `flip7-expectimax` would choose (it is deterministic)."""
+    view, legal = observation["view"], observation["legal_actions"]
+    if view["decision"] == "hit-or-stay":
+        hit = _flip7_hit(view, observation["seat"])
+        return np.array([hit if action == "hit" else [0.0] * len(FLIP7_FEATURES) for action in legal])
+    if "aim" not in cache:
+        from arena_bots.flip7_expectimax import Flip7ExpectimaxBot
+
+        cache["aim"] = Flip7ExpectimaxBot()
+    choice = cache["aim"].act(observation)
+    rows = np.zeros((len(legal), len(FLIP7_FEATURES)))
+    rows[[i for i, action in enumerate(legal) if action == choice], _F["heuristic_aim"]] = 1.0
+    return rows
+
+
 # -- the policy --------------------------------------------------------------------------
 
 Featurizer = Callable[[dict[str, Any], dict[str, Any]], np.ndarray]
 FEATURIZERS: dict[str, tuple[tuple[str, ...], Featurizer, Callable[[list[str]], list[str]]]] = {
     "uno-flip": (UNO_FEATURES, uno_flip_features, uno_flip_candidates),
     "color-flush": (CF_FEATURES, color_flush_features, list),
+    "flip-7": (FLIP7_FEATURES, flip7_features, list),
 }
 
 # Where training starts (`examples/train_learned_bot.py`): the heuristic's own play, written
@@ -272,6 +364,7 @@ STARTING_WEIGHTS = {
     "uno-flip": {"play": 3.0, "heuristic_score": 1.0, "wild_hold": -5.0, "named_color_heuristic": 1.0,
                  "challenge": -0.4, "challenge_bluff_chance": 1.0},
     "color-flush": {"heuristic_cost": -1.0, "wins_now": 1000.0, "flip": 200.0, "take": 100.0},
+    "flip-7": {"hit": -0.001, "advantage": 1.0, "heuristic_aim": 1.0},   # hit when the heuristic would
 }
 
 

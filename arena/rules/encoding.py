@@ -106,7 +106,13 @@ class Encoding:
         """``int8`` array over the index: 1 for each legal action that has an index."""
         mask = np.zeros(len(self.actions), dtype=np.int8)
         index = self.index
-        mask.put([index[a] for a in legal_actions if a in index], 1)
+        if len(legal_actions) <= 8:  # a few writes cost less than making a list for `put`
+            for action in legal_actions:
+                i = index.get(action)
+                if i is not None:
+                    mask[i] = 1
+        else:
+            mask.put([index[a] for a in legal_actions if a in index], 1)
         return mask
 
     def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:

@@ -106,3 +106,13 @@ def test_a_state_of_another_class_is_encoded_through_its_view():
     out = from_state(encoding, 0, Shown())
     assert out.tobytes() == encoding.encode({"seat": 0, "view": Shown().view(0)}).tobytes()
     assert out.tobytes() != from_state(encoding, 0, state).tobytes()
+
+
+def test_each_mask_handed_out_is_the_callers_own_and_marks_exactly_the_legal_actions():
+    encoding = encoding_for("color-flush", 2, arena.rulesets.get("color-flush").resolve_options({}))
+    legal = ["take:pile", "flip:0", "flip:3", "no-swap"]
+    first = encoding.mask(legal)
+    first[:] = 0
+    again = encoding.mask(list(legal))
+    assert sorted(np.flatnonzero(again)) == sorted(encoding.index[a] for a in legal)
+    assert again is not encoding.mask(legal)

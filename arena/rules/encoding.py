@@ -48,6 +48,10 @@ except ImportError:   # the rules and the layout work without it; making arrays 
     np = None  # type: ignore[assignment, unused-ignore]  # None stands for the missing module; callers check it
 
 
+MASKS_KEPT = 4096
+"""Masks an `Encoding` keeps, by legal actions (then it starts again)."""
+
+
 @dataclass(frozen=True)
 class Feature:
     """One named block of an observation array: entries ``offset .. offset + length - 1``."""
@@ -97,6 +101,7 @@ class Encoding:
         self.action_seats: dict[str, int] = dict(action_seats or {})
         """Action kind -> the field of its actions naming a seat (see the module docstring)."""
         self._fill = fill
+        self._masks: dict[tuple[str, ...], np.ndarray] = {}   # legal actions -> their mask (copied out)
         self._state_class: type | None = None
         self._state_fill: Callable[[np.ndarray, int, Any], None] | None = None
         if state_fill is not None:
@@ -104,16 +109,15 @@ class Encoding:
 
     def mask(self, legal_actions: Sequence[str]) -> np.ndarray:
         """``int8`` array over the index: 1 for each legal action that has an index."""
-        mask = np.zeros(len(self.actions), dtype=np.int8)
-        index = self.index
-        if len(legal_actions) <= 8:  # a few writes cost less than making a list for `put`
-            for action in legal_actions:
-                i = index.get(action)
-                if i is not None:
-                    mask[i] = 1
-        else:
-            mask.put([index[a] for a in legal_actions if a in index], 1)
-        return mask
+        key = tuple(legal_actions)
+        made = self._masks.get(key)
+        if made is None:  # the same few legal lists come back again and again: each is made once
+            if len(self._masks) >= MASKS_KEPT:
+                self._masks.clear()
+            made = self._masks[key] = np.zeros(len(self.actions), dtype=np.int8)
+            index = self.index
+            made.put([index[a] for a in legal_actions if a in index], 1)
+        return made.copy()
 
     def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:
         """The ``float32`` array of `observation` (its ``seat`` and ``view`` only)."""

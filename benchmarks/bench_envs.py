@@ -4,11 +4,13 @@
     .venv/bin/python benchmarks/bench_envs.py --games 40 --rounds 5
 
 A step is one action applied, whoever takes it. Ours: `game.last()` (the encoded
-observation array and int8 mask of the acting seat, its raw observation in infos) then
+observation array and int8 mask of the acting seat, its legal actions in infos; its raw
+observation is built only on request, `--raw` asks for it at every step) then
 `game.step(i)`, with `i` drawn uniformly among the mask's legal actions, for every
 ruleset at `--players` seats. RLCard's: `env.step(agent.step(state))` with its
 `RandomAgent` (uniform over legal actions), where each step builds the next player's
-state (encoded planes, legal actions, raw state) — the same work. Both measured on CPU
+state (encoded planes, legal actions, raw state) — the same work (its raw state is the dict its
+encoding is made from; ours is made on request). Both measured on CPU
 time (`time.process_time`, so other processes on the machine matter less) in interleaved
 rounds; the median round is reported. Prints one JSON line per environment and a table,
 with each loop's rate and its rate as an environment alone: the loop's CPU time less its
@@ -21,10 +23,11 @@ observation and mask at every step, absolute seats and relative seats with a his
 
 ``--parts`` prints instead where a step's CPU time goes, in us a step (medians of the rounds),
 by adding the work of a step in layers over the same games: the engine alone (legal actions,
-apply), then the raw observation the env hands out (the seat's view and events), then
-encoding it and its mask, then the benchmark's own action draw (`rng.choice` over the
-mask), and finally the whole PettingZoo loop; and RLCard's step split the same way into
-its agent's draw (timed again over the states it saw) and the rest:
+apply), then the array written from the engine's state and the mask, then the benchmark's own
+action draw (`rng.choice` over the mask), and finally the whole PettingZoo loop; beside them
+what the raw observation costs when it is asked for at every step (`raw_observations=True`);
+and RLCard's step split the same way into its agent's draw (timed again over the states it
+saw) and the rest:
 
     .venv/bin/python benchmarks/bench_envs.py --parts --games 10 --rounds 3
 """
@@ -39,12 +42,12 @@ import time
 import numpy as np
 
 
-def ours(ruleset: str, players: int, games: int, seed: int) -> tuple[int, float, float]:
+def ours(ruleset: str, players: int, games: int, seed: int, raw: bool = False) -> tuple[int, float, float]:
     """Steps, CPU seconds of the loop, and CPU seconds of its action draws alone (replayed
-    over the masks the loop saw, same generator)."""
+    over the masks the loop saw, same generator). `raw`: the raw observation in infos too."""
     from arena.envs.pettingzoo import env
 
-    game = env(ruleset, players=players)
+    game = env(ruleset, players=players, raw_observations=raw)
     rng = np.random.default_rng(seed)
     masks = []
     started = time.process_time()
@@ -119,7 +122,7 @@ def digests(players: int, games: int, seed: int) -> dict[str, str]:
 
 
 RULESETS = ("uno-flip", "flip-7", "color-flush", "flip-hue")
-LAYERS = ("engine", "+ raw observation", "+ encoding and mask", "+ action draw")
+LAYERS = ("engine", "+ encoding and mask", "+ action draw")
 
 
 def layered(ruleset: str, players: int, games: int, seed: int, layers: int) -> float:
@@ -128,7 +131,6 @@ def layered(ruleset: str, players: int, games: int, seed: int, layers: int) -> f
 
     from arena.api import ruleset_class
     from arena.envs.encoding import encoding_for
-    from arena.rules.observation import make_observation
 
     cls = ruleset_class(ruleset)
     options = cls.resolve_options({})
@@ -141,11 +143,9 @@ def layered(ruleset: str, players: int, games: int, seed: int, layers: int) -> f
         while seat is not None:
             legal = state.legal_actions()
             if layers > 1:
-                raw = make_observation(cls, state, seat, options=options, legal_actions=legal)
-            if layers > 2:
-                encoding.encode_into(np.zeros(encoding.size, dtype=np.float32), seat, raw["view"])
+                encoding.encode_state_into(np.zeros(encoding.size, dtype=np.float32), seat, state)
                 mask = encoding.mask(legal)
-            if layers > 3:
+            if layers > 2:
                 action = encoding.actions[int(rng.choice(np.flatnonzero(mask)))]
             else:
                 action = legal[int(rng.integers(len(legal)))]
@@ -172,6 +172,8 @@ def parts(args: argparse.Namespace) -> None:
                 figures.setdefault((ruleset, name), []).append(layered(ruleset, args.players, args.games, seed, layers))
             steps, cpu, _ = ours(ruleset, args.players, args.games, seed)
             figures.setdefault((ruleset, "PettingZoo loop"), []).append(1e6 * cpu / steps)
+            steps, cpu, _ = ours(ruleset, args.players, args.games, seed, raw=True)
+            figures.setdefault((ruleset, "raw"), []).append(1e6 * cpu / steps)
         steps, whole, draw = rlcard_uno(args.players, 3 * args.games, seed)
         whole, draw = 1e6 * whole / steps, 1e6 * draw / steps
         figures.setdefault(("rlcard", "whole"), []).append(whole)
@@ -181,10 +183,11 @@ def parts(args: argparse.Namespace) -> None:
     for ruleset in rulesets:
         cumulative = [median[(ruleset, name)] for name in LAYERS + ("PettingZoo loop",)]
         added = [b - a for a, b in zip([0.0] + cumulative, cumulative)]
-        rows.append([ruleset] + [f"{us:.1f}" for us in added] + [f"{cumulative[-1]:.1f}"])
+        rows.append([ruleset] + [f"{us:.1f}" for us in added] + [f"{cumulative[-1]:.1f}",
+                                                                 f"{median[(ruleset, 'raw')] - cumulative[-1]:.1f}"])
     draw, whole = median[("rlcard", "draw")], median[("rlcard", "whole")]
-    rows.append(["RLCard uno", "", "", f"{whole - draw:.1f} (env.step)", f"{draw:.1f}", "", f"{whole:.1f}"])
-    print(tabulate(rows, headers=["us a step", *LAYERS, "+ PettingZoo", "total"]))
+    rows.append(["RLCard uno", "", f"{whole - draw:.1f} (env.step)", f"{draw:.1f}", "", f"{whole:.1f}", ""])
+    print(tabulate(rows, headers=["us a step", *LAYERS, "+ PettingZoo", "total", "raw observation, if asked"]))
 
 
 def main() -> None:
@@ -195,6 +198,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--parts", action="store_true", help="where a step's time goes (module docstring)")
     parser.add_argument("--digests", action="store_true", help="sha256 of the arrays of --games games (`digests`)")
+    parser.add_argument("--raw", action="store_true", help="ours with the raw observation in infos at every step")
     args = parser.parse_args()
     if args.parts:
         parts(args)
@@ -203,7 +207,8 @@ def main() -> None:
         print(json.dumps(digests(args.players, args.games, args.seed), indent=1))
         return
     runs: dict[str, callable] = {
-        f"arena {ruleset} (PettingZoo)": (lambda r=ruleset, k=0: ours(r, args.players, args.games, args.seed + k))
+        f"arena {ruleset} (PettingZoo)": (lambda r=ruleset, k=0: ours(r, args.players, args.games, args.seed + k,
+                                                                    args.raw))
         for ruleset in RULESETS
     }
     try:

@@ -9,8 +9,9 @@ the chance it busts, the row's score and the lead; for handing out an action car
 goes to), trained by REINFORCE with a running-mean baseline in the PettingZoo environment
 (`arena.envs.pettingzoo`) against an arena bot (default: `flip7-threshold`, the
 heuristic), the seats alternating. It reads the raw observation the environment puts in
-``info["observation"]`` and answers with the environment's action index; its reward is the
-environment's, each seat's return at the end of the game (`arena.returns`).
+``info["observation"]`` (asked for with ``raw_observations=True``) and answers with the
+environment's action index; its reward is the environment's, each seat's return at the end
+of the game (`arena.returns`).
 
 Entered as a bot (`PolicyBot`, an `arena.Bot`), it plays anywhere a bot plays:
 `arena.play`, `arena match flip-7 ./examples/flip7_policy_gradient.py:PolicyBot random`,
@@ -99,7 +100,7 @@ class LinearPolicy:
 def train(games: int, opponent: str = "flip7-threshold", seed: int = 0, learning_rate: float = 0.01,
           log_every: int = 500) -> LinearPolicy:
     """REINFORCE against `opponent` for `games` games (the agent's seat alternates)."""
-    game = make_env(RULESET, players=PLAYERS)
+    game = make_env(RULESET, players=PLAYERS, raw_observations=True)
     encoding = game.unwrapped.encoding
     policy = LinearPolicy.fresh()
     rng = np.random.default_rng(seed)

@@ -126,3 +126,21 @@ def test_an_openspiel_bot_gets_a_state_sampled_from_its_observation_never_the_tr
     for (_, sampled_deck, sampled_view), (true_deck, true_view) in zip(Spy.seen, true_decks):
         assert sampled_view == true_view and sorted(sampled_deck) == sorted(true_deck)
     assert any(sampled != true for (_, sampled, _), (true, _) in zip(Spy.seen, true_decks))
+
+
+@pytest.mark.parametrize("ruleset", sorted(SHORT))
+def test_the_observation_tensor_is_the_encoding_of_the_players_observation(ruleset):
+    import numpy as np
+
+    game = load_game(ruleset, players=2, **SHORT[ruleset])
+    state, rng, checked = game.new_initial_state(), random.Random(7), 0
+    while not state.is_terminal() and checked < 40:
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        for player in range(2):
+            expected = game.encoding.encode(state.observation_for(player))
+            assert np.array_equal(np.asarray(state.observation_tensor(player), dtype=np.float32), expected)
+            checked += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert checked >= 20

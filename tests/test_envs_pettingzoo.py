@@ -63,11 +63,12 @@ def test_a_whole_game_replays_on_the_engine_and_rewards_are_the_returns(ruleset)
     assert state.is_terminal()
 
 
-def test_the_raw_observation_in_infos_is_what_a_bot_gets_and_the_mask_marks_exactly_its_legal_actions():
-    game = env("uno-flip", players=2)
+@pytest.mark.parametrize("asked", ["in infos", "on request"])
+def test_the_raw_observation_is_what_a_bot_gets_and_the_mask_marks_exactly_its_legal_actions(asked):
+    game = env("uno-flip", players=2, raw_observations=asked == "in infos")
     game.reset(seed=2)
     observation, _, _, _, info = game.last()
-    raw = info["observation"]
+    raw = info["observation"] if asked == "in infos" else game.unwrapped.raw_observation
     assert set(raw) == {"ruleset", "version", "options", "seat", "players", "view", "events", "legal_actions"}
     index = game.unwrapped.encoding.index
     assert sorted(np.flatnonzero(observation["action_mask"])) == sorted(index[a] for a in raw["legal_actions"])
@@ -151,3 +152,43 @@ def test_the_wrapper_still_refuses_step_and_agent_iter_before_reset_and_an_itera
     with pytest.raises(AssertionError, match="need to call step"):
         next(agents)
     assert list(game.agent_iter(max_iter=0)) == []
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_raw_observation_on_request_is_the_one_raw_observations_puts_in_infos(ruleset):
+    """Read at some decisions only, it still holds the seat's events since its previous decision."""
+    eager, lazy = env(ruleset, players=3, raw_observations=True), env(ruleset, players=3)
+    eager.reset(seed=5)
+    lazy.reset(seed=5)
+    rng, asked_at = np.random.default_rng(5), []
+    for step in range(120):
+        observation, _, termination, truncation, info = eager.last()
+        if termination or truncation:
+            break
+        assert "observation" not in lazy.last()[4]
+        if step % 3 == 1:
+            asked = lazy.unwrapped.raw_observation
+            assert asked == info["observation"] and asked is lazy.unwrapped.raw_observation
+            asked_at.append(step)
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        eager.step(action)
+        lazy.step(action)
+    assert len(asked_at) >= 5
+
+
+def test_the_step_builds_no_view_and_no_raw_observation_unless_asked(monkeypatch):
+    import arena.envs.pettingzoo as module
+
+    built = []
+    monkeypatch.setattr(module, "make_observation", lambda *args, **kwargs: built.append(args) or {})
+    for ruleset in RULESETS:
+        game = env(ruleset, players=2)
+        game.unwrapped.encoding._fill = None   # the view's fill: a call would fail
+        game.reset(seed=1)
+        for _ in range(30):
+            observation, _, termination, truncation, _ = game.last()
+            game.step(None if termination or truncation else int(np.flatnonzero(observation["action_mask"])[0]))
+        assert built == []
+        game.unwrapped.raw_observation
+        assert len(built) == 1
+        built.clear()

@@ -368,7 +368,8 @@ def _fisher_yates(n: int, choices: list[int]) -> list[int]:
 class ArenaObserver:
     """The PyObserver of OpenSpiel: with perfect recall, the information state (the view
     and the player's own actions); without, the observation (the view). The tensor is the
-    encoding of the view either way (the view already has perfect recall)."""
+    encoding of the view either way (the view already has perfect recall), written from the
+    engine's state (`Encoding.encode_state_into`)."""
 
     def __init__(self, game: ArenaGame, iig_obs_type: Any, params: Any):
         if params:
@@ -379,11 +380,9 @@ class ArenaObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: ArenaState, player: int) -> None:
-        observation = state.observation_for(player)
-        if observation is None:
-            self.tensor.fill(0.0)
-        else:
-            self.game.encoding.encode(observation, self.tensor)
+        self.tensor.fill(0.0)
+        if state.engine is not None:   # the encoding of the player's view, written from the engine's state
+            self.game.encoding.encode_state_into(self.tensor, player, state.engine)
 
     def string_from(self, state: ArenaState, player: int) -> str:
         if state.engine is None:

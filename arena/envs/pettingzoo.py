@@ -17,11 +17,17 @@
   action strings, ``env.unwrapped.action_string(i)`` names what index `i` does for the acting agent.
 - Observations: ``{"observation": float32 array (the encoding of that seat's
   observation, then the history block if asked), "action_mask": int8 array}``; the mask is
-  all zeros for an agent that is not acting. ``info["observation"]`` of the acting agent is
-  the raw observation, the same plain data a bot gets (`arena.Bot`), events since its
-  previous decision included (its ``options`` are one copy per game, shared by the game's
-  raw observations). ``env.unwrapped.features`` names the array's blocks (offsets, lengths),
-  ``feature_name(i)`` entry `i`.
+  all zeros for an agent that is not acting. The array is written from the engine's state
+  for that seat (`Encoding.encode_state_into`: the ruleset's own fill where it declares one,
+  which builds no view), the same array as the encoding of the seat's observation.
+  ``env.unwrapped.features`` names the array's blocks (offsets, lengths), ``feature_name(i)``
+  entry `i`.
+- The raw observation (the same plain data a bot gets, `arena.Bot`, events since the seat's
+  previous decision included; its ``options`` are one copy per game, shared by the game's
+  raw observations) of the acting agent is built on request: ``env.unwrapped.raw_observation``
+  (built on first read at each decision, then the same object until the step), or in every
+  acting agent's ``info["observation"]`` with ``raw_observations=True`` (the step then pays
+  for it). ``info["legal_actions"]`` lists the legal action strings either way.
 - ``seats="relative"``: each agent's array and action index are rotated so that it is seat
   0 (`arena.envs.seats`); ``"absolute"`` (default): seat numbers as the ruleset has them.
 - ``history=k``: the array ends with the table's last k actions (`arena.envs.history`).
@@ -72,12 +78,12 @@ SEATS = ("absolute", "relative")
 
 def env(ruleset: str | type[Ruleset], players: int = 2, options: Mapping[str, Any] | None = None,
         render_mode: str | None = None, *, seats: str = "absolute", history: int = 0, truncation: bool = True,
-        illegal_reward: float | None = -1.0) -> AECEnv:
+        illegal_reward: float | None = -1.0, raw_observations: bool = False) -> AECEnv:
     """The AEC environment of `ruleset` for `players` seats and `options` (defaults for
     the rest), in PettingZoo's OrderEnforcingWrapper. See the module docstring."""
     return _OrderEnforcing(ArenaEnv(ruleset, players, options, render_mode, seats=seats,
                                                    history=history, truncation=truncation,
-                                                   illegal_reward=illegal_reward))
+                                                   illegal_reward=illegal_reward, raw_observations=raw_observations))
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -134,7 +140,7 @@ class ArenaEnv(AECEnv):
 
     def __init__(self, ruleset: str | type[Ruleset], players: int = 2, options: Mapping[str, Any] | None = None,
                  render_mode: str | None = None, *, seats: str = "absolute", history: int = 0,
-                 truncation: bool = True, illegal_reward: float | None = -1.0):
+                 truncation: bool = True, illegal_reward: float | None = -1.0, raw_observations: bool = False):
         super().__init__()
         self.ruleset = ruleset_class(ruleset)
         self.ruleset.check_players(players)
@@ -149,6 +155,8 @@ class ArenaEnv(AECEnv):
         self.players = players
         self.seats, self.history_length, self.truncation = seats, history, truncation
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
+        self.raw_observations = bool(raw_observations)
+        """Put the acting agent's raw observation in its ``info["observation"]`` at every decision."""
         self.game_options = self.ruleset.resolve_options(options)
         self._build()
         self.metadata = dict(self.metadata, name=f"arena_{self.ruleset.id.replace('-', '_')}_v0")
@@ -163,7 +171,10 @@ class ArenaEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(len(self.encoding.actions)) for agent in self.possible_agents}
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game: GameState | None = None
-        self._raw: Observation | None = None
+        self._acting: int | None = None   # the seat to act; None: no decision pending
+        self._legal: list[str] = []       # its legal actions
+        self._events: list[dict[str, Any]] = []   # its events since its previous decision, uncopied
+        self._raw: Observation | None = None      # its raw observation, once built
         self.deal_seed: int | None = None
 
     def _build(self) -> None:
@@ -199,8 +210,8 @@ class ArenaEnv(AECEnv):
     def action_string(self, action: int) -> str:
         """The action string index `action` stands for: for the acting agent when seats are
         relative (the action `step` applies)."""
-        if self.relative is not None and self._raw is not None:
-            action = self.relative.actions[self._raw["seat"]][action]
+        if self.relative is not None and self._acting is not None:
+            action = self.relative.actions[self._acting][action]
         return self.encoding.actions[action]
 
     def feature_name(self, i: int) -> str:
@@ -226,7 +237,7 @@ class ArenaEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._raw = None
+        self._acting, self._raw = None, None
         self._next_decision()
 
     def _playing(self) -> GameState:
@@ -236,7 +247,8 @@ class ArenaEnv(AECEnv):
         return self.game
 
     def _next_decision(self) -> None:
-        """Point at the seat to act and build its raw observation; or end the game."""
+        """Point at the seat to act (its legal actions, its events; its raw observation only
+        with `raw_observations`); or end the game."""
         game = self._playing()
         seat = game.current_seat()
         if seat is None:
@@ -247,14 +259,30 @@ class ArenaEnv(AECEnv):
                 self.rewards[agent] = value
                 ended[agent] = True
                 self.infos[agent] = {"outcome": outcome}
-            self._raw = None
+            self._acting, self._raw = None, None
             return
         legal = game.legal_actions()
-        if self._raw is not None:  # the previous decision's info goes; no other agent's info is set
-            self.infos[self.possible_agents[self._raw["seat"]]] = {}
-        self._raw = make_observation(self.ruleset, game, seat, options=self._options, legal_actions=legal)
-        self.agent_selection = self.possible_agents[seat]
-        self.infos[self.agent_selection] = {"observation": self._raw, "legal_actions": list(legal)}
+        if self._acting is not None:  # the previous decision's info goes; no other agent's info is set
+            self.infos[self.possible_agents[self._acting]] = {}
+        self._acting, self._legal = seat, legal
+        self.agent_selection = agent = self.possible_agents[seat]
+        if self.raw_observations:
+            self._raw = make_observation(self.ruleset, game, seat, options=self._options, legal_actions=legal)
+            self.infos[agent] = {"observation": self._raw, "legal_actions": list(legal)}
+        else:
+            self._events, self._raw = game.drop_events(seat), None   # copied if asked for (`raw_observation`)
+            self.infos[agent] = {"legal_actions": list(legal)}
+
+    @property
+    def raw_observation(self) -> Observation | None:
+        """The acting agent's raw observation: exactly what an `arena.Bot` receives at this
+        decision (events since the seat's previous decision included), built on the first
+        read at each decision, then the same object until the step; None when no agent is
+        to act (the game is over)."""
+        if self._raw is None and self._acting is not None:
+            self._raw = make_observation(self.ruleset, self._playing(), self._acting, fresh_copy(self._events),
+                                         options=self._options, legal_actions=self._legal)
+        return self._raw
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -263,14 +291,14 @@ class ArenaEnv(AECEnv):
             return
         if action is None:  # (the TypeError int(None) gave before)
             raise TypeError(f"{self.ruleset.id}: {agent} is to act; step(None) is for a done agent")
-        raw = self._raw
-        assert raw is not None  # a live agent is the one to act
+        seat = self._acting
+        assert seat is not None  # a live agent is the one to act
         actions = self.encoding.actions
         number = int(action)
         if not 0 <= number < len(actions):
             raise ValueError(f"{self.ruleset.id}: action {action!r} is outside the index (0 to {len(actions) - 1})")
         text = actions[number] if self.relative is None else self.action_string(number)
-        if text not in raw["legal_actions"]:
+        if text not in self._legal:
             if self.illegal_reward is None:
                 raise ValueError(f"{self.ruleset.id}: action {number} ({text!r}) is not legal for {agent}; "
                                  "use the action_mask")
@@ -279,9 +307,9 @@ class ArenaEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._playing().apply(text)
         if self.history:
-            self.history.record(raw["seat"], text)
+            self.history.record(seat, text)
         self._next_decision()
-        if self._raw is None:
+        if self._acting is None:
             # The game is over: the rewards are in; every agent is done, the last to act asked first.
             self._accumulate_rewards()
             self.agent_selection = agent
@@ -296,24 +324,23 @@ class ArenaEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos = {other: {} for other in self.agents}
         self.infos[agent] = {"illegal_action": (number, text)}
-        self._raw = None
+        self._acting, self._raw = None, None
         self._accumulate_rewards()
         self._deads_step_first()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seats[agent]
         encoding, relative = self.encoding, self.relative
-        acting = self._raw if self._raw is not None and self._raw["seat"] == seat else None
+        acting = seat == self._acting
         observation = np.zeros(self.size, dtype=np.float32)
-        if acting is not None:
-            encoding.encode_into(observation, seat, acting["view"])
-            mask = encoding.mask(acting["legal_actions"])
+        encoding.encode_state_into(observation, seat, self._playing())
+        if acting:
+            mask = encoding.mask(self._legal)
         else:
-            encoding.encode_into(observation, seat, self._playing().view(seat))
             mask = np.zeros(len(encoding.actions), dtype=np.int8)
         if relative is not None:
             observation[:encoding.size] = observation[relative.array_order[seat]]
-            if acting is not None:
+            if acting:
                 mask = mask[relative.actions[seat]]
         if self.history:
             self.history.fill(observation, seat if relative else 0, relative.to_relative[seat] if relative else None)
@@ -324,15 +351,16 @@ class ArenaEnv(AECEnv):
             return None
         from arena.render import Style, frame, renderer_for, seat_names
 
-        if self._raw is None and self._playing().current_seat() is not None:
+        raw = self.raw_observation
+        if raw is None and self._playing().current_seat() is not None:
             return f"{self.ruleset.id}: over (an illegal action)"
-        if self._raw is None:
+        if raw is None:
             outcome = self._playing().outcome()
             return f"{self.ruleset.id}: over ({outcome['reason']}); standing {outcome['standing']}, " \
                    f"scores {outcome['scores']}"
         names = seat_names(self.possible_agents, None)
-        renderer = renderer_for(self.ruleset, Style(False), names, self._raw["seat"], self.players)
-        return "\n".join(frame(renderer, self._raw))
+        renderer = renderer_for(self.ruleset, Style(False), names, raw["seat"], self.players)
+        return "\n".join(frame(renderer, raw))
 
     def close(self) -> None:
         self.game = None

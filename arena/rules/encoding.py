@@ -12,6 +12,10 @@ A ruleset that declares ``"encoding"`` (`Ruleset.capabilities`) returns an `Enco
 - ``encode(observation)``: a ``float32`` array of ``size`` built from ONE seat's
   observation (its ``seat`` and ``view``) and nothing else, so it hides exactly what the
   observation hides.
+- ``encode_state_into(out, seat, state)``: the same array for `seat` written from the engine
+  state: by the ruleset's ``state_fill`` where it declares one for the state's class (it
+  reads only what `seat` may see, and writes exactly the entries the view's fill writes:
+  the environments' step then builds no view), else from ``state.view(seat)``.
 - ``features``: the array's consecutive named blocks (`Feature`: name, offset, length,
   per_seat), covering it exactly; `feature_name(i)` names entry ``i``. A ``per_seat`` block
   is one equal part per seat, in absolute seat order (a one-hot over seats, or a row or
@@ -42,6 +46,10 @@ try:
     import numpy as np
 except ImportError:   # the rules and the layout work without it; making arrays does not
     np = None  # type: ignore[assignment, unused-ignore]  # None stands for the missing module; callers check it
+
+
+MASKS_KEPT = 4096
+"""Masks an `Encoding` keeps, by legal actions (then it starts again)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +84,11 @@ class Encoding:
 
     def __init__(self, ruleset_id: str, players: int, options: Mapping[str, Any], actions: Sequence[str],
                  layout: Layout, fill: Callable[[np.ndarray, int, Mapping[str, Any]], None],
-                 hand_cap: int | None = None, action_seats: Mapping[str, int] | None = None):
+                 hand_cap: int | None = None, action_seats: Mapping[str, int] | None = None,
+                 state_fill: tuple[type, Callable[[np.ndarray, int, Any], None]] | None = None):
+        """`fill(out, seat, view)` writes the array of `seat`'s view into zeros; `state_fill`:
+        (a state class, ``fill(out, seat, state)``) writing the same entries from a state of
+        exactly that class (subclasses, which may show another view, go through the view)."""
         self.ruleset_id = ruleset_id
         self.players = players
         self.options = dict(options)
@@ -89,13 +101,23 @@ class Encoding:
         self.action_seats: dict[str, int] = dict(action_seats or {})
         """Action kind -> the field of its actions naming a seat (see the module docstring)."""
         self._fill = fill
+        self._masks: dict[tuple[str, ...], np.ndarray] = {}   # legal actions -> their mask (copied out)
+        self._state_class: type | None = None
+        self._state_fill: Callable[[np.ndarray, int, Any], None] | None = None
+        if state_fill is not None:
+            self._state_class, self._state_fill = state_fill
 
     def mask(self, legal_actions: Sequence[str]) -> np.ndarray:
         """``int8`` array over the index: 1 for each legal action that has an index."""
-        mask = np.zeros(len(self.actions), dtype=np.int8)
-        index = self.index
-        mask.put([index[a] for a in legal_actions if a in index], 1)
-        return mask
+        key = tuple(legal_actions)
+        made = self._masks.get(key)
+        if made is None:  # the same few legal lists come back again and again: each is made once
+            if len(self._masks) >= MASKS_KEPT:
+                self._masks.clear()
+            made = self._masks[key] = np.zeros(len(self.actions), dtype=np.int8)
+            index = self.index
+            made.put([index[a] for a in legal_actions if a in index], 1)
+        return made.copy()
 
     def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:
         """The ``float32`` array of `observation` (its ``seat`` and ``view`` only)."""
@@ -111,6 +133,16 @@ class Encoding:
         ``np.zeros``; entries past ``size`` are left alone): the environments' step, which
         makes its array once."""
         self._fill(out, seat, view)
+
+    def encode_state_into(self, out: np.ndarray, seat: int, state: Any) -> None:
+        """`encode_into` of ``state.view(seat)`` for the engine `state`: written from the state
+        itself when the ruleset declared a fill for its class (no view is built), else
+        from the view. `out` must hold zeros."""
+        fill = self._state_fill
+        if fill is not None and type(state) is self._state_class:
+            fill(out, seat, state)
+        else:
+            self._fill(out, seat, state.view(seat))
 
     def feature_name(self, i: int) -> str:
         """The name of entry `i` of the array: its block's name and the place in it,

@@ -499,6 +499,12 @@ class Flip7State(EngineState):
             "target_score": self.target_score,
         }
 
+    def unseen_counts(self) -> dict[str, int]:
+        """The deck's cards as counts, what every view shows as ``unseen`` (public, for an
+        encoding reading the state): the engine's own dict, kept up to date; read it, never
+        change it."""
+        return self._unseen_counts_now()
+
     def _unseen_counts_now(self) -> dict[str, int]:
         """`card_counts` of the deck, from the cache (the engine's own dict: copy it)."""
         if self._unseen_counts is None:

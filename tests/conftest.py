@@ -42,11 +42,23 @@ def pytest_xdist_auto_num_workers(config):
     return max(1, min(cores, MAX_TEST_WORKERS))
 
 
-LONGEST_FIRST = ("test_tournament_run.py", "test_conformance.py", "test_tournament_isolation.py",
-                 "test_stopping_calibration.py", "test_typing.py", "test_submission_sandbox.py")
-"""The default suite's longest modules, longest first (measured with `--durations`), handed out
-before the rest: `--dist loadscope` gives each worker whole modules in collection order, and a
-long module handed out last would leave one worker busy alone at the end."""
+LONGEST_FIRST = ("test_tournament_isolation.py", "test_attacks.py", "test_conformance.py",
+                 "test_stopping_calibration.py", "test_typing.py", "test_sandbox.py",
+                 "test_submission_sandbox.py", "test_attacks_memory.py", "test_tournament_run.py",
+                 "test_small_variants.py", "test_tournament_stop.py", "test_submission_builds.py",
+                 "test_uno_flip_hiding.py", "test_color_flush_hiding.py", "test_layering.py")
+"""The default suite's longest modules, longest first (each 20 s or more of a loaded 2-core
+run's `--durations`), handed out before the rest: `--dist loadscope` gives each worker whole
+modules in collection order, and a long module handed out last would leave one worker busy
+alone at the end."""
+
+
+def pytest_configure(config):
+    """Keep the collection order for `--dist loadscope` (pytest-xdist 3.8's option): xdist
+    otherwise hands out the modules with the most tests first, which puts the long modules of
+    a few tests (a mypy run, a few tournaments) last. `--loadscope-reorder` still asks for it."""
+    if hasattr(config.option, "loadscopereorder") and "--loadscope-reorder" not in config.invocation_params.args:
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(config, items):

@@ -63,33 +63,45 @@ def venvs(out: Path) -> list[Path]:
     return sorted(p for p in (out / "submissions").iterdir() if p.is_dir()) if (out / "submissions").exists() else []
 
 
-def test_a_tournament_with_a_submission_builds_it_in_a_sandbox_and_ranks_it(tmp_path):
-    copy_fixture("fixture-bot", tmp_path)
-    out = tmp_path / "results"
-    result = run(tournament(tmp_path, 'submission = "submissions/fixture-bot/"'), "--out", out)
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One run of a tournament with the fixture bot's folder as a submission (a virtualenv
+    built in a sandbox): its folder, tournament file, results folder, the run's result, and
+    what the run left, read at once (a later test resumes and changes this folder)."""
+    folder = tmp_path_factory.mktemp("built")
+    copy_fixture("fixture-bot", folder)
+    out = folder / "results"
+    file = tournament(folder, 'submission = "submissions/fixture-bot/"')
+    result = run(file, "--out", out)
+    left = {"standings": (out / "standings.json").read_text() if result.exit_code == 0 else "", "venvs": venvs(out)}
+    if result.exit_code == 0:
+        with Store.open(store_path(out)) as store:
+            left["isolation"] = store.get("isolation")
+            left["records"] = json.dumps([store.record(i) for i in range(store.count())])
+    return folder, file, out, result, left
+
+
+def test_a_tournament_with_a_submission_builds_it_in_a_sandbox_and_ranks_it(built):
+    _, _, _, result, left = built
     assert result.exit_code == 0, result.output
-    rows = {row["bot"]: row for row in json.loads((out / "standings.json").read_text())["overall"]}
+    rows = {row["bot"]: row for row in json.loads(left["standings"])["overall"]}
     assert rows["fixture-bot"]["games"] == 4 and rows["fixture-bot"]["version"].startswith("0.3.0+sha256.")
-    (home,) = venvs(out)
+    (home,) = left["venvs"]
     assert (home / "built.json").is_file() and (home / "venv" / "bin" / "python").exists()
     assert len(home.name) == 64 and rows["fixture-bot"]["version"].endswith(home.name[:12])  # its content hash
-    with Store.open(store_path(out)) as store:
-        assert store.get("isolation")["used"] == "sandbox"
-        records = json.dumps([store.record(i) for i in range(store.count())])
-    assert '"bot": "fixture-bot"' in records and "0.3.0+sha256." in records
+    assert left["isolation"]["used"] == "sandbox"
+    assert '"bot": "fixture-bot"' in left["records"] and "0.3.0+sha256." in left["records"]
 
 
-def test_a_resumed_run_reuses_the_virtualenv_and_a_changed_submission_gets_a_new_one(tmp_path):
-    source = copy_fixture("fixture-bot", tmp_path)
-    out = tmp_path / "results"
-    file = tournament(tmp_path, 'submission = "submissions/fixture-bot/"')
-    assert run(file, "--out", out).exit_code == 0
-    (first,) = venvs(out)
-    built = (first / "built.json").read_text()
+def test_a_resumed_run_reuses_the_virtualenv_and_a_changed_submission_gets_a_new_one(built):
+    folder, file, out, result, left = built
+    assert result.exit_code == 0, result.output
+    (first,) = left["venvs"]
+    built_json = (first / "built.json").read_text()
     again = run(file, "--out", out)
     assert again.exit_code == 0 and "reusing its virtualenv" in again.output and "building" not in again.output
-    assert venvs(out) == [first] and (first / "built.json").read_text() == built
-    module = source / "arena_fixture_bot.py"
+    assert venvs(out) == [first] and (first / "built.json").read_text() == built_json
+    module = folder / "submissions" / "fixture-bot" / "arena_fixture_bot.py"
     module.write_text(module.read_text().replace("legal[-1] if", "legal[0] if"))
     refused = run(file, "--out", out)
     assert refused.exit_code == 2 and "changed" in refused.output  # a new version: not mixed into the old store

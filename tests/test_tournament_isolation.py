@@ -53,10 +53,9 @@ options = { target_score = 60 }
 """
 
 
-@pytest.fixture
-def field(tmp_path, monkeypatch):
-    """The tournament file beside the shell bot, and the misbehaving bots as a plugin."""
-    site = tmp_path / "site"
+def _install_field(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The tournament file beside the shell bot in `root`, and the misbehaving bots as a plugin."""
+    site = root / "site"
     site.mkdir()
     shutil.copy(HERE / "misbehaving_bots.py", site / "misbehaving_bots.py")
     info = site / "misbehaving_bots-0.1.dist-info"
@@ -64,15 +63,34 @@ def field(tmp_path, monkeypatch):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: misbehaving-bots\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[arena]\nmisbehaving = misbehaving_bots\n")
     monkeypatch.syspath_prepend(str(site))
-    shutil.copy(HERE / "first_legal.sh", tmp_path / "first_legal.sh")
-    path = tmp_path / "rough.toml"
+    shutil.copy(HERE / "first_legal.sh", root / "first_legal.sh")
+    path = root / "rough.toml"
     path.write_text(FIELD)
     return path
 
 
-def test_a_rough_field_completes_with_faults_recorded_and_everyone_elses_games_counted(field, tmp_path):
-    out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["run", str(field), "--workers", "1", "--out", str(out)])
+@pytest.fixture
+def field(tmp_path, monkeypatch):
+    """The tournament file beside the shell bot, and the misbehaving bots as a plugin."""
+    return _install_field(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def rough(tmp_path_factory):
+    """The results folder of one run of the rough field with one worker and `on_fault =
+    "forfeit"` (the default, stated), and its output: the hang bot waits out its time limits
+    in its games, so the tests that read what the run recorded share this one run."""
+    root = tmp_path_factory.mktemp("rough")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        field = _install_field(root, monkeypatch)
+        field.write_text(FIELD.replace('memory_mb = 400', 'memory_mb = 400\non_fault = "forfeit"'))
+        out = root / "out"
+        result = CliRunner().invoke(main, ["run", str(field), "--workers", "1", "--out", str(out)])
+        yield out, result
+
+
+def test_a_rough_field_completes_with_faults_recorded_and_everyone_elses_games_counted(rough):
+    out, result = rough
     assert result.exit_code == 0, result.output
     doc = json.loads((out / "standings.json").read_text())
     rows = {row["bot"]: row for row in doc["overall"]}
@@ -130,10 +148,8 @@ def _processes_naming(mark: bytes):
                 continue
 
 
-def test_forfeit_policy_ranks_the_offender_last_in_its_games(field, tmp_path):
-    field.write_text(FIELD.replace('memory_mb = 400', 'memory_mb = 400\non_fault = "forfeit"'))
-    out = tmp_path / "forfeit"
-    result = CliRunner().invoke(main, ["run", str(field), "--workers", "1", "--out", str(out)])
+def test_forfeit_policy_ranks_the_offender_last_in_its_games(rough):
+    out, result = rough
     assert result.exit_code == 0, result.output
     with Store.open(store_path(out)) as store:
         plan = store.get("plan")

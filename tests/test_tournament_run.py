@@ -22,6 +22,12 @@ from arena.store import Store, store_path
 from arena.tournament import load_tournament
 from test_tournament_support import InterruptingBackend, arena_subprocess, kill_9_once_stored, run, toy, toy_file, without_provenance  # noqa: F401 (toy: a fixture)
 
+INLINE = 'isolation = "inline"\n'
+"""For the tests whose point is not how bots are isolated: the default sandbox starts processes
+for every bot (about 0.5 s a bot and 70 ms a game), most of these tests' time. The kill -9 test
+and the breaking bot play in the default sandbox; test_sandbox.py checks that a sandboxed
+tournament gives the standings of an in-process one."""
+
 SLEEPY_BOTS = """
 [[bots]]
 use = "toy-sleepy"
@@ -45,7 +51,7 @@ def hashes(out):
 
 
 def test_one_and_two_workers_give_identical_standings_and_games(toy):
-    path = toy_file(toy / "t.toml", deals=5, players=3)
+    path = toy_file(toy / "t.toml", deals=5, players=3, extra=INLINE)
     one = run(path, toy / "one", workers=1)
     two = run(path, toy / "two", workers=2, batch_size=7)
     assert one.complete and two.complete and one.total == two.total == 4 * 5 * 3
@@ -57,7 +63,7 @@ def test_one_and_two_workers_give_identical_standings_and_games(toy):
 
 
 def test_ctrl_c_stops_cleanly_and_the_rerun_resumes_without_replaying(toy):
-    path = toy_file(toy / "t.toml", deals=4, players=3)
+    path = toy_file(toy / "t.toml", deals=4, players=3, extra=INLINE)
     first = run(path, toy / "r", backend=InterruptingBackend(3), batch_size=4)
     assert first.interrupted and not first.complete and first.played == 12
     second = run(path, toy / "r", workers=2)
@@ -121,7 +127,7 @@ def workers_gone(group, wait=10.0):
 
 
 def test_a_changed_file_is_refused_unless_restart(toy):
-    path = toy_file(toy / "t.toml", deals=1)
+    path = toy_file(toy / "t.toml", deals=1, extra=INLINE)
     assert run(path, toy / "r").complete
     path.write_text(path.read_text().replace("deals = 1", "deals = 1\ntime_per_decision = 2.0"))
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])
@@ -135,7 +141,7 @@ def test_a_changed_file_is_refused_unless_restart(toy):
 
 
 def test_a_changed_bot_version_is_refused_unless_restart(toy):
-    path = toy_file(toy / "t.toml", deals=1)
+    path = toy_file(toy / "t.toml", deals=1, extra=INLINE)
     assert run(path, toy / "r").complete
     with Store.open(store_path(toy / "r")) as store:
         plan = store.get("plan")
@@ -148,7 +154,7 @@ def test_a_changed_bot_version_is_refused_unless_restart(toy):
 
 
 def test_a_secret_seed_is_committed_to_at_the_start_and_revealed_when_complete(toy):
-    path = toy_file(toy / "t.toml", seed=None, deals=2)
+    path = toy_file(toy / "t.toml", seed=None, deals=2, extra=INLINE)
     lines = []
     first = run(path, toy / "s", backend=InterruptingBackend(2), batch_size=3, echo=lines.append)
     assert first.interrupted
@@ -167,7 +173,7 @@ def test_a_secret_seed_is_committed_to_at_the_start_and_revealed_when_complete(t
     assert hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest() == commitment
 
     # Anyone can now replay every deal: the same file with the revealed seed plays the same games.
-    public = toy_file(toy / "public.toml", seed=seed, deals=2)
+    public = toy_file(toy / "public.toml", seed=seed, deals=2, extra=INLINE)
     assert run(public, toy / "p").complete
     assert hashes(toy / "p") == hashes(toy / "s")
     assert without_provenance(toy / "p" / "standings.json") == without_provenance(toy / "s" / "standings.json")
@@ -190,7 +196,7 @@ def test_a_bot_that_breaks_is_penalised_and_the_tournament_still_completes(toy):
 
 
 def test_publish_writes_the_three_files_and_rank_recomputes_them(toy):
-    path = toy_file(toy / "t.toml", deals=2)
+    path = toy_file(toy / "t.toml", deals=2, extra=INLINE)
     result = CliRunner().invoke(main, ["run", str(path), "--workers", "1"])
     assert result.exit_code == 0, result.output
     out = toy / "results" / "toy"
@@ -228,7 +234,7 @@ def test_publish_writes_the_three_files_and_rank_recomputes_them(toy):
 
 
 def test_a_finished_tournament_run_again_plays_nothing(toy):
-    path = toy_file(toy / "t.toml", deals=1)
+    path = toy_file(toy / "t.toml", deals=1, extra=INLINE)
     assert run(path, toy / "r").complete
     again = run(path, toy / "r", workers=2)
     assert again.complete and again.played == 0 and again.stored_before == again.total
@@ -250,7 +256,7 @@ def test_play_batch_stores_the_full_record_that_replays(toy):
 
 
 def test_a_sampled_tournament_runs_its_schedule(toy):
-    path = toy_file(toy / "t.toml", deals=2, players=2, extra='format = "sampled"\nmax_games = 21\n')
+    path = toy_file(toy / "t.toml", deals=2, players=2, extra=INLINE + 'format = "sampled"\nmax_games = 21\n')
     summary = run(path, toy / "r", workers=2)
     assert summary.complete and summary.total == summary.played == 20  # whole tables of 2 deals x 2 rotations
     doc = json.loads((toy / "r" / "standings.json").read_text())
@@ -260,7 +266,7 @@ def test_a_sampled_tournament_runs_its_schedule(toy):
 def test_two_runs_cannot_share_a_results_folder(toy):
     from arena.runner import _lock
 
-    path = toy_file(toy / "t.toml", deals=1)
+    path = toy_file(toy / "t.toml", deals=1, extra=INLINE)
     held = _lock(toy / "r")
     try:
         result = CliRunner().invoke(main, ["run", str(path), "--out", str(toy / "r")])

@@ -227,9 +227,21 @@ class LadderApi:
         return {"reset": name}
 
     def status(self, request: Request) -> Any:
+        """The ladder, its rulesets, counts, and how far the pages' snapshot is behind: `generation`
+        counts the changes stored, `published` those the pages show, built `published_age` seconds ago;
+        `bot_pages_behind`: seconds the most out-of-date cached bot page has been so (this process's)."""
+        import time
+
+        from arena.ladder.db import generation
+
+        with self.ladder.engine.connect() as conn:
+            stored = generation(conn)
+        snapshot = self.ladder.snapshots.latest()
         return {"ladder": self.ladder.config.ladder.name, "rulesets": list(self.ladder.rulesets),
                 "ruleset_versions": {label: [r["id"], r["cls"].version] for label, r in self.ladder.rulesets.items()},
-                **self.ladder.counts()}
+                **self.ladder.counts(), "generation": stored, "published": snapshot.stamp.generation,
+                "published_age": round(time.time() - snapshot.built, 3),
+                "bot_pages_behind": round(self.ladder.snapshots.bot_pages.stale_for(), 3)}
 
 
 def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = False) -> Starlette:

@@ -55,6 +55,7 @@ class Pages:
     def __init__(self, ladder: Ladder, limits: Limits):
         self.ladder, self.limits = ladder, limits
         self.env = _environment()
+        ladder.snapshots.add_renderer("pages", self.render_boards)
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -112,13 +113,33 @@ class Pages:
 
     # -- reading ---------------------------------------------------------------------
 
-    def board_html(self, label: str) -> Any:
-        """Ruleset `label`'s leaderboard as HTML (the same for every viewer: rendered once per change)."""
+    def render_boards(self, snapshot: Any) -> dict[Any, Any]:
+        """Per ruleset of a snapshot (`arena.ladder.snapshots`), built off the request path:
+        its leaderboard as HTML, and its standings page as a visitor not signed in gets it."""
         from markupsafe import Markup
 
-        board = views.leaderboard(self.ladder, label)
-        return views.cached(self.ladder, ("board-html", label), lambda: Markup(
-            self.env.get_template("macros.html").module.board_table(board)))
+        out: dict[Any, Any] = {}
+        for label, board in snapshot.boards.items():
+            html = out["board-html", label] = Markup(self.env.get_template("macros.html").module.board_table(board))
+            out["standings-page", label] = self.anonymous("board.html", label=label, board_html=html)
+        return out
+
+    def anonymous(self, template: str, **context: Any) -> bytes:
+        """Page `template` as a visitor not signed in gets it (no session, no CSRF token: such
+        a page has no form), ready to serve to any of them."""
+        return self.env.get_template(template).render(ladder=self.ladder.config.ladder,
+                                                      rulesets=list(self.ladder.rulesets), viewer=None, csrf="",
+                                                      base_url="", **context).encode()
+
+    def board_html(self, label: str) -> Any:
+        """Ruleset `label`'s leaderboard as HTML, from the latest snapshot."""
+        views.leaderboard(self.ladder, label)  # 404 for a ruleset the ladder does not play
+        return self.ladder.snapshots.latest().rendered["board-html", label]
+
+    @staticmethod
+    def signed_out(request: Request) -> bool:
+        """Whether the request carries no signed-in session (it may be served a shared page)."""
+        return "person" not in request.session
 
     def home(self, request: Request) -> Response:
         return self.render(request, "home.html", boards={label: self.board_html(label) for label in self.ladder.rulesets},
@@ -127,7 +148,10 @@ class Pages:
 
     def standings(self, request: Request) -> Response:
         label = request.path_params["ruleset"]
-        return self.render(request, "board.html", label=label, board_html=self.board_html(label))
+        board_html = self.board_html(label)
+        if self.signed_out(request):
+            return HTMLResponse(self.ladder.snapshots.latest().rendered["standings-page", label])
+        return self.render(request, "board.html", label=label, board_html=board_html)
 
     def head_to_head(self, request: Request) -> Response:
         return self.render(request, "h2h.html", h2h=views.head_to_head(self.ladder, request.path_params["ruleset"]))
@@ -136,11 +160,17 @@ class Pages:
         number = request.query_params.get("version")
         if number is not None and not number.isdigit():
             raise AccessError(f"version {number[:20]!r}: give a number", 400)
-        page = views.version_page(self.ladder, request.path_params["bot"], None if number is None else int(number),
-                                  self.viewer(request))
+        name, chosen = request.path_params["bot"], None if number is None else int(number)
+        if self.signed_out(request):  # the same page for every such visitor: rendered once per change of the bot
+            return HTMLResponse(self.ladder.snapshots.bot_pages.get(
+                ("bot", name, chosen), name, lambda: self.anonymous("version.html", **self._bot_context(name, chosen))))
+        return self.render(request, "version.html", **self._bot_context(name, chosen, self.viewer(request)))
+
+    def _bot_context(self, name: str, number: int | None, viewer: Caller | None = None) -> dict[str, Any]:
+        page = views.version_page(self.ladder, name, number, viewer)
         chart = views.cached(self.ladder, ("chart", page["version"] and page["version"]["version_id"]),
                              lambda: _history_chart(page))
-        return self.render(request, "version.html", page=page, chart=chart)
+        return {"page": page, "chart": chart}
 
     def logs(self, request: Request) -> Response:
         viewer = self.signed_in(request)

@@ -278,5 +278,8 @@ def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = Fa
     middleware = [Middleware(SecurityHeaders, https_only=https_only),
                   Middleware(SessionMiddleware, secret_key=key, session_cookie="ladder_session",
                              same_site="lax", https_only=https_only, max_age=14 * 86_400)]
-    return Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes]
-                     + page_routes(Pages(ladder, limits)), middleware=middleware)
+    pages = Pages(ladder, limits)
+    app = Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes]
+                    + page_routes(pages), middleware=middleware)
+    app.state.pages = pages
+    return app

@@ -81,6 +81,7 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
 
     app = make_app(ladder)
     ladder.snapshots.build()  # the first snapshot (the refit reads every stored game once) before listening
+    app.state.pages.warm_bot_pages()  # and the ranked bots' pages: every process starts with them
     listener = tcp_listener(host, port)
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host

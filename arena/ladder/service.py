@@ -51,10 +51,17 @@ class DbState:
 
     def __init__(self, conn: Connection):
         self._conn = conn
-        rows = conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
-        self._stored = frozenset(r.key for r in rows if r.state in ("done", "failed"))  # failed: given up
-        self._flying = frozenset(r.key for r in rows if r.state in ("queued", "leased"))
+        self._tasks: tuple[frozenset[str], frozenset[str]] | None = None
         self._field = current_field(conn)
+
+    def _stored_and_flying(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The keys of the games stored (or given up) and of those queued or leased: read on
+        first use (every game's task: the standings never need them, the scheduler does)."""
+        if self._tasks is None:
+            rows = self._conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
+            self._tasks = (frozenset(r.key for r in rows if r.state in ("done", "failed")),  # failed: given up
+                           frozenset(r.key for r in rows if r.state in ("queued", "leased")))
+        return self._tasks
 
     def field(self) -> list[FieldEntry]:
         return [entry for entry, _ in self._field]
@@ -96,10 +103,10 @@ class DbState:
         return [(s["ruleset"]["label"], tuple(seat["content"] for seat in s["seats"]), s["deal"]) for s in specs]
 
     def is_stored(self, key: str) -> bool:
-        return key in self._stored
+        return key in self._stored_and_flying()[0]
 
     def in_flight(self) -> frozenset[str]:
-        return self._flying
+        return self._stored_and_flying()[1]
 
     def looks(self) -> list[Any]:
         return []

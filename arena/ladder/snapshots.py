@@ -12,7 +12,8 @@ the database. Without the builder running (a ladder used in-process, as the test
 reader whose snapshot is behind the database builds the next one itself.
 
 Bot pages (`PageCache`): a request serves the cached page of the bot (rendering it only if
-no one asked for it in the last `PageCache.keep` seconds). Each rebuild marks the pages of
+it is not cached: never asked for, or not lately; `arena ladder serve` renders the ranked
+bots' pages before it listens). Each rebuild marks the pages of
 the bots whose games or versions changed out of date, and the builder renders them again,
 those out of date longest first, spending at most `render_budget` of each interval on it
 (a page costs milliseconds per thousand games), so a page lags its bot by about one
@@ -73,12 +74,26 @@ class _Page(NamedTuple):
 class PageCache:
     """Rendered pages by key, each tagged with the bot it shows (see the module docstring)."""
 
-    keep = 30.0
+    keep = 600.0
     """Seconds a page stays cached without a request."""
+    keep_stale = 30.0
+    """A page whose bot changed is rendered again only if asked for in these last seconds
+    (else forgotten: the next request renders it)."""
+    most = 5000
+    """Pages kept at most (the least lately asked for are forgotten first)."""
 
     def __init__(self) -> None:
         self._pages: dict[Hashable, _Page] = {}
         self._lock = threading.Lock()
+
+    def peek(self, key: Hashable) -> Any:
+        """The cached page `key` (up to date or not), or None: nothing blocks."""
+        with self._lock:
+            found = self._pages.get(key)
+            if found is None:
+                return None
+            self._pages[key] = found._replace(used=time.monotonic())
+            return found.value
 
     def get(self, key: Hashable, bot: str, make: Callable[[], Any]) -> Any:
         """The cached page `key` of bot `bot` (up to date or not), else `make()`, then cached."""
@@ -95,13 +110,15 @@ class PageCache:
 
     def mark(self, changed: set[str] | None) -> None:
         """The `changed` bots' pages (None: every page) are out of date from now; pages not
-        asked for in `keep` seconds are forgotten."""
+        asked for lately are forgotten (`keep`, `keep_stale`, `most`)."""
         now = time.monotonic()
         with self._lock:
-            for key, page in list(self._pages.items()):
-                if now - page.used > self.keep:
+            by_use = sorted(self._pages.items(), key=lambda item: -item[1].used)
+            for rank, (key, page) in enumerate(by_use):
+                changes = changed is None or page.bot in changed
+                if rank >= self.most or now - page.used > (self.keep_stale if changes else self.keep):
                     del self._pages[key]
-                elif page.stale is None and (changed is None or page.bot in changed):
+                elif changes and page.stale is None:
                     self._pages[key] = page._replace(stale=now)
 
     def refresh(self, budget: float | None) -> int:
@@ -159,6 +176,10 @@ class Snapshots:
             self.current = None
         if self._thread is not None:
             self.build()
+
+    def running(self) -> bool:
+        """Whether the builder runs (then `latest` never waits)."""
+        return self._thread is not None
 
     def latest(self) -> Snapshot:
         """The latest snapshot (built now if there is none, or, without the builder running,

@@ -1,8 +1,9 @@
 """The ladder under load (docs/ladder.md, "Under load, and at scale"): a worker's record is
-checked with no lock held, the pages are served from a snapshot while the next one is
-built, a bot's cached page follows its games, writes from two ladders on one database
-(as two server processes) take turns, and `arena ladder serve --processes 2` serves one
-ladder from two processes. Fast cases; the figures come from benchmarks/ladder_load.py."""
+checked with no lock held, results arriving together share a transaction, the pages are
+served from a snapshot while the next one is built, a bot's cached page follows its games,
+writes from two ladders on one database (as two server processes) take turns, and
+`arena ladder serve --processes 2` serves one ladder from two processes. Fast cases; the
+figures come from benchmarks/ladder_load.py."""
 
 from __future__ import annotations
 
@@ -260,3 +261,57 @@ def test_serve_with_two_processes_runs_two_and_stores_each_result_once(tmp_path)
     while ended(children[0]) is False and time.monotonic() < deadline:
         time.sleep(0.1)
     assert ended(children[0])  # the second process ended with the first
+
+
+def results_queued_behind_the_lock(ladder: Ladder, worker, tasks) -> list:
+    """Each task's result returned by a thread of its own while the test holds the ladder's
+    lock, released once all are queued for the next transaction; each thread's answer (or error)."""
+    answers: list = [None] * len(tasks)
+
+    def post(k: int) -> None:
+        try:
+            answers[k] = ladder.complete(worker, tasks[k]["id"], inline_result(tasks[k]))
+        except Exception as exc:  # reported in the answers
+            answers[k] = exc
+
+    threads = [threading.Thread(target=post, args=(k,)) for k in range(len(tasks))]
+    with ladder.lock:
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while len(ladder.commits._queue) < len(tasks) and time.monotonic() < deadline:
+            time.sleep(0.01)  # each checked its record, then queued behind the lock
+    for thread in threads:
+        thread.join(timeout=60)
+    return answers
+
+
+def test_results_arriving_together_share_one_transaction_each_stored_once(tmp_path):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    before = ladder.commits.transactions
+    answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    assert answers == [{"task": task["id"], "stored": True} for task in tasks]
+    assert ladder.commits.transactions == before + 1
+    assert ladder.counts()["games"] == 3 * 2 + len(tasks)
+
+
+def test_a_store_failing_in_a_shared_transaction_fails_only_its_own_request(tmp_path, monkeypatch):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    broken = service.identity(tasks[1]["spec"]).key
+    insert = Ladder._insert_game
+
+    def failing_for_one(conn, row):
+        if row["game"]["key"] == broken:
+            raise RuntimeError("the disk said no")
+        insert(conn, row)
+
+    monkeypatch.setattr(Ladder, "_insert_game", staticmethod(failing_for_one))
+    answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    assert isinstance(answers[1], RuntimeError)
+    assert [a for k, a in enumerate(answers) if k != 1] == [{"task": t["id"], "stored": True}
+                                                            for k, t in enumerate(tasks) if k != 1]
+    assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1

@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 from arena.errors import ArenaError
 from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
+from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
 from arena.ladder.db import (blobs, bots, bump_generation, game_seats, games, inserted_id, people, take_write_lock,
                              tasks, versions)
@@ -152,6 +153,8 @@ class Ladder:
         self.engine, self.config = engine, config
         self.lock = threading.RLock()
         """Held by every write (`writing`)."""
+        self.commits = GroupCommit(self.writing, self.lock)
+        """Stores results that arrive together in one transaction (arena.ladder.commits)."""
         self.standings_lock = threading.RLock()
         """Guards the in-memory standings, rating history and refits; taken after `lock` (a
         lease's scheduling reads the refits) or alone (readers), never the other way round."""
@@ -298,7 +301,8 @@ class Ladder:
 
     def complete(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> dict[str, Any]:
         """A worker's result for task `task_id`: checked (replayed) before the lock is taken,
-        then stored once under it (LeaseError 422 if refused: the task is queued again)."""
+        then stored once under it, in one transaction with the results that arrived meanwhile
+        (`commits`; LeaseError 422 if refused: the task is queued again)."""
         if not caller.may("worker"):
             raise AccessError("returning results needs a worker token")
         with self.engine.connect() as conn:
@@ -314,7 +318,7 @@ class Ladder:
             with self.writing() as conn:
                 leases.requeue(conn, task_id)
             raise LeaseError(f"task {task_id}: the result was refused: {checked}", 422)
-        with self.writing(changes_pages=True, versions=checked.version is not None) as conn:
+        def store(conn: Connection) -> dict[str, Any]:
             if leases.task_row(conn, task_id).state == leases.DONE_STATE:  # stored while this one was checked
                 return {"task": task_id, "stored": False, "note": "already stored"}
             for row in checked.games:
@@ -322,7 +326,9 @@ class Ladder:
             if checked.version is not None:
                 self._store_version(conn, spec["version"], checked.version)
             leases.finish(conn, task_id)
-        return {"task": task_id, "stored": True}
+            return {"task": task_id, "stored": True}
+
+        return dict(self.commits.run(store, versions=checked.version is not None))
 
     def _checked_game(self, spec: Spec, record: Any) -> "Checked | str":
         problem = record_problem_for(spec, record, self.rulesets[spec["ruleset"]["label"]]["cls"])

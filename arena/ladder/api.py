@@ -159,10 +159,11 @@ class LadderApi:
 
     async def heartbeat(self, request: Request) -> Any:
         body = await _json(request)
-        return await run_in_threadpool(self.ladder.heartbeat, self.caller(request), str(body.get("lease", "")))
+        who = await run_in_threadpool(self.caller, request)
+        return await run_in_threadpool(self.ladder.heartbeat, who, str(body.get("lease", "")))
 
     async def result(self, request: Request) -> Any:
-        who = self.caller(request)
+        who = await run_in_threadpool(self.caller, request)  # the token's query off the event loop
         return await run_in_threadpool(self.ladder.complete, who, int(request.path_params["task"]),
                                        await _json(request))
 

@@ -358,7 +358,7 @@ class Ladder:
 
     @staticmethod
     def _insert_game(conn: Connection, row: Mapping[str, Any]) -> None:
-        game_id = inserted_id(conn.execute(games.insert().values(**row["game"], created=time.time())))
+        game_id = inserted_id(conn.execute(games.insert(), dict(row["game"], created=time.time())))  # compiled once
         conn.execute(game_seats.insert(), [{"game": game_id, "seat": seat, "version": version}
                                            for seat, version in enumerate(row["seats"])])
 

@@ -140,8 +140,11 @@ def test_pages_are_served_from_the_last_snapshot_while_the_next_is_built(tmp_pat
     finally:
         release.set()
     deadline = time.monotonic() + 30
-    while client.get("/api/status").json()["published"] < 1 + 2 + 2 + 1 and time.monotonic() < deadline:
-        time.sleep(0.05)  # 2 uploads, 2 gates, 1 result
+    while time.monotonic() < deadline:  # the next snapshot, once the rebuild is let go
+        status = client.get("/api/status").json()
+        if status["published"] == status["generation"] == 2 + 2 + 1:  # 2 uploads, 2 gates, 1 result
+            break
+        time.sleep(0.05)
     assert sum(r["games"] for r in client.get("/api/standings/flip-7/board").json()["rows"]) == 2
     ladder.snapshots.stop()
 

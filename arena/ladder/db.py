@@ -224,11 +224,10 @@ def bump_generation(conn: Connection, versions: bool = False) -> None:
     """Count a change of what the pages show (in the writing transaction); `versions`: more
     than new games (a version uploaded, gated or disabled)."""
     for name in (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,):
-        found = conn.execute(sa.select(settings.c.value).where(settings.c.name == name)).scalar()
-        if found is None:
+        counted = conn.execute(settings.update().where(settings.c.name == name).values(
+            value=sa.cast(sa.cast(settings.c.value, sa.Integer) + 1, sa.String))).rowcount
+        if not counted:
             conn.execute(settings.insert().values(name=name, value="1"))
-        else:
-            conn.execute(settings.update().where(settings.c.name == name).values(value=str(int(found) + 1)))
 
 
 def generation(conn: Connection) -> int:

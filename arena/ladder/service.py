@@ -319,13 +319,12 @@ class Ladder:
                 leases.requeue(conn, task_id)
             raise LeaseError(f"task {task_id}: the result was refused: {checked}", 422)
         def store(conn: Connection) -> dict[str, Any]:
-            if leases.task_row(conn, task_id).state == leases.DONE_STATE:  # stored while this one was checked
+            if not leases.finish_once(conn, task_id):  # stored while this one was checked
                 return {"task": task_id, "stored": False, "note": "already stored"}
             for row in checked.games:
                 self._insert_game(conn, row)
             if checked.version is not None:
                 self._store_version(conn, spec["version"], checked.version)
-            leases.finish(conn, task_id)
             return {"task": task_id, "stored": True}
 
         return dict(self.commits.run(store, versions=checked.version is not None))

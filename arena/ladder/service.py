@@ -156,8 +156,9 @@ class Ladder:
         self.commits = GroupCommit(self.writing, self.lock)
         """Stores results that arrive together in one transaction (arena.ladder.commits)."""
         self.standings_lock = threading.RLock()
-        """Guards the in-memory standings, rating history and refits; taken after `lock` (a
-        lease's scheduling reads the refits) or alone (readers), never the other way round."""
+        """Guards the in-memory standings, rating history and refits; taken alone (readers,
+        the snapshot builder) or before `lock` (a lease's scheduling reads the refits), never
+        after it: a store never waits for a rebuild."""
         registry = load_registry()
         self.rulesets: dict[str, dict[str, Any]] = {
             r.name: {"label": r.name, "id": r.id, "options": dict(r.options), "players": r.players,
@@ -282,12 +283,12 @@ class Ladder:
         if not caller.may("worker"):
             raise AccessError("leasing work needs a worker token")
         ladder = self.config.ladder
-        with self.writing() as conn:
+        # the scheduler reads the refits: their lock first, so no store waits behind a rebuild
+        with self.standings_lock, self.writing() as conn:
             if admin.switched(conn, "paused"):
                 found: dict[str, Any] = {"lease": None, "expires": None, "tasks": [], "paused": True}
             else:
-                with self.standings_lock:  # the scheduler reads the refits
-                    found = leases.take(conn, ladder.batch_games, ladder.lease_seconds, self._schedule)
+                found = leases.take(conn, ladder.batch_games, ladder.lease_seconds, self._schedule)
             if found["lease"] is not None:
                 admin.note_lease(conn, found["lease"], caller)
         return dict(found, lease_seconds=ladder.lease_seconds, heartbeat_seconds=ladder.heartbeat_seconds,

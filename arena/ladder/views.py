@@ -3,9 +3,10 @@ API returns it as it is): a leaderboard with its verdict line, head to head, and
 version's page (gate, games, results per opponent, rating history, faults).
 
 Reads only; what is the author's (gate logs, bots' logs) is given only to its author or
-an admin (`viewer`). Games are found through ``game_seats`` (indexed by version), so a
-bot page costs its own games, not the ladder's. The leaderboards come from the latest
-snapshot (`arena.ladder.snapshots`): a reader never recomputes the standings.
+an admin (`viewer`). A version page lists its games from memory (`Ladder.games_of`, kept
+with the ratings); head to head finds them through ``game_seats`` (indexed by version).
+The leaderboards come from the latest snapshot (`arena.ladder.snapshots`): a reader never
+recomputes the standings.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ socket (`fork_server`); the database is the only state they share.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import socket
 import subprocess
@@ -82,6 +83,8 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     app = make_app(ladder)
     ladder.snapshots.build()  # the first snapshot (the refit reads every stored game once) before listening
     app.state.pages.warm_bot_pages()  # and the ranked bots' pages: every process starts with them
+    gc.collect()
+    gc.freeze()  # what the start read (every game, its rating) lives on: no full collection walks it again
     listener = tcp_listener(host, port)
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host

@@ -118,7 +118,7 @@ def fill(url: str, bots: int, games: int, results: int) -> tuple[list[str], list
 
 
 class Server:
-    def __init__(self, folder: Path, db: str | None):
+    def __init__(self, folder: Path, db: str | None, processes: int):
         import socket
 
         with socket.socket() as probe:
@@ -126,6 +126,7 @@ class Server:
             self.port = probe.getsockname()[1]
         (folder / "ladder.toml").write_text(CONFIG)
         args = ["--folder", str(folder), "--config", str(folder / "ladder.toml")] + (["--db", db] if db else [])
+        args += ["--processes", str(processes)] if processes > 1 else []
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
                                          str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL)
@@ -166,43 +167,67 @@ def scale(port: int, bot: str, rounds: int = 30) -> dict[str, Any]:
     return out
 
 
-def load(port: int, names: list[str], played: list[tuple[int, dict[str, Any]]], token: str, clients: int,
-         seconds: float) -> dict[str, Any]:
-    """`clients` concurrent clients for at most `seconds` (see the module docstring)."""
+def _client_process(port: int, names: list[str], work: list[tuple[int, str, list[Any]]], token: str,
+                    start: Any, seconds: float, out: Any) -> None:
+    """One client process: a thread per (client number, kind, its results to return), all
+    starting at the barrier `start` (every client of every process) and stopping `seconds`
+    after it; puts {kind: [(ms, status), ...]} on `out`."""
     lock = threading.Lock()
-    stats: dict[str, dict[str, list[Any]]] = {k: {"ms": [], "errors": []} for k in ("leaderboard", "bot", "result")}
-    queue = list(played)
-    deadline = time.monotonic() + seconds
-    go = threading.Barrier(clients)
+    seen: dict[str, list[tuple[float, int]]] = {"leaderboard": [], "bot": [], "result": []}
 
-    def client(number: int) -> None:
-        kind = ("leaderboard", "bot", "result")[number % 3]
+    def client(number: int, kind: str, mine: list[Any]) -> None:
         rng = random.Random(number)
         conn = HTTPConnection("127.0.0.1", port, timeout=120)
-        go.wait()
+        start.wait()
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if kind == "result":
-                with lock:
-                    if not queue:
-                        return
-                    task, result = queue.pop()
+                if not mine:
+                    return
+                task, result = mine.pop()
                 ms, status = timed(conn, "POST", f"/api/work/{task}/result", json.dumps(result).encode(),
                                    {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
             else:
                 path = "/standings/flip-7" if kind == "leaderboard" else f"/bots/{rng.choice(names)}"
                 ms, status = timed(conn, "GET", path)
             with lock:
-                stats[kind]["ms"].append(ms)
-                if status != 200:
-                    stats[kind]["errors"].append(status)
+                seen[kind].append((ms, status))
 
-    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    threads = [threading.Thread(target=client, args=item) for item in work]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return {kind: {"requests": len(s["ms"]), "errors": len(s["errors"]), "median": statistics.median(s["ms"]),
-                   "p99": percentile(s["ms"], 0.99), "max": max(s["ms"])} for kind, s in stats.items() if s["ms"]}
+    out.put(seen)
+
+
+def load(port: int, names: list[str], played: list[tuple[int, dict[str, Any]]], token: str, clients: int,
+         seconds: float, processes: int) -> dict[str, Any]:
+    """`clients` concurrent clients for at most `seconds`, spread over `processes` client
+    processes (see the module docstring)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    kinds = [("leaderboard", "bot", "result")[n % 3] for n in range(clients)]
+    posters = [n for n in range(clients) if kinds[n] == "result"]
+    results = {n: played[k::len(posters)] for k, n in enumerate(posters)}  # each poster its own share
+    start, out = context.Barrier(clients), context.Queue()
+    running = []
+    for p in range(processes):
+        work = [(n, kinds[n], results.get(n, [])) for n in range(p, clients, processes)]
+        running.append(context.Process(target=_client_process, args=(port, names, work, token, start,
+                                                                      seconds, out)))
+    for process in running:
+        process.start()
+    stats: dict[str, list[tuple[float, int]]] = {"leaderboard": [], "bot": [], "result": []}
+    for _ in running:
+        for kind, seen in out.get().items():
+            stats[kind] += seen
+    for process in running:
+        process.join()
+    return {kind: {"requests": len(s), "errors": sum(1 for _, status in s if status != 200),
+                   "median": statistics.median(ms for ms, _ in s), "p99": percentile([ms for ms, _ in s], 0.99),
+                   "max": max(ms for ms, _ in s)} for kind, s in stats.items() if s}
 
 
 def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None) -> None:
@@ -218,12 +243,13 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
     names, played, token = fill(url, args.bots, args.games, args.results)
     print(f"[{kind}] filled: {args.bots} bots, {args.games:,} games, {len(played)} results to return, "
           f"in {time.perf_counter() - started:.0f} s", flush=True)
-    server = Server(folder, db)
+    server = Server(folder, db, args.processes)
     try:
         print(f"[{kind}] server started (rating {args.games:,} games) in {server.start_seconds:.1f} s", flush=True)
         for label, t in scale(server.port, names[len(names) // 2]).items():
             print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
-        for label, t in load(server.port, names, played, token, args.clients, args.seconds).items():
+        for label, t in load(server.port, names, played, token, args.clients, args.seconds,
+                             args.client_processes).items():
             print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
                   f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
     finally:
@@ -239,6 +265,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--results", type=int, default=300)
+    parser.add_argument("--processes", type=int, default=1, help="server processes (arena ladder serve --processes)")
+    parser.add_argument("--client-processes", type=int, default=5,
+                        help="processes the clients are spread over (threads in each; one keep-alive connection each)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
           "(shared: figures are upper bounds)", flush=True)

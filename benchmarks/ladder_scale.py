@@ -126,20 +126,23 @@ def database_bytes(ladder: Any) -> int:
 
 
 def store_batched(ladder: Any, batch: list[tuple[int, Any, Any]], size: int) -> None:
-    """The service's own store steps (`Ladder._store_game`, `leases.finish`, then rating),
-    `size` results to a transaction: what returning results in batches would cost."""
+    """The service's own store steps (the record checked, `leases.finish_once`, the game
+    inserted, then rating), `size` results to a transaction: what returning results in
+    batches would cost."""
     import json
 
     from arena.ladder import leases
 
     for start in range(0, len(batch), size):
-        with ladder.lock:
-            with ladder.engine.begin() as conn:
-                for task_id, _, result in batch[start:start + size]:
-                    task = leases.task_row(conn, task_id)
-                    assert ladder._store_game(conn, task, json.loads(task.spec), result["record"]) is None
-                    leases.finish(conn, task_id)
-            ladder._rate_new()
+        with ladder.writing(changes_pages=True) as conn:
+            for task_id, _, result in batch[start:start + size]:
+                spec = json.loads(leases.task_row(conn, task_id).spec)
+                checked = ladder._checked_game(spec, result["record"])
+                assert not isinstance(checked, str), checked
+                assert leases.finish_once(conn, task_id)
+                for row in checked.games:
+                    ladder._insert_game(conn, row)
+        ladder.catch_up()
 
 
 def measure_store(url: str, games: int) -> dict[str, float]:
@@ -164,7 +167,7 @@ def measure_store(url: str, games: int) -> dict[str, float]:
         service.record_problem_for = real_check
     with ladder.engine.connect() as conn:  # what every scheduling decision reads: each game task's key and state
         rows = conn.execute(sa.select(sa.func.count()).select_from(tasks)).scalar()
-        state_read = min(timed(lambda: service.DbState(conn)) for _ in range(5))
+        state_read = min(timed(lambda: service.DbState(conn).in_flight()) for _ in range(5))
     batched = leased_and_played(ladder, worker, games)[1]
     in_batches = timed(lambda: store_batched(ladder, batched, BATCH))
     cls = ladder.rulesets["flip-7"]["cls"]

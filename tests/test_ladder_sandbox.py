@@ -135,6 +135,9 @@ def test_a_worker_killed_with_9_mid_batch_loses_nothing(tmp_path):
         second.wait()
         status = Client(server.url, "").call("GET", "/api/status")
         assert status["games"] == 4 + 8  # the gates' and 2 x 4 deals, each once
+        while status["published"] < status["generation"] and time.monotonic() < deadline:  # the pages' snapshot
+            time.sleep(0.2)
+            status = Client(server.url, "").call("GET", "/api/status")
         table = Client(server.url, "").call("GET", "/api/standings/flip-7")["flip-7"]
         assert [row["games"] for row in table] == [8, 8]
     finally:

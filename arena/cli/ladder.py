@@ -67,13 +67,16 @@ def ladder() -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=8100, show_default=True, help="TCP port.")
 @click.option("--workers", type=click.IntRange(0, 256), default=1, show_default=True,
               help="Local sandboxed workers started with the server.")
+@click.option("--processes", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes sharing the listening socket (the database is their only shared state).")
 @user_errors
-def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int) -> None:
+def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int,
+                  processes: int) -> None:
     """Run a ladder: its database, its HTTP API and local workers (Ctrl-C stops all)."""
     from arena.ladder.serve import serve
 
     try:
-        serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo)
+        serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:

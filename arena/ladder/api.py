@@ -159,10 +159,11 @@ class LadderApi:
 
     async def heartbeat(self, request: Request) -> Any:
         body = await _json(request)
-        return await run_in_threadpool(self.ladder.heartbeat, self.caller(request), str(body.get("lease", "")))
+        who = await run_in_threadpool(self.caller, request)
+        return await run_in_threadpool(self.ladder.heartbeat, who, str(body.get("lease", "")))
 
     async def result(self, request: Request) -> Any:
-        who = self.caller(request)
+        who = await run_in_threadpool(self.caller, request)  # the token's query off the event loop
         return await run_in_threadpool(self.ladder.complete, who, int(request.path_params["task"]),
                                        await _json(request))
 
@@ -227,9 +228,21 @@ class LadderApi:
         return {"reset": name}
 
     def status(self, request: Request) -> Any:
+        """The ladder, its rulesets, counts, and how far the pages' snapshot is behind: `generation`
+        counts the changes stored, `published` those the pages show, built `published_age` seconds ago;
+        `bot_pages_behind`: seconds the most out-of-date cached bot page has been so (this process's)."""
+        import time
+
+        from arena.ladder.db import generation
+
+        with self.ladder.engine.connect() as conn:
+            stored = generation(conn)
+        snapshot = self.ladder.snapshots.latest()
         return {"ladder": self.ladder.config.ladder.name, "rulesets": list(self.ladder.rulesets),
                 "ruleset_versions": {label: [r["id"], r["cls"].version] for label, r in self.ladder.rulesets.items()},
-                **self.ladder.counts()}
+                **self.ladder.counts(), "generation": stored, "published": snapshot.stamp.generation,
+                "published_age": round(time.time() - snapshot.built, 3),
+                "bot_pages_behind": round(self.ladder.snapshots.bot_pages.stale_for(), 3)}
 
 
 def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = False) -> Starlette:
@@ -266,5 +279,8 @@ def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = Fa
     middleware = [Middleware(SecurityHeaders, https_only=https_only),
                   Middleware(SessionMiddleware, secret_key=key, session_cookie="ladder_session",
                              same_site="lax", https_only=https_only, max_age=14 * 86_400)]
-    return Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes]
-                     + page_routes(Pages(ladder, limits)), middleware=middleware)
+    pages = Pages(ladder, limits)
+    app = Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes]
+                    + page_routes(pages), middleware=middleware)
+    app.state.pages = pages
+    return app

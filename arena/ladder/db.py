@@ -7,8 +7,9 @@ one transaction with the version row it bumps. (Alembic would need a script fold
 env.py shipped as package data for what is, so far, one migration; a later move to
 Alembic stamps its baseline revision at `SCHEMA_VERSION`.)
 
-Every write of the service goes through one process (`arena.ladder.service.Ladder`,
-under its lock), so no two transactions race on a lease or a game.
+Every write of the service runs under the database's write lock (`take_write_lock`: SQLite's
+``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so writes from several server processes
+(``arena ladder serve --processes N``) happen one at a time and games commit in id order.
 """
 
 from __future__ import annotations
@@ -193,6 +194,45 @@ def _rated_v3(conn: Connection) -> None:
 
 MIGRATIONS: list[Callable[[Connection], None]] = [_create_v1, _web_v2, _rated_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+WRITE_LOCK = 40_040
+"""The PostgreSQL advisory lock key every write transaction of the ladder takes."""
+
+
+def take_write_lock(conn: Connection) -> None:
+    """Hold the database's write lock until `conn`'s transaction ends: the first statement of
+    every write transaction, so that writes from several processes run one at a time and a
+    game's id order is its commit order (ratings read games in id order)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")  # pysqlite has not begun one yet: no statement ran
+    else:
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK})
+
+
+GENERATION = "generation"
+"""The `settings` row counting changes of what the pages show (results, uploads, gates, disables)."""
+VERSIONS_GENERATION = "versions_generation"
+"""The `settings` row counting the changes among them that are not only new games."""
+
+
+def setting_number(conn: Connection, name: str) -> int:
+    return int(conn.execute(sa.select(settings.c.value).where(settings.c.name == name)).scalar() or 0)
+
+
+def bump_generation(conn: Connection, versions: bool = False) -> None:
+    """Count a change of what the pages show (in the writing transaction); `versions`: more
+    than new games (a version uploaded, gated or disabled)."""
+    for name in (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,):
+        counted = conn.execute(settings.update().where(settings.c.name == name).values(
+            value=sa.cast(sa.cast(settings.c.value, sa.Integer) + 1, sa.String))).rowcount
+        if not counted:
+            conn.execute(settings.insert().values(name=name, value="1"))
+
+
+def generation(conn: Connection) -> int:
+    """The count of changes of what the pages show (0: none yet)."""
+    return setting_number(conn, GENERATION)
 
 
 def database_url(db: str | None, folder: Path) -> str:

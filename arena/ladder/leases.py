@@ -95,6 +95,13 @@ def task_row(conn: Connection, task_id: int) -> Any:
     return conn.execute(sa.select(tasks).where(tasks.c.id == task_id)).first()
 
 
+def finish_once(conn: Connection, task_id: int) -> bool:
+    """Mark task `task_id` done unless it is; whether this call did (one statement: a result's
+    store asks and marks at once)."""
+    return bool(conn.execute(tasks.update().where(tasks.c.id == task_id, tasks.c.state != DONE_STATE)
+                             .values(state=DONE_STATE, lease=None, expires=None)).rowcount)
+
+
 def finish(conn: Connection, task_id: int) -> None:
     conn.execute(tasks.update().where(tasks.c.id == task_id).values(state=DONE_STATE, lease=None, expires=None))
 

@@ -55,6 +55,7 @@ class Pages:
     def __init__(self, ladder: Ladder, limits: Limits):
         self.ladder, self.limits = ladder, limits
         self.env = _environment()
+        ladder.snapshots.add_renderer("pages", self.render_boards)
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -112,35 +113,95 @@ class Pages:
 
     # -- reading ---------------------------------------------------------------------
 
-    def board_html(self, label: str) -> Any:
-        """Ruleset `label`'s leaderboard as HTML (the same for every viewer: rendered once per change)."""
+    def render_boards(self, snapshot: Any) -> dict[Any, Any]:
+        """Per ruleset of a snapshot (`arena.ladder.snapshots`), built off the request path:
+        its leaderboard as HTML, and its standings page as a visitor not signed in gets it."""
         from markupsafe import Markup
 
-        board = views.leaderboard(self.ladder, label)
-        return views.cached(self.ladder, ("board-html", label), lambda: Markup(
-            self.env.get_template("macros.html").module.board_table(board)))
+        out: dict[Any, Any] = {}
+        for label, board in snapshot.boards.items():
+            html = out["board-html", label] = Markup(self.env.get_template("macros.html").module.board_table(board))
+            out["standings-page", label] = self.anonymous("board.html", label=label, board_html=html)
+        return out
+
+    def anonymous(self, template: str, **context: Any) -> bytes:
+        """Page `template` as a visitor not signed in gets it (no session, no CSRF token: such
+        a page has no form), ready to serve to any of them."""
+        return self.env.get_template(template).render(ladder=self.ladder.config.ladder,
+                                                      rulesets=list(self.ladder.rulesets), viewer=None, csrf="",
+                                                      base_url="", **context).encode()
+
+    def board_html(self, label: str) -> Any:
+        """Ruleset `label`'s leaderboard as HTML, from the latest snapshot."""
+        views.leaderboard(self.ladder, label)  # 404 for a ruleset the ladder does not play
+        return self.ladder.snapshots.latest().rendered["board-html", label]
+
+    @staticmethod
+    def signed_out(request: Request) -> bool:
+        """Whether the request carries no signed-in session (it may be served a shared page)."""
+        return "person" not in request.session
 
     def home(self, request: Request) -> Response:
         return self.render(request, "home.html", boards={label: self.board_html(label) for label in self.ladder.rulesets},
                            counts=self.ladder.counts(), switches=self.ladder.switches(),
                            quotas=self.ladder.config.quotas)
 
-    def standings(self, request: Request) -> Response:
+    async def standings(self, request: Request) -> Response:
+        """A leaderboard page; to a visitor not signed in, the snapshot's bytes from the event
+        loop (no thread, no database) when the builder runs."""
         label = request.path_params["ruleset"]
-        return self.render(request, "board.html", label=label, board_html=self.board_html(label))
+        snapshots = self.ladder.snapshots
+        if self.signed_out(request) and snapshots.running() and label in self.ladder.rulesets:
+            return HTMLResponse(snapshots.latest().rendered["standings-page", label])
+        return await run_in_threadpool(self._standings, request, label)
+
+    def _standings(self, request: Request, label: str) -> Response:
+        board_html = self.board_html(label)
+        if self.signed_out(request):
+            return HTMLResponse(self.ladder.snapshots.latest().rendered["standings-page", label])
+        return self.render(request, "board.html", label=label, board_html=board_html)
 
     def head_to_head(self, request: Request) -> Response:
         return self.render(request, "h2h.html", h2h=views.head_to_head(self.ladder, request.path_params["ruleset"]))
 
-    def bot(self, request: Request) -> Response:
+    async def bot(self, request: Request) -> Response:
+        """A bot's page; to a visitor not signed in, its cached bytes from the event loop when
+        the builder runs and the page is cached (else rendered in the thread pool)."""
         number = request.query_params.get("version")
         if number is not None and not number.isdigit():
             raise AccessError(f"version {number[:20]!r}: give a number", 400)
-        page = views.version_page(self.ladder, request.path_params["bot"], None if number is None else int(number),
-                                  self.viewer(request))
+        name, chosen = request.path_params["bot"], None if number is None else int(number)
+        if self.signed_out(request) and self.ladder.snapshots.running():
+            cached = self.ladder.snapshots.bot_pages.peek(("bot", name, chosen))
+            if cached is not None:
+                return HTMLResponse(cached)
+        return await run_in_threadpool(self._bot, request, name, chosen)
+
+    def _bot(self, request: Request, name: str, chosen: int | None) -> Response:
+        self.ladder.snapshots.latest()  # without the builder running, brings the cached pages up to date
+        if self.signed_out(request):  # the same page for every such visitor: rendered once per change of the bot
+            return HTMLResponse(self.signed_out_bot_page(name, chosen))
+        return self.render(request, "version.html", **self._bot_context(name, chosen, self.viewer(request)))
+
+    def warm_bot_pages(self, most: int = 2000) -> int:
+        """Render the pages of the bots on the latest leaderboards (at most `most`) as a
+        visitor not signed in gets them, so that their first visitors find them cached; how many."""
+        names = dict.fromkeys(row["bot"] for board in self.ladder.snapshots.latest().boards.values()
+                              for row in board["rows"])
+        for name in list(names)[:most]:
+            self.signed_out_bot_page(name, None)
+        return min(len(names), most)
+
+    def signed_out_bot_page(self, name: str, number: int | None) -> bytes:
+        """Bot `name`'s page at version `number` for visitors not signed in, from the cache."""
+        return self.ladder.snapshots.bot_pages.get(("bot", name, number), name, lambda: self.anonymous(
+            "version.html", **self._bot_context(name, number)))
+
+    def _bot_context(self, name: str, number: int | None, viewer: Caller | None = None) -> dict[str, Any]:
+        page = views.version_page(self.ladder, name, number, viewer)
         chart = views.cached(self.ladder, ("chart", page["version"] and page["version"]["version_id"]),
                              lambda: _history_chart(page))
-        return self.render(request, "version.html", page=page, chart=chart)
+        return {"page": page, "chart": chart}
 
     def logs(self, request: Request) -> Response:
         viewer = self.signed_in(request)

@@ -4,10 +4,14 @@ The folder holds ``ladder.db`` (unless ``--db`` names a PostgreSQL) and one cach
 per local worker. Each start issues the local workers a fresh ``worker`` token (person
 ``local-workers``; the previous start's tokens are revoked) and hands it to them in their
 environment, never on a command line. Workers exit when the server's process is gone.
+With ``--processes N`` the first process forks N - 1 more that serve the same listening
+socket (`fork_server`); the database is the only state they share.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import socket
 import subprocess
@@ -68,22 +72,30 @@ def tcp_listener(host: str, port: int) -> socket.socket:
     return listener
 
 
-def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print) -> None:
-    """Serve `ladder`'s API on host:port with `workers` local workers until interrupted."""
+def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print,
+          processes: int = 1) -> None:
+    """Serve `ladder`'s API on host:port with `workers` local workers until interrupted;
+    `processes` server processes share the listening socket (`serve_processes`)."""
     import uvicorn
 
     from arena.ladder.api import make_app
 
-    for label in ladder.rulesets:  # the refit reads every stored game once, here rather than on a first visit
-        ladder.standings_table(label)
+    app = make_app(ladder)
+    ladder.snapshots.build()  # the first snapshot (the refit reads every stored game once) before listening
+    app.state.pages.warm_bot_pages()  # and the ranked bots' pages: every process starts with them
+    gc.collect()
+    gc.freeze()  # what the start read (every game, its rating) lives on: no full collection walks it again
     listener = tcp_listener(host, port)
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     direct = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
-    server = uvicorn.Server(uvicorn.Config(make_app(ladder), access_log=False, log_level="warning"))
+    children = [fork_server(ladder, app, listener) for _ in range(processes - 1)]
+    ladder.snapshots.start()
+    server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
     running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
     echo(f"ladder {ladder.config.ladder.name!r} at http://{shown}:{bound}/ (its pages; the API under /api/) "
-         f"with {workers} local worker{'' if workers == 1 else 's'} (Ctrl-C to stop)")
+         f"with {workers} local worker{'' if workers == 1 else 's'}"
+         f"{f', {processes} server processes' if processes > 1 else ''} (Ctrl-C to stop)")
     try:
         server.run(sockets=[listener])
     finally:
@@ -91,3 +103,53 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
             process.terminate()
         for process in running:
             process.wait()
+        stop_children(children)
+        ladder.snapshots.stop()
+
+
+def fork_server(ladder: Ladder, app: Any, listener: socket.socket) -> tuple[int, int]:
+    """A child process serving `app` on `listener` too, with its own database connections and
+    snapshot builder (the ladder's state so far inherited); (its pid, the pipe that ends it).
+
+    The database is the only state the processes share: every write takes its write lock
+    (`db.take_write_lock`) and each process's snapshot follows `db.generation`. Local workers
+    run from the first process only. A child ends when the first process does (its pipe closes)."""
+    import threading
+
+    import uvicorn
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(read)
+        return pid, write
+    status = 0
+    try:
+        os.close(write)
+        ladder.engine.dispose(close=False)  # the first process's connections stay its own
+        ladder.snapshots.start()
+        server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
+
+        def end_with_parent() -> None:
+            os.read(read, 1)  # returns when the first process closed the pipe or died
+            server.should_exit = True
+
+        threading.Thread(target=end_with_parent, daemon=True).start()
+        server.run(sockets=[listener])
+    except BaseException:  # noqa: B036 - a child never returns into the parent's code
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def stop_children(children: list[tuple[int, int]]) -> None:
+    """End the processes `fork_server` made and wait for them."""
+    import signal
+
+    for pid, pipe in children:
+        os.close(pipe)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    for pid, _ in children:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)

@@ -1,20 +1,23 @@
 """The ladder's operations in one object: what the API and the CLI call.
 
 `Ladder` holds the database engine, the config, the live standings and one lock. Every
-operation that writes runs under the lock in one transaction, so leases, results and
-ratings happen one at a time and in one order (a ladder has one server process; see
-docs/ladder.md). What a worker returns is stored once: a game by its identity key
-(UNIQUE), a gate by its version; a second copy of a result is answered "already stored"
-and changes nothing.
+operation that writes runs in one transaction under the lock and the database's write
+lock (`writing`), so leases and results happen one at a time and in one order, also
+across server processes (docs/ladder.md). A worker's record is checked (replayed) before
+the lock is taken: the check needs only the task's spec. What a worker returns is stored
+once: a game by its identity key (UNIQUE), a gate by its version; a second copy of a
+result is answered "already stored" and changes nothing. Ratings follow the stored games
+in id order (`catch_up`): the standings' readers catch up, not the writers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 import zlib
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -22,8 +25,10 @@ from sqlalchemy.engine import Connection, Engine
 from arena.errors import ArenaError
 from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
+from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import blobs, bots, game_seats, games, inserted_id, people, tasks, versions
+from arena.ladder.db import (blobs, bots, bump_generation, game_seats, games, inserted_id, people, take_write_lock,
+                             tasks, versions)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
 from arena.ladder.ranking import Ranking
@@ -47,10 +52,17 @@ class DbState:
 
     def __init__(self, conn: Connection):
         self._conn = conn
-        rows = conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
-        self._stored = frozenset(r.key for r in rows if r.state in ("done", "failed"))  # failed: given up
-        self._flying = frozenset(r.key for r in rows if r.state in ("queued", "leased"))
+        self._tasks: tuple[frozenset[str], frozenset[str]] | None = None
         self._field = current_field(conn)
+
+    def _stored_and_flying(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The keys of the games stored (or given up) and of those queued or leased: read on
+        first use (every game's task: the standings never need them, the scheduler does)."""
+        if self._tasks is None:
+            rows = self._conn.execute(sa.select(tasks.c.key, tasks.c.state).where(tasks.c.kind == "game")).all()
+            self._tasks = (frozenset(r.key for r in rows if r.state in ("done", "failed")),  # failed: given up
+                           frozenset(r.key for r in rows if r.state in ("queued", "leased")))
+        return self._tasks
 
     def field(self) -> list[FieldEntry]:
         return [entry for entry, _ in self._field]
@@ -92,13 +104,32 @@ class DbState:
         return [(s["ruleset"]["label"], tuple(seat["content"] for seat in s["seats"]), s["deal"]) for s in specs]
 
     def is_stored(self, key: str) -> bool:
-        return key in self._stored
+        return key in self._stored_and_flying()[0]
 
     def in_flight(self) -> frozenset[str]:
-        return self._flying
+        return self._stored_and_flying()[1]
 
     def looks(self) -> list[Any]:
         return []
+
+
+class Checked(NamedTuple):
+    """A result that passed its checks: the game rows to store (`game_row`) and, for a gate,
+    its version's new values (state, log, label, ...)."""
+
+    games: list[dict[str, Any]]
+    version: dict[str, Any] | None
+
+
+def game_row(spec: Spec, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored form of a checked game: its `games` row (but `created`) and its versions by seat."""
+    outcome = record["outcome"]
+    result = {"standing": outcome["standing"], "scores": outcome["scores"], "faults": faults_of(record)}
+    seats = [s.get("version") for s in spec["seats"]]
+    return {"game": {"key": identity(spec).key, "ruleset": spec["ruleset"]["label"], "seats": json.dumps(seats),
+                     "deal": spec["deal"], "rotation": spec["rotation"], "result": json.dumps(result),
+                     "record": zlib.compress(json.dumps(record).encode()), "gate": spec.get("gate")},
+            "seats": seats}
 
 
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
@@ -121,6 +152,13 @@ class Ladder:
 
         self.engine, self.config = engine, config
         self.lock = threading.RLock()
+        """Held by every write (`writing`)."""
+        self.commits = GroupCommit(self.writing, self.lock)
+        """Stores results that arrive together in one transaction (arena.ladder.commits)."""
+        self.standings_lock = threading.RLock()
+        """Guards the in-memory standings, rating history and refits; taken alone (readers,
+        the snapshot builder) or before `lock` (a lease's scheduling reads the refits), never
+        after it: a store never waits for a rebuild."""
         registry = load_registry()
         self.rulesets: dict[str, dict[str, Any]] = {
             r.name: {"label": r.name, "id": r.id, "options": dict(r.options), "players": r.players,
@@ -134,15 +172,37 @@ class Ladder:
         self.standings = LiveStandings([(k, v["cls"], v["players"]) for k, v in self.rulesets.items()])
         self.history: dict[str, dict[int, list[tuple[int, float, float]]]] = {k: {} for k in self.rulesets}
         """Per ruleset, per version: (game id, mu, sigma) after each of its rated games."""
+        self.played: dict[int, list[dict[str, Any]]] = {}
+        """Per version, its stored games (gate games too) in the order stored (`games_of`)."""
+        self._last_listed = 0
         self.generation = 0
-        """Bumped by every change of what the pages show (a stored result, a bot disabled):
-        arena.ladder.views caches its reads under it."""
+        """Bumped by every change of what the pages show this process makes (a stored result,
+        an upload, a bot disabled), as `db.generation` is by every process's."""
+        from arena.ladder.snapshots import Snapshots
+
+        self.snapshots = Snapshots(self)
+        """What the pages show, rebuilt off the request path (`Snapshots.start`)."""
         self.rebuild()
+
+    @contextlib.contextmanager
+    def writing(self, changes_pages: bool = False, versions: bool = False) -> Iterator[Connection]:
+        """A write transaction under this process's lock and the database's write lock
+        (`db.take_write_lock`); `changes_pages`: it changes what the pages show (counted in
+        `db.generation`, and `generation` bumped once it committed); `versions`: more than
+        new games (`db.bump_generation`)."""
+        with self.lock:
+            with self.engine.begin() as conn:
+                take_write_lock(conn)
+                yield conn
+                if changes_pages or versions:
+                    bump_generation(conn, versions)
+            if changes_pages or versions:
+                self.generation += 1
 
     # -- people and tokens ----------------------------------------------------------
 
     def create_admin(self, name: str) -> str:
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             return accounts.issue_token(conn, accounts.create_person(conn, name, admin=True), "admin")
 
     def caller(self, header: str | None) -> Caller:
@@ -150,18 +210,18 @@ class Ladder:
             return accounts.authenticate(conn, header)
 
     def sign_up(self, name: str, code: str | None) -> str:
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             return accounts.sign_up(conn, name, code, self.config.ladder.signup)
 
     def invite(self, caller: Caller) -> str:
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             return accounts.invite(conn, caller)
 
     def issue_token(self, caller: Caller, scope: str) -> str:
         """A new token of `scope` for the caller (worker and admin tokens: admins only)."""
         if scope != "submit" and not caller.admin:
             raise AccessError(f"only an admin makes {scope} tokens")
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             return accounts.issue_token(conn, caller.person, scope)
 
     def tokens(self, caller: Caller) -> list[dict[str, Any]]:
@@ -169,14 +229,14 @@ class Ladder:
             return accounts.list_tokens(conn, caller)
 
     def revoke(self, caller: Caller, prefix: str) -> int:
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             return accounts.revoke_token(conn, prefix, caller)
 
     # -- versions ----------------------------------------------------------------
 
     def submit(self, caller: Caller, bot: str, filename: str, data: bytes) -> dict[str, Any]:
         """A new version of `bot` from an upload, queued for its gate."""
-        with self.lock, self.engine.begin() as conn:
+        with self.writing(versions=True) as conn:
             if admin.switched(conn, "frozen") and not caller.admin:
                 raise AccessError("submissions are frozen (finals): an admin reopens them")
             added = add_version(conn, caller, bot, filename, data, self.config.quotas)
@@ -187,7 +247,6 @@ class Ladder:
                     "random": self.random_label, "seed": self.config.ladder.seed}
             conn.execute(tasks.insert().values(key=f"gate-{added['content']}", kind="gate", spec=json.dumps(spec),
                                                state="queued", attempts=0, created=time.time()))
-        self.generation += 1
         return added
 
     def blob(self, sha256: str) -> tuple[str, bytes]:
@@ -224,7 +283,8 @@ class Ladder:
         if not caller.may("worker"):
             raise AccessError("leasing work needs a worker token")
         ladder = self.config.ladder
-        with self.lock, self.engine.begin() as conn:
+        # the scheduler reads the refits: their lock first, so no store waits behind a rebuild
+        with self.standings_lock, self.writing() as conn:
             if admin.switched(conn, "paused"):
                 found: dict[str, Any] = {"lease": None, "expires": None, "tasks": [], "paused": True}
             else:
@@ -237,89 +297,95 @@ class Ladder:
     def heartbeat(self, caller: Caller, lease: str) -> dict[str, Any]:
         if not caller.may("worker"):
             raise AccessError("heartbeats need a worker token")
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             return leases.renew(conn, lease, self.config.ladder.lease_seconds)
 
     def complete(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> dict[str, Any]:
-        """A worker's result for task `task_id`: stored once, checked first (LeaseError 422 if refused)."""
+        """A worker's result for task `task_id`: checked (replayed) before the lock is taken,
+        then stored once under it, in one transaction with the results that arrived meanwhile
+        (`commits`; LeaseError 422 if refused: the task is queued again)."""
         if not caller.may("worker"):
             raise AccessError("returning results needs a worker token")
-        with self.lock:
-            with self.engine.begin() as conn:
-                task = leases.task_row(conn, task_id)
-                if task is None:
-                    raise LeaseError(f"no task {task_id}", 404)
-                if task.state == leases.DONE_STATE:
-                    return {"task": task_id, "stored": False, "note": "already stored"}
-                spec = json.loads(task.spec)
-                problem = (self._store_game(conn, task, spec, result.get("record")) if task.kind == "game"
-                           else self._store_gate(conn, task, spec, result))
-                if problem is None:
-                    leases.finish(conn, task_id)
-            if problem is not None:
-                with self.engine.begin() as conn:
-                    leases.requeue(conn, task_id)
-                raise LeaseError(f"task {task_id}: the result was refused: {problem}", 422)
-            self._rate_new()
-            self.generation += 1
-        return {"task": task_id, "stored": True}
+        with self.engine.connect() as conn:
+            task = leases.task_row(conn, task_id)
+        if task is None:
+            raise LeaseError(f"no task {task_id}", 404)
+        if task.state == leases.DONE_STATE:
+            return {"task": task_id, "stored": False, "note": "already stored"}
+        spec = json.loads(task.spec)  # a task's spec never changes: the check needs nothing else
+        checked = self._checked_game(spec, result.get("record")) if task.kind == "game" else \
+            self._checked_gate(spec, result)
+        if isinstance(checked, str):
+            with self.writing() as conn:
+                leases.requeue(conn, task_id)
+            raise LeaseError(f"task {task_id}: the result was refused: {checked}", 422)
+        def store(conn: Connection) -> dict[str, Any]:
+            if not leases.finish_once(conn, task_id):  # stored while this one was checked
+                return {"task": task_id, "stored": False, "note": "already stored"}
+            for row in checked.games:
+                self._insert_game(conn, row)
+            if checked.version is not None:
+                self._store_version(conn, spec["version"], checked.version)
+            return {"task": task_id, "stored": True}
 
-    def _insert_game(self, conn: Connection, spec: Spec, record: Mapping[str, Any]) -> None:
-        outcome = record["outcome"]
-        result = {"standing": outcome["standing"], "scores": outcome["scores"], "faults": faults_of(record)}
-        game_id = inserted_id(conn.execute(games.insert().values(
-            key=identity(spec).key, ruleset=spec["ruleset"]["label"],
-            seats=json.dumps([s.get("version") for s in spec["seats"]]), deal=spec["deal"], rotation=spec["rotation"],
-            result=json.dumps(result), record=zlib.compress(json.dumps(record).encode()), gate=spec.get("gate"),
-            created=time.time())))
-        conn.execute(game_seats.insert(), [{"game": game_id, "seat": seat, "version": s.get("version")}
-                                           for seat, s in enumerate(spec["seats"])])
+        return dict(self.commits.run(store, versions=checked.version is not None))
 
-    def _store_game(self, conn: Connection, task: Any, spec: Spec, record: Any) -> str | None:
+    def _checked_game(self, spec: Spec, record: Any) -> "Checked | str":
         problem = record_problem_for(spec, record, self.rulesets[spec["ruleset"]["label"]]["cls"])
-        if problem is None:
-            self._insert_game(conn, spec, record)
-        return problem
+        return problem if problem is not None else Checked([game_row(spec, record)], None)
 
-    def _store_gate(self, conn: Connection, task: Any, spec: Mapping[str, Any], result: Mapping[str, Any]
-                    ) -> str | None:
-        """The gate's report: a passing version's games checked and stored, the version made current."""
+    def _checked_gate(self, spec: Mapping[str, Any], result: Mapping[str, Any]) -> "Checked | str":
+        """The gate's report checked: a passing version's games all replayed (none stored yet)."""
         log = str(result.get("log", ""))[-100_000:]
         claimed = [r for r in spec["rulesets"] if r["label"] in (result.get("rulesets") or [])]
         passed = bool(result.get("passed")) and bool(claimed)
         records = result.get("records") or []
-        if passed:
-            seat = {"version": spec["version"], "name": spec["bot"], "content": spec["content"],
-                    "label": str(result.get("label", "")), "package": str(result.get("package", "")),
-                    "blob": spec["blob"], "filename": spec["filename"]}
-            specs = gate_specs(seat, claimed, spec["random"], spec["seed"])
-            if len(records) != len(specs):
-                return f"the gate returned {len(records)} game records, not {len(specs)}"
-            for number, (game, record) in enumerate(zip(specs, records), 1):  # all checked before any is stored
-                cls = self.rulesets[game["ruleset"]["label"]]["cls"]
-                if (problem := record_problem_for(game, record, cls)) is not None:
-                    return f"gate game {number}: {problem}"
-            for game, record in zip(specs, records):
-                self._insert_game(conn, game, record)
         values: dict[str, Any] = {"state": "passed" if passed else "failed", "gate_log": log, "gated": time.time()}
-        if passed:
-            values.update(label=seat["label"], package=seat["package"],
-                          rulesets=json.dumps([r["label"] for r in claimed]))
-            bot_id = conn.execute(sa.select(versions.c.bot).where(versions.c.id == spec["version"])).scalar()
-            conn.execute(bots.update().where(bots.c.id == bot_id).values(current=spec["version"]))
-        conn.execute(versions.update().where(versions.c.id == spec["version"]).values(**values))
-        return None
+        if not passed:
+            return Checked([], values)
+        seat = {"version": spec["version"], "name": spec["bot"], "content": spec["content"],
+                "label": str(result.get("label", "")), "package": str(result.get("package", "")),
+                "blob": spec["blob"], "filename": spec["filename"]}
+        specs = gate_specs(seat, claimed, spec["random"], spec["seed"])
+        if len(records) != len(specs):
+            return f"the gate returned {len(records)} game records, not {len(specs)}"
+        for number, (game, record) in enumerate(zip(specs, records), 1):
+            cls = self.rulesets[game["ruleset"]["label"]]["cls"]
+            if (problem := record_problem_for(game, record, cls)) is not None:
+                return f"gate game {number}: {problem}"
+        values.update(label=seat["label"], package=seat["package"], rulesets=json.dumps([r["label"] for r in claimed]))
+        return Checked([game_row(game, record) for game, record in zip(specs, records)], values)
+
+    @staticmethod
+    def _insert_game(conn: Connection, row: Mapping[str, Any]) -> None:
+        game_id = inserted_id(conn.execute(games.insert(), dict(row["game"], created=time.time())))  # compiled once
+        conn.execute(game_seats.insert(), [{"game": game_id, "seat": seat, "version": version}
+                                           for seat, version in enumerate(row["seats"])])
+
+    @staticmethod
+    def _store_version(conn: Connection, version: int, values: Mapping[str, Any]) -> None:
+        """A gate's outcome: the version's state and log; a passing version made its bot's current."""
+        if values["state"] == "passed":
+            bot_id = conn.execute(sa.select(versions.c.bot).where(versions.c.id == version)).scalar()
+            conn.execute(bots.update().where(bots.c.id == bot_id).values(current=version))
+        conn.execute(versions.update().where(versions.c.id == version).values(**values))
 
     # -- standings and reads -------------------------------------------------------
 
     def _rate_new(self) -> None:
-        """Rate the stored games not yet rated, in the order they were stored."""
+        """Rate the stored games not yet rated, in the order they were stored, and list every
+        new game (gate games too) under its versions (`played`)."""
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result)
-                                .where(games.c.id > self.standings.last, games.c.gate.is_(None))
-                                .order_by(games.c.id)).all()
+            rows = conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result, games.c.gate)
+                                .where(games.c.id > self._last_listed).order_by(games.c.id)).all()
         for row in rows:
             result, seats = json.loads(row.result), json.loads(row.seats)
+            self._last_listed = row.id
+            listed = {"game": row.id, "ruleset": row.ruleset, "seats": seats, "gate": row.gate, **result}
+            for version in dict.fromkeys(v for v in seats if v is not None):
+                self.played.setdefault(version, []).append(listed)
+            if row.gate is not None:
+                continue
             self.standings.add(row.id, row.ruleset, seats, result["standing"], result["faults"])
             rated = self.standings.ratings.get(row.ruleset, {})
             for version in seats:
@@ -327,15 +393,25 @@ class Ladder:
                     self.history[row.ruleset].setdefault(version, []).append(
                         (row.id, round(rated[version].mu, 3), round(rated[version].sigma, 3)))
 
+    def games_of(self, version: int) -> list[dict[str, Any]]:
+        """Version `version`'s stored games as of the last catch-up, oldest first ({"game",
+        "ruleset", "seats", "gate", "standing", "scores", "faults"}; callers must not change them)."""
+        return list(self.played.get(version, ()))
+
     def rebuild(self) -> None:
         """Ratings from every stored game, in the order stored (a restarted server's)."""
-        with self.lock:
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Rate the games stored since the last call (by any process), in the order stored."""
+        with self.standings_lock:
             self._rate_new()
 
     def standings_table(self, label: str) -> list[dict[str, Any]]:
         if label not in self.rulesets:
             raise LeaseError(f"no ruleset {label!r} on this ladder (it plays: {', '.join(self.rulesets)})", 404)
-        with self.lock, self.engine.connect() as conn:
+        with self.standings_lock, self.engine.connect() as conn:
+            self._rate_new()
             state = DbState(conn)
             self.rankings[label].catch_up(state)
             published = self.rankings[label].published(state.field(), state.entered())
@@ -408,7 +484,7 @@ class Ladder:
 
     def set_switch(self, caller: Caller, name: str, on: bool) -> dict[str, bool]:
         """Pause or resume play, freeze or reopen submissions (an admin's)."""
-        with self.lock, self.engine.begin() as conn:
+        with self.writing() as conn:
             admin.set_switch(conn, caller, name, on)
             return {n: admin.switched(conn, n) for n in admin.SWITCHES}
 
@@ -417,10 +493,8 @@ class Ladder:
             return {n: admin.switched(conn, n) for n in admin.SWITCHES}
 
     def set_disabled(self, caller: Caller, bot: str, number: int | None, off: bool) -> dict[str, Any]:
-        with self.lock, self.engine.begin() as conn:
-            done = admin.set_disabled(conn, caller, bot, number, off)
-        self.generation += 1
-        return done
+        with self.writing(versions=True) as conn:
+            return admin.set_disabled(conn, caller, bot, number, off)
 
     def counts(self) -> dict[str, int]:
         """Games stored and tasks by state (for the CLI, tests and the status endpoint)."""

@@ -3,8 +3,10 @@ API returns it as it is): a leaderboard with its verdict line, head to head, and
 version's page (gate, games, results per opponent, rating history, faults).
 
 Reads only; what is the author's (gate logs, bots' logs) is given only to its author or
-an admin (`viewer`). Games are found through ``game_seats`` (indexed by version), so a
-bot page costs its own games, not the ladder's.
+an admin (`viewer`). A version page lists its games from memory (`Ladder.games_of`, kept
+with the ratings); head to head finds them through ``game_seats`` (indexed by version).
+The leaderboards come from the latest snapshot (`arena.ladder.snapshots`): a reader never
+recomputes the standings.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ MAX_CACHED = 2000
 
 
 def cached(ladder: Ladder, key: Hashable, make: Callable[[], Any]) -> Any:
-    """`make()`, kept until the ladder's generation changes (a result stored, a bot disabled):
-    a page read many times between two results is computed once. Callers must not change it."""
+    """`make()`, kept until the latest snapshot's generation changes (a result stored, a bot
+    disabled, by any server process): a page read many times between two results is
+    computed once. Callers must not change it."""
     cache = _CACHES.setdefault(ladder, {})
-    generation = ladder.generation  # read first: a change while making the value makes it stale, not wrong
+    generation = ladder.snapshots.latest().stamp.generation  # a change while making the value: stale, not wrong
     hit = cache.get(key)
     if hit is not None and hit[0] == generation:
         return hit[1]
@@ -45,12 +48,16 @@ MAX_FAULTS_SHOWN = 100
 
 
 def leaderboard(ladder: Ladder, label: str) -> dict[str, Any]:
-    """Ruleset `label`'s live standings with the site's verdict line and each row's
-    verdict against the next where the standings carry one (``vs_next``)."""
-    return cached(ladder, ("board", label), lambda: _leaderboard(ladder, label))
+    """Ruleset `label`'s leaderboard in the latest snapshot (`make_leaderboard`)."""
+    board = ladder.snapshots.latest().boards.get(label)
+    if board is None:
+        raise LeaseError(f"no ruleset {label[:70]!r} on this ladder (it plays: {', '.join(ladder.rulesets)})", 404)
+    return board
 
 
-def _leaderboard(ladder: Ladder, label: str) -> dict[str, Any]:
+def make_leaderboard(ladder: Ladder, label: str) -> dict[str, Any]:
+    """Ruleset `label`'s standings now (the refit's order) with the site's verdict line and
+    each row's verdict against the next (``vs_next``): what a snapshot holds."""
     from arena.publish import verdict_line
 
     rows = ladder.standings_table(label)
@@ -70,7 +77,7 @@ def head_to_head(ladder: Ladder, label: str) -> dict[str, Any]:
 
 
 def _head_to_head(ladder: Ladder, label: str) -> dict[str, Any]:
-    rows = ladder.standings_table(label)
+    rows = leaderboard(ladder, label)["rows"]
     ids = [r["version_id"] for r in rows]
     with ladder.engine.connect() as conn:
         mine = sa.select(game_seats.c.game).where(game_seats.c.version.in_(ids))
@@ -137,22 +144,14 @@ def version_page(ladder: Ladder, name: str, number: int | None, viewer: Caller |
 
 def _version_games(ladder: Ladder, vid: int) -> dict[str, Any]:
     """Version `vid`'s games (the newest `GAMES_SHOWN`), results per opponent, faults and rating history."""
-    with ladder.engine.connect() as conn:
-        played = _games_of(conn, vid)
+    ladder.snapshots.latest()  # the games listed and rated as of the latest snapshot
+    played = ladder.games_of(vid)
     names = _version_names(ladder, {v for g in played for v in g["seats"] if v is not None})
     shown = [_game_row(g, vid, names) for g in played[::-1][:GAMES_SHOWN]]
     return {"games": shown, "games_total": len(played), "opponents": _per_opponent(played, vid, names),
             "faults": _faults(ladder, played, vid),
             "history": {label: [list(point) for point in ladder.history[label].get(vid, [])]
                         for label in ladder.rulesets}}
-
-
-def _games_of(conn: Any, version_id: int) -> list[dict[str, Any]]:
-    mine = sa.select(game_seats.c.game).where(game_seats.c.version == version_id)
-    rows = conn.execute(sa.select(games.c.id, games.c.ruleset, games.c.seats, games.c.result, games.c.gate)
-                        .where(games.c.id.in_(mine)).order_by(games.c.id)).all()
-    return [{"game": r.id, "ruleset": r.ruleset, "seats": json.loads(r.seats), "gate": r.gate,
-             **json.loads(r.result)} for r in rows]
 
 
 def _version_names(ladder: Ladder, ids: set[int]) -> dict[int, str]:

@@ -1,0 +1,320 @@
+"""The ladder under load (docs/ladder.md, "Under load, and at scale"): a worker's record is
+checked with no lock held, results arriving together share a transaction, the pages are
+served from a snapshot while the next one is built, a bot's cached page follows its games,
+writes from two ladders on one database (as two server processes) take turns, and
+`arena ladder serve --processes 2` serves one ladder from two processes. Fast cases; the
+figures come from benchmarks/ladder_load.py."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+from ladder_support import Server, fresh_database, inline_result, postgres_server
+
+from arena.ladder import service
+from arena.ladder.config import decode_config
+from arena.ladder.db import connect, database_url, generation
+from arena.ladder.service import Ladder, LeaseError
+from arena.ladder.worker import Client
+
+pytest.importorskip("starlette")
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    yield from postgres_server()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        return database_url(None, tmp_path)
+    return database_url(fresh_database(request.getfixturevalue("pg_server")), tmp_path)
+
+
+def make_ladder(url: str) -> Ladder:
+    doc = {"ladder": {"deals_per_table": 2, "batch_games": 2, "lease_seconds": 60, "scheduler": "round-robin"},
+           "quotas": {"uploads_per_day": 5, "upload_bytes": 4096, "bots_per_author": 5}}
+    return Ladder(connect(url), decode_config(doc, "test.toml"))
+
+
+def gated(ladder: Ladder, names=("alpha", "beta")):
+    """An admin, a worker, and `names` uploaded and through their gates; the games' tasks leased."""
+    admin = ladder.caller(f"Bearer {ladder.create_admin('boss')}")
+    worker = ladder.caller(f"Bearer {ladder.issue_token(admin, 'worker')}")
+    for name in names:
+        ladder.submit(admin, name, f"{name}.whl", f"{name} wheel".encode())
+    for _ in names:
+        task = ladder.lease(worker)["tasks"][0]
+        assert task["kind"] == "gate"
+        ladder.complete(worker, task["id"], inline_result(task))
+    return admin, worker
+
+
+def test_a_record_is_checked_with_neither_the_process_nor_the_database_lock_held(tmp_path, monkeypatch):
+    ladder = make_ladder(database_url(None, tmp_path))
+    admin, worker = gated(ladder)
+    task = ladder.lease(worker)["tasks"][0]
+    during: dict[str, bool] = {}
+    checked = service.record_problem_for
+
+    def check_and_write_meanwhile(spec, record, cls):
+        writer = threading.Thread(target=lambda: during.setdefault("invited", bool(ladder.invite(admin))))
+        writer.start()  # another request's write: it would wait for either lock if the check held one
+        writer.join(timeout=20)
+        during["wrote"] = not writer.is_alive()
+        return checked(spec, record, cls)
+
+    monkeypatch.setattr(service, "record_problem_for", check_and_write_meanwhile)
+    assert ladder.complete(worker, task["id"], inline_result(task)) == {"task": task["id"], "stored": True}
+    assert during == {"invited": True, "wrote": True}
+
+
+def test_a_result_stored_while_its_copy_was_checked_is_stored_once(tmp_path, monkeypatch):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder)
+    task = ladder.lease(worker)["tasks"][0]
+    result = inline_result(task)
+    checked = service.record_problem_for
+    answers: list[dict] = []
+    copies = []
+
+    def check_while_the_copy_is_stored(spec, record, cls):
+        if not copies:  # the first check: the second copy is checked and stored meanwhile
+            copies.append(1)
+            answers.append(ladder.complete(worker, task["id"], result))
+        return checked(spec, record, cls)
+
+    monkeypatch.setattr(service, "record_problem_for", check_while_the_copy_is_stored)
+    first = ladder.complete(worker, task["id"], result)
+    assert answers == [{"task": task["id"], "stored": True}]
+    assert first == {"task": task["id"], "stored": False, "note": "already stored"}
+    assert ladder.counts()["games"] == 2 * 2 + 1  # the gates' games and this one, once
+
+
+def test_a_forged_record_checked_outside_the_lock_is_still_refused_and_queued_again(tmp_path):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder)
+    task = ladder.lease(worker)["tasks"][0]
+    record = inline_result(task)["record"]
+    record["outcome"]["standing"] = list(reversed(record["outcome"]["standing"]))
+    with pytest.raises(LeaseError, match="refused") as caught:
+        ladder.complete(worker, task["id"], {"record": record})
+    assert caught.value.status == 422
+    assert ladder.counts().get("tasks_queued", 0) >= 1 and ladder.counts()["games"] == 2 * 2
+
+
+def test_pages_are_served_from_the_last_snapshot_while_the_next_is_built(tmp_path, monkeypatch):
+    from starlette.testclient import TestClient
+
+    from arena.ladder import views
+    from arena.ladder.api import make_app
+
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder)
+    client = TestClient(make_app(ladder))
+    ladder.snapshots.interval = 0.05
+    ladder.snapshots.start()
+    before = client.get("/api/standings/flip-7/board").json()
+    assert {r["games"] for r in before["rows"]} == {0}
+    building, release = threading.Event(), threading.Event()
+    made = views.make_leaderboard
+
+    def slow_rebuild(ladder_, label):
+        building.set()
+        assert release.wait(30)
+        return made(ladder_, label)
+
+    monkeypatch.setattr(views, "make_leaderboard", slow_rebuild)
+    try:
+        task = ladder.lease(worker)["tasks"][0]
+        ladder.complete(worker, task["id"], inline_result(task))
+        assert building.wait(30)  # the builder is inside the rebuild, held there
+        started = time.monotonic()
+        page, board = client.get("/standings/flip-7"), client.get("/api/standings/flip-7/board").json()
+        assert time.monotonic() - started < 10  # answered without waiting for the rebuild (held for 30 s)
+        assert page.status_code == 200 and board == before
+    finally:
+        release.set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the next snapshot, once the rebuild is let go
+        status = client.get("/api/status").json()
+        if status["published"] == status["generation"] == 2 + 2 + 1:  # 2 uploads, 2 gates, 1 result
+            break
+        time.sleep(0.05)
+    assert sum(r["games"] for r in client.get("/api/standings/flip-7/board").json()["rows"]) == 2
+    ladder.snapshots.stop()
+
+
+def test_a_bots_cached_page_follows_its_games_and_others_are_not_rendered_again(tmp_path):
+    from starlette.testclient import TestClient
+
+    from arena.ladder.api import make_app
+
+    ladder = make_ladder(database_url(None, tmp_path))
+    admin, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    client = TestClient(make_app(ladder))
+    pages = ladder.snapshots.bot_pages
+    for name in ("alpha", "beta", "gamma"):
+        assert "Games (2)" in client.get(f"/bots/{name}").text  # its gate's games
+    rendered = []
+    for key, page in list(pages._pages.items()):
+        pages._pages[key] = page._replace(make=lambda make=page.make, bot=page.bot: rendered.append(bot) or make())
+    task = ladder.lease(worker)["tasks"][0]
+    ladder.complete(worker, task["id"], inline_result(task))
+    played = sorted(seat["name"] for seat in task["spec"]["seats"])
+    idle = ({"alpha", "beta", "gamma"} - set(played)).pop()
+    assert all("Games (3)" in client.get(f"/bots/{name}").text for name in played)
+    assert "Games (2)" in client.get(f"/bots/{idle}").text
+    assert sorted(rendered) == played
+
+
+def test_writes_of_two_ladders_on_one_database_take_turns(db_url):
+    first = make_ladder(db_url)
+    _, worker = gated(first, ("alpha", "beta", "gamma"))
+    second = make_ladder(db_url)  # as a second server process: its own lock, the same database
+    leased: list[list[int]] = []
+    problems: list[BaseException] = []
+
+    def take(ladder: Ladder) -> None:
+        try:
+            for _ in range(20):
+                tasks = ladder.lease(worker)["tasks"]
+                if not tasks:
+                    return
+                leased.append([t["id"] for t in tasks])
+                for task in tasks:
+                    ladder.complete(worker, task["id"], inline_result(task))
+        except BaseException as exc:  # noqa: B036 - reported below
+            problems.append(exc)
+
+    threads = [threading.Thread(target=take, args=(ladder,)) for ladder in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert problems == []
+    ids = [task for batch in leased for task in batch]
+    assert len(ids) == len(set(ids)) == 12  # 3 pairs x 2 deals x 2 rotations, each leased once
+    with first.engine.connect() as conn:
+        assert generation(conn) == 3 + 3 + 12  # uploads, gates, results: every change counted once
+    assert first.counts()["games"] == 3 * 2 + 12
+    assert first.standings_table("flip-7") == second.standings_table("flip-7")
+
+
+def server_processes(pid: int) -> list[int]:
+    """`pid`'s child processes running the same command (the server processes it forked)."""
+    command = open(f"/proc/{pid}/cmdline", "rb").read()
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if (entry.isdigit() and open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1] == str(pid)
+                    and open(f"/proc/{entry}/cmdline", "rb").read() == command):
+                found.append(int(entry))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def ended(pid: int) -> bool:
+    """Whether process `pid` is gone (or a zombie, waiting to be reaped)."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_serve_with_two_processes_runs_two_and_stores_each_result_once(tmp_path):
+    server = Server(tmp_path / "ladder", None, '[ladder]\ndeals_per_table = 2\nscheduler = "round-robin"\n'
+                                               'batch_games = 2\n')
+    token = server.admin()
+    server.args = lambda: ["--folder", str(server.folder), "--config", str(server.config), "--processes", "2"]
+    server.start()
+    try:
+        children = server_processes(server.process.pid)
+        assert len(children) == 1  # the second server process
+        admin = Client(server.url, token)
+        worker = Client(server.url, admin.call("POST", "/api/tokens", {"scope": "worker"})["token"])
+        for name in ("alpha", "beta"):
+            admin.upload(f"/api/bots/{name}/versions?filename={name}.whl", f"{name} wheel".encode())
+        stored = 0
+        for _ in range(20):
+            tasks = worker.call("POST", "/api/work/lease", {})["tasks"]
+            if not tasks:
+                break
+            for task in tasks:
+                stored += worker.call("POST", f"/api/work/{task['id']}/result", inline_result(task))["stored"]
+        assert stored == 2 + 4  # 2 gates, 2 deals x 2 rotations
+        deadline, table = time.monotonic() + 30, []
+        while time.monotonic() < deadline:  # each process publishes its own snapshot: ask until both did
+            status = worker.call("GET", "/api/status")
+            if status["published"] == status["generation"] == 2 + 2 + 4:
+                table = worker.call("GET", "/api/standings/flip-7")["flip-7"]
+                if all(row["games"] == 4 for row in table):
+                    break
+            time.sleep(0.1)
+        assert sorted((row["bot"], row["games"]) for row in table) == [("alpha", 4), ("beta", 4)]
+        assert status["games"] == 4 + 4  # the gates' 2 x 2 and the 4 rated, each once
+    finally:
+        server.stop()
+    deadline = time.monotonic() + 30
+    while ended(children[0]) is False and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert ended(children[0])  # the second process ended with the first
+
+
+def results_queued_behind_the_lock(ladder: Ladder, worker, tasks) -> list:
+    """Each task's result returned by a thread of its own while the test holds the ladder's
+    lock, released once all are queued for the next transaction; each thread's answer (or error)."""
+    answers: list = [None] * len(tasks)
+
+    def post(k: int) -> None:
+        try:
+            answers[k] = ladder.complete(worker, tasks[k]["id"], inline_result(tasks[k]))
+        except Exception as exc:  # reported in the answers
+            answers[k] = exc
+
+    threads = [threading.Thread(target=post, args=(k,)) for k in range(len(tasks))]
+    with ladder.lock:
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while len(ladder.commits._queue) < len(tasks) and time.monotonic() < deadline:
+            time.sleep(0.01)  # each checked its record, then queued behind the lock
+    for thread in threads:
+        thread.join(timeout=60)
+    return answers
+
+
+def test_results_arriving_together_share_one_transaction_each_stored_once(tmp_path):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    before = ladder.commits.transactions
+    answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    assert answers == [{"task": task["id"], "stored": True} for task in tasks]
+    assert ladder.commits.transactions == before + 1
+    assert ladder.counts()["games"] == 3 * 2 + len(tasks)
+
+
+def test_a_store_failing_in_a_shared_transaction_fails_only_its_own_request(tmp_path, monkeypatch):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    broken = service.identity(tasks[1]["spec"]).key
+    insert = Ladder._insert_game
+
+    def failing_for_one(conn, row):
+        if row["game"]["key"] == broken:
+            raise RuntimeError("the disk said no")
+        insert(conn, row)
+
+    monkeypatch.setattr(Ladder, "_insert_game", staticmethod(failing_for_one))
+    answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    assert isinstance(answers[1], RuntimeError)
+    assert [a for k, a in enumerate(answers) if k != 1] == [{"task": t["id"], "stored": True}
+                                                            for k, t in enumerate(tasks) if k != 1]
+    assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1

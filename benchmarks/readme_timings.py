@@ -108,7 +108,8 @@ def sentences(f: dict) -> dict[str, str]:
                              f"{f['quickstart_install_s']:.0f} s), measured by `benchmarks/readme_timings.py` "
                              f"at {f['commit']} on {f['date']}")
     if "tests_s" in f:
-        out["tests"] = (f"{f['tests_s'] / 60:.1f} minutes for the run on {machine} (the install took "
+        minutes, seconds = divmod(round(f["tests_s"]), 60)
+        out["tests"] = (f"{minutes} min {seconds} s for the run on {machine} (the install took "
                         f"{f['tests_install_s']:.0f} s), measured by `benchmarks/readme_timings.py` "
                         f"at {f['commit']} on {f['date']}")
     return out

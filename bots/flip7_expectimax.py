@@ -140,6 +140,20 @@ def rounds_to_go(target: int) -> list[float]:
     return v
 
 
+def draw_pool(view) -> tuple[list[int], int]:
+    """The cards a hit can draw, as counts per card type (`TYPE_OF`), and how many there are:
+    the unseen cards, and the set-aside pile too when fewer than 3 are left in the deck."""
+    pool = [0] * N_TYPES
+    for card, count in view["unseen"].items():
+        pool[TYPE_OF[card]] += count
+    size = view["deck_size"]
+    if size < 3:   # the set-aside pile is shuffled in when the deck runs out
+        for card, count in view["set_aside"].items():
+            pool[TYPE_OF[card]] += count
+        size += sum(view["set_aside"].values())
+    return pool, size
+
+
 class Flip7ExpectimaxBot(Flip7ThresholdBot):
     """Hit or stay by expectimax over the deck's exact composition, priced in rounds to the target."""
 
@@ -176,14 +190,7 @@ class Flip7ExpectimaxBot(Flip7ThresholdBot):
             v = fresh_deck_rounds_to_go(target)
         else:
             v = rounds_to_go(target)
-        pool = [0] * N_TYPES
-        for card, count in view["unseen"].items():
-            pool[TYPE_OF[card]] += count
-        size = view["deck_size"]
-        if size < 3:   # the set-aside pile is shuffled in when the deck runs out
-            for card, count in view["set_aside"].items():
-                pool[TYPE_OF[card]] += count
-            size += sum(view["set_aside"].values())
+        pool, size = draw_pool(view)
         if size == 0:
             return False
         mask = 0

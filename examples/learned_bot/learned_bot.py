@@ -276,19 +276,12 @@ def _rounds_advantage(view: dict[str, Any], me: int) -> float:
     """`flip7-expectimax`'s value of hitting less that of staying, in expected rounds to the
     target, as it searches: one card ahead, two when one does not beat staying (so it hits
     exactly when this is positive)."""
-    from arena_bots.flip7_expectimax import (BONUS, FRESH_DECK_ROUNDS_TO_200, N_TYPES, T_MOD, TYPE_OF, _Search,
+    from arena_bots.flip7_expectimax import (BONUS, FRESH_DECK_ROUNDS_TO_200, T_MOD, _Search, draw_pool,
                                              fresh_deck_rounds_to_go, rounds_to_go)
 
     row, target, total = view["rows"][me], view["target_score"], view["totals"][me]
     v = fresh_deck_rounds_to_go(target) if target <= len(FRESH_DECK_ROUNDS_TO_200) else rounds_to_go(target)
-    pool = [0] * N_TYPES
-    for card, count in view["unseen"].items():
-        pool[TYPE_OF[card]] += count
-    size = view["deck_size"]
-    if size < 3:   # the set-aside pile is shuffled in when the deck runs out
-        for card, count in view["set_aside"].items():
-            pool[TYPE_OF[card]] += count
-        size += sum(view["set_aside"].values())
+    pool, size = draw_pool(view)
     if size == 0:
         return -1.0
     mask = sum(1 << n for n in set(row["numbers"]))

@@ -91,14 +91,17 @@ def score_against(args: tuple[str, np.ndarray, list[int], dict]) -> float:
 
 def evolve(ruleset: str, theta: np.ndarray, iterations: int, minutes: float | None, pairs: int, deals: int,
            sigma: float, rate: float, workers: int, floor: float, cap: float, seed: int = 0,
-           average: int = 1) -> np.ndarray:
+           average: int = 1, free: np.ndarray | None = None) -> np.ndarray:
     """Antithetic ES against the heuristic for `iterations` (or fewer, if `minutes` of wall
     time run out first); returns the mean of the last `average` iterates (1: the last
-    weights). The same arguments give the same weights."""
+    weights). `free`: a 0/1 mask of the weights that move (None: all); the others keep
+    their starting values. The same arguments give the same weights."""
     rng = np.random.default_rng(seed)
     iterates = [theta]
     started, iteration, next_seed = time.time(), 0, TRAIN_SEEDS + 100_000 * seed  # each seed its own deals
     scale = np.clip(np.abs(theta), floor, cap)  # per weight: steps in proportion to its size
+    if free is not None:
+        scale = scale * free
     with multiprocessing.Pool(workers) as pool:
         while iteration < iterations and (minutes is None or time.time() - started < minutes * 60):
             seeds = list(range(next_seed, next_seed + deals))
@@ -129,18 +132,32 @@ def save(ruleset: str, theta: np.ndarray, path: Path = lb.WEIGHTS) -> None:
 
 def evaluate(ruleset: str, deals: int, first_seed: int = 1, weights: str | None = None) -> dict:
     """The learned bot against the heuristic on `deals` evaluation deals (seeds
-    `first_seed`..), both seat orders: paired score, 95% interval, LOS."""
+    `first_seed`..), both seat orders: paired score, 95% interval, LOS; and, where the
+    ruleset declares a luck adjustment (Flip 7, Color Flush; docs/luck.md), the same for
+    the luck-adjusted score the arena publishes."""
+    from arena.api import ruleset_class
+    from arena.luck import AdjustedTally, game_corrections, supports_luck
+
     theta = lb.load_weights(Path(weights) if weights else lb.WEIGHTS)[ruleset]
     bot, other = bot_with(ruleset, theta), HEURISTICS[ruleset]
-    games = []
+    cls = ruleset_class(ruleset)
+    luck = supports_luck(cls)
+    games, adjusted = [], AdjustedTally()
     for deal in range(first_seed, first_seed + deals):
         for order in ([bot, other], [other, bot]):
             result = arena.play(ruleset, order, seed=deal)
-            games.append((deal, ["learned-linear" if s is bot else other for s in order], result.standing))
-    summary = summarize(paired_scores(games)[("learned-linear", other)])
-    return {"ruleset": ruleset, "opponent": other, "deals": summary.deals, "paired_score": round(summary.mean, 3),
-            "interval_95": [round(summary.interval.low, 3), round(summary.interval.high, 3)],
-            "los": round(summary.los, 3)}
+            entries = ["learned-linear" if s is bot else other for s in order]
+            games.append((deal, entries, result.standing))
+            if luck:
+                adjusted.add(deal, entries, result.standing, game_corrections(cls, result.record).corrections)
+    out = {"ruleset": ruleset, "opponent": other, "seeds": [first_seed, first_seed + deals - 1]}
+    tables = [("", paired_scores(games), True)] + ([("luck_adjusted_", adjusted.scores(), False)] if luck else [])
+    for prefix, table, bounded in tables:
+        summary = summarize(table[("learned-linear", other)], bounded=bounded)
+        out.update({f"{prefix}paired_score": round(summary.mean, 3),
+                    f"{prefix}interval_95": [round(summary.interval.low, 3), round(summary.interval.high, 3)],
+                    f"{prefix}los": round(summary.los, 3)})
+    return out
 
 
 def main() -> None:
@@ -160,6 +177,8 @@ def main() -> None:
     training.add_argument("--seed", type=int, default=0, help="of the directions and of the training deals")
     training.add_argument("--resume", action="store_true", help="start from weights.json's entry, not the heuristic")
     training.add_argument("--average", type=int, default=1, help="save the mean of the last N iterates")
+    training.add_argument("--free", nargs="+", metavar="FEATURE",
+                          help="train only these features' weights; the others keep their starting values")
     evaluating = commands.add_parser("evaluate")
     evaluating.add_argument("ruleset", choices=sorted(HEURISTICS))
     evaluating.add_argument("--deals", type=int, default=200)
@@ -174,8 +193,14 @@ def main() -> None:
     theta = np.array([lb.STARTING_WEIGHTS[args.ruleset].get(name, 0.0) for name in names])
     if args.resume:
         theta = lb.load_weights()[args.ruleset]
+    free = None
+    if args.free:
+        unknown = sorted(set(args.free) - set(names))
+        if unknown:
+            parser.error(f"--free: {', '.join(unknown)} not among {args.ruleset}'s features ({', '.join(names)})")
+        free = np.array([float(name in args.free) for name in names])
     theta = evolve(args.ruleset, theta, args.iterations, args.minutes, args.pairs, args.deals, args.sigma, args.rate,
-                   args.workers, args.floor, args.cap, args.seed, args.average)
+                   args.workers, args.floor, args.cap, args.seed, args.average, free)
     save(args.ruleset, theta)
     print(f"weights for {args.ruleset} in {lb.WEIGHTS}: {json.dumps(dict(zip(names, theta.round(3).tolist())))}")
 

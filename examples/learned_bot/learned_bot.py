@@ -267,6 +267,10 @@ FLIP7_FEATURES = (
     "opponent_out", "second_chance", "heuristic_aim",
 )
 _F = {name: i for i, name in enumerate(FLIP7_FEATURES)}
+# the features that are nonzero only where the race to the target decides (a stay settles the
+# game, or the opponent can end it ahead): the shipped Flip 7 weights train only these
+# (`train --free`), so elsewhere the bot plays as flip7-expectimax does
+FLIP7_RACE_FEATURES = ("stay_loses", "stay_wins", "stay_ties", "opponent_may_end")
 # what a race outcome a stay settles counts for: about the largest advantage of a hit, in
 # rounds, so that a small step of its weight can already overrule the heuristic there
 CERTAIN = 5.0

@@ -1,8 +1,8 @@
 """examples/learned_bot/: the learned bot loads from its file, ships small checked-in weights
 for each of its rulesets, plays legal games in the default sandbox, and replays from the seed.
 (How strong it is against the heuristics is measured by examples/learned_bot_tournament.toml
-and examples/learned_bot_flip7_tournament.toml, published in docs/rl.md; too long a run for
-the test suite.)"""
+and examples/learned_bot_flip7_race_tournament.toml, published in docs/rl.md; too long a run
+for the test suite.)"""
 
 from __future__ import annotations
 
@@ -99,3 +99,32 @@ def test_flip7_starting_weights_play_as_flip7_expectimax_the_heuristic_training_
         heuristic = arena.play("flip-7", ["flip7-expectimax", "flip7-expectimax"], seed=seed)
         assert learned.record["decisions"] == heuristic.record["decisions"]
         assert learned.record["faults"] == []
+
+
+def test_flip7_weights_train_only_the_race_features_and_hit_where_a_stay_certainly_loses(bot):
+    """The shipped Flip 7 weights keep flip7-expectimax's play outside race states (every
+    weight but the race features' at its starting value), and the race features overrule it:
+    on deal 30 the bot hits at every decision where a stay certainly loses the game, at least
+    once where flip7-expectimax would have stayed."""
+    from arena_bots.flip7_expectimax import Flip7ExpectimaxBot
+
+    module = __import__(bot.__module__)
+    weights = json.loads((FOLDER / "weights.json").read_text())["flip-7"]
+    for name in module.FLIP7_FEATURES:
+        if name not in module.FLIP7_RACE_FEATURES:
+            assert weights[name] == module.STARTING_WEIGHTS["flip-7"].get(name, 0.0), name
+    seen = []
+
+    class Watched(bot):
+        def act(self, observation):
+            action = super().act(observation)
+            view = observation["view"]
+            if view["decision"] == "hit-or-stay" and module._flip7_hit(view, observation["seat"])[
+                    module.FLIP7_FEATURES.index("stay_loses")]:
+                seen.append((action, Flip7ExpectimaxBot().act(observation)))
+            return action
+
+    result = arena.play("flip-7", [Watched, "flip7-expectimax"], seed=30)
+    assert result.record["faults"] == []
+    assert seen and all(action == "hit" for action, _ in seen), seen
+    assert ("hit", "stay") in seen

@@ -214,9 +214,10 @@ def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[i
 
 
 def load(ports: tuple[int, int], names: list[str], played: list[tuple[int, dict[str, Any]]], token: str,
-         clients: int, seconds: float, processes: int) -> dict[str, Any]:
+         clients: int, seconds: float, processes: int, posters_apart: bool) -> dict[str, Any]:
     """`clients` concurrent clients for at most `seconds`, spread over `processes` client
-    processes (see the module docstring)."""
+    processes, or with `posters_apart` the page clients over `processes` and the result
+    posters in one more (see the module docstring)."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -224,9 +225,13 @@ def load(ports: tuple[int, int], names: list[str], played: list[tuple[int, dict[
     posters = [n for n in range(clients) if kinds[n] == "result"]
     results = {n: played[k::len(posters)] for k, n in enumerate(posters)}  # each poster its own share
     start, out = context.Barrier(clients), context.Queue()
+    groups = [[n for n in range(clients) if n % processes == p] for p in range(processes)]
+    if posters_apart:
+        pages = [n for n in range(clients) if kinds[n] != "result"]
+        groups = [pages[p::processes] for p in range(processes)] + [posters]
     running = []
-    for p in range(processes):
-        work = [(n, kinds[n], results.get(n, [])) for n in range(p, clients, processes)]
+    for group in groups:
+        work = [(n, kinds[n], results.get(n, [])) for n in group]
         running.append(context.Process(target=_client_process, args=(ports, names, work, token, start,
                                                                       seconds, out)))
     for process in running:
@@ -261,7 +266,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
         for label, t in scale(server.port, names[len(names) // 2]).items():
             print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
         for label, t in load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
-                             args.client_processes).items():
+                             args.client_processes, args.posters == "apart").items():
             print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
                   f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
     finally:
@@ -281,11 +286,15 @@ def main() -> None:
     parser.add_argument("--results-to", choices=["workers", "main"], default="workers",
                         help="where the result posters send: the worker listener (--worker-port, a deployment's "
                              "workers) or the main port (the pages' processes, as before it existed)")
+    parser.add_argument("--posters", choices=["apart", "mixed"], default="apart",
+                        help="the result posters in a client process of their own (as workers are not in a "
+                             "browser's process) or mixed with the page clients (the benchmark's first form)")
     parser.add_argument("--client-processes", type=int, default=5,
                         help="processes the clients are spread over (threads in each; one keep-alive connection each)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
-          f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}",
+          f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}, "
+          f"posters {args.posters}",
           flush=True)
     kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     for kind in kinds:

@@ -167,19 +167,6 @@ class LadderApi:
         return await run_in_threadpool(self.ladder.complete, who, int(request.path_params["task"]),
                                        await _json(request))
 
-    async def result_on_loop(self, request: Request) -> Any:
-        """`result` for the worker listener, whose event loop serves nothing else: the token, the
-        task and the check on the loop (no hand-off to a thread and back), the store handed to the
-        group commit's thread (`GroupCommit.submit`), so the loop reads the next result meanwhile."""
-        import asyncio
-
-        who = self.caller(request)  # before the body is read
-        checked = self.ladder.checked_result(who, int(request.path_params["task"]), await _json(request))
-        if isinstance(checked, dict):
-            return checked
-        stored = self.ladder.commits.submit(checked, versions=checked.checked.version is not None)
-        return dict(await asyncio.wrap_future(stored))
-
     def version(self, request: Request) -> Any:
         """A version's page as data; `caller` optional (its gate log only for its author or an admin)."""
         viewer = self.caller(request) if request.headers.get("authorization") else None
@@ -280,8 +267,7 @@ def make_worker_app(ladder: Ladder, https_only: bool = False) -> Starlette:
     results and uploads' bytes; anything else is 404 with `WORKERS_ONLY`. It serves no page, so
     a process running it spends its time on results only (docs/ladder.md, "Under load")."""
     api = LadderApi(ladder, Limits())
-    routes = [("/api/status", api.worker_status, ["GET"]), *_worker_routes(api)[:-1],
-              ("/api/work/{task:int}/result", api.result_on_loop, ["POST"])]
+    routes = [("/api/status", api.worker_status, ["GET"]), *_worker_routes(api)]
 
     async def elsewhere(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": WORKERS_ONLY}, 404)

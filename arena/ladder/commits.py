@@ -11,16 +11,11 @@ for one item as for a hundred (`Ladder.store_results`): the lock is held for a f
 not a few per result, and each statement is a point where a thread gives up the GIL and may
 wait for it. If that transaction fails, each item is stored again in a transaction of its
 own, so a failing store fails only its own request.
-
-A caller that must not block (the worker listener's event loop, `api.make_worker_app`)
-uses `submit` instead: its item joins the same queue and a store thread of this object's own
-stores the batches, so the loop hands over a result and goes on reading the next one.
 """
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
 from typing import Any, Callable, ContextManager, Sequence
 
 from sqlalchemy.engine import Connection
@@ -30,10 +25,10 @@ Store = Callable[[Connection, Sequence[Any]], Sequence[Any]]
 
 
 class _Job:
-    __slots__ = ("item", "versions", "future", "done", "value", "error")
+    __slots__ = ("item", "versions", "done", "value", "error")
 
-    def __init__(self, item: Any, versions: bool, future: "Future[Any] | None" = None):
-        self.item, self.versions, self.future = item, versions, future
+    def __init__(self, item: Any, versions: bool):
+        self.item, self.versions = item, versions
         self.done = False
         self.value: Any = None
         self.error: BaseException | None = None
@@ -48,8 +43,6 @@ class GroupCommit:
         self._writing, self._lock, self._store_batch = writing, lock, store
         self._queue: list[_Job] = []
         self._mutex = threading.Lock()
-        self._queued = threading.Condition(self._mutex)
-        self._thread: threading.Thread | None = None
         self.transactions = 0
         """How many transactions stored the items so far (fewer than the items: they were shared)."""
 
@@ -68,31 +61,6 @@ class GroupCommit:
             raise job.error
         return job.value
 
-    def submit(self, item: Any, versions: bool = False) -> "Future[Any]":
-        """`run` without waiting: a future of `item`'s value (or exception), stored by this
-        object's store thread (started on first use) with whatever else is queued then."""
-        job = _Job(item, versions, Future())
-        with self._mutex:
-            self._queue.append(job)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._store_queued, name="ladder-group-commit", daemon=True)
-                self._thread.start()
-            self._queued.notify()
-        assert job.future is not None
-        return job.future
-
-    def _store_queued(self) -> None:
-        """The store thread: each batch queued, stored as `run` stores it, for ever."""
-        while True:
-            with self._mutex:
-                while not self._queue:
-                    self._queued.wait()
-            with self._lock:
-                with self._mutex:
-                    batch, self._queue = self._queue, []
-                if batch:  # a `run` caller may have taken it meanwhile
-                    self._store(batch)
-
     def _store(self, batch: list[_Job]) -> None:
         try:
             with self._writing(changes_pages=True, versions=any(job.versions for job in batch)) as conn:
@@ -102,20 +70,9 @@ class GroupCommit:
                 for job in batch:
                     self._store([job])
                 return
-            batch[0].error = exc
-            _finish(batch[0])
+            batch[0].error, batch[0].done = exc, True
             return
         finally:
             self.transactions += 1
         for job, value in zip(batch, values, strict=True):
-            job.value = value
-            _finish(job)
-
-
-def _finish(job: _Job) -> None:
-    job.done = True
-    if job.future is not None:
-        if job.error is not None:
-            job.future.set_exception(job.error)
-        else:
-            job.future.set_result(job.value)
+            job.value, job.done = value, True

@@ -387,11 +387,12 @@ class Ladder:
 
     @staticmethod
     def _insert_games(conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Checked games (`game_row`) inserted in the order given: one INSERT for the games, one for their seats."""
+        """Checked games (`game_row`) stored: one INSERT for the games, one for their seats."""
         if not rows:
             return
         now = time.time()
-        # mapped back by key (UNIQUE): returned in the order given only at the price of a statement per game
+        # ids mapped back by key (UNIQUE): SQLAlchemy returns them in the rows' order only at the price of
+        # a statement per game here; the order of ids within one transaction is whatever the database gave
         ids = {key: game_id for key, game_id in conn.execute(games.insert().returning(games.c.key, games.c.id),
                                                              [dict(row["game"], created=now) for row in rows])}
         conn.execute(game_seats.insert(), [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}

@@ -1,7 +1,8 @@
 """Benchmark: the ladder's server under load, and its pages at scale (issue 40).
 
     .venv/bin/python benchmarks/ladder_load.py [--db sqlite|postgresql|both] [--bots 200]
-        [--games 100000] [--clients 50] [--seconds 20] [--results 300]
+        [--games 100000] [--clients 50] [--seconds 20] [--results 300] [--processes 1]
+        [--results-to workers|main]
 
 For each database (PostgreSQL: ``--postgres URL``, else a private server started as the
 ladder's tests start one, tests/ladder_support.py):
@@ -11,13 +12,17 @@ ladder's tests start one, tests/ladder_support.py):
    record as its stored record), plus `--results` real games leased and played in this
    process (the tests' stand-in worker) for the load phase to return;
 2. starts `arena ladder serve` (no local workers) on it, in a process of its own, and
-   times its start (it rates every stored game);
+   times its start (it rates every stored game); with `--results-to workers` (the default)
+   it is given `--worker-port`, as a deployment whose workers return results to the worker
+   listener (docs/ladder.md), and `--results-to main` has the workers use the main port,
+   as every worker did before that listener existed;
 3. **scale**: 30 sequential GETs of the leaderboard page (/standings/flip-7) and of a
    bot's page (/bots/<bot>, ~2 x games / bots games): median and p99 in ms;
 4. **load**: `--clients` concurrent clients on loopback for at most `--seconds`: a
    third GET the leaderboard page, a third GET bot pages, a third POST the played games'
    results as workers (`/api/work/<task>/result`, each record checked and replayed by
-   the server, as in production) until those run out; per kind: requests, errors,
+   the server, as in production; at the address `--results-to` says) until those run out;
+   per kind: requests, errors,
    median, p99 and max latency in ms.
 
 Latencies are measured by the clients (http.client, one keep-alive connection each).
@@ -117,26 +122,33 @@ def fill(url: str, bots: int, games: int, results: int) -> tuple[list[str], list
     return names, played[:results], worker_token
 
 
-class Server:
-    def __init__(self, folder: Path, db: str | None, processes: int):
-        import socket
+def free_port() -> int:
+    import socket
 
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    def __init__(self, folder: Path, db: str | None, processes: int, worker_listener: bool):
+        self.port = free_port()
+        self.worker_port = free_port() if worker_listener else self.port
         (folder / "ladder.toml").write_text(CONFIG)
         args = ["--folder", str(folder), "--config", str(folder / "ladder.toml")] + (["--db", db] if db else [])
         args += ["--processes", str(processes)] if processes > 1 else []
+        args += ["--worker-port", str(self.worker_port)] if worker_listener else []
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
                                          str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL)
-        while True:
-            try:
-                HTTPConnection("127.0.0.1", self.port, timeout=5).request("GET", "/api/status")
-                break
-            except OSError:
-                assert self.process.poll() is None, "the server exited"
-                time.sleep(0.2)
+        for port in dict.fromkeys((self.port, self.worker_port)):
+            while True:
+                try:
+                    HTTPConnection("127.0.0.1", port, timeout=5).request("GET", "/api/status")
+                    break
+                except OSError:
+                    assert self.process.poll() is None, "the server exited"
+                    time.sleep(0.2)
         self.start_seconds = time.perf_counter() - self.started
 
     def stop(self) -> None:
@@ -167,17 +179,17 @@ def scale(port: int, bot: str, rounds: int = 30) -> dict[str, Any]:
     return out
 
 
-def _client_process(port: int, names: list[str], work: list[tuple[int, str, list[Any]]], token: str,
+def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[int, str, list[Any]]], token: str,
                     start: Any, seconds: float, out: Any) -> None:
     """One client process: a thread per (client number, kind, its results to return), all
     starting at the barrier `start` (every client of every process) and stopping `seconds`
-    after it; puts {kind: [(ms, status), ...]} on `out`."""
+    after it; pages from `ports[0]`, results to `ports[1]`; puts {kind: [(ms, status), ...]} on `out`."""
     lock = threading.Lock()
     seen: dict[str, list[tuple[float, int]]] = {"leaderboard": [], "bot": [], "result": []}
 
     def client(number: int, kind: str, mine: list[Any]) -> None:
         rng = random.Random(number)
-        conn = HTTPConnection("127.0.0.1", port, timeout=120)
+        conn = HTTPConnection("127.0.0.1", ports[1] if kind == "result" else ports[0], timeout=120)
         start.wait()
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
@@ -201,10 +213,11 @@ def _client_process(port: int, names: list[str], work: list[tuple[int, str, list
     out.put(seen)
 
 
-def load(port: int, names: list[str], played: list[tuple[int, dict[str, Any]]], token: str, clients: int,
-         seconds: float, processes: int) -> dict[str, Any]:
+def load(ports: tuple[int, int], names: list[str], played: list[tuple[int, dict[str, Any]]], token: str,
+         clients: int, seconds: float, processes: int, posters_apart: bool) -> dict[str, Any]:
     """`clients` concurrent clients for at most `seconds`, spread over `processes` client
-    processes (see the module docstring)."""
+    processes, or with `posters_apart` the page clients over `processes` and the result
+    posters in one more (see the module docstring)."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -212,10 +225,14 @@ def load(port: int, names: list[str], played: list[tuple[int, dict[str, Any]]], 
     posters = [n for n in range(clients) if kinds[n] == "result"]
     results = {n: played[k::len(posters)] for k, n in enumerate(posters)}  # each poster its own share
     start, out = context.Barrier(clients), context.Queue()
+    groups = [[n for n in range(clients) if n % processes == p] for p in range(processes)]
+    if posters_apart:
+        pages = [n for n in range(clients) if kinds[n] != "result"]
+        groups = [pages[p::processes] for p in range(processes)] + [posters]
     running = []
-    for p in range(processes):
-        work = [(n, kinds[n], results.get(n, [])) for n in range(p, clients, processes)]
-        running.append(context.Process(target=_client_process, args=(port, names, work, token, start,
+    for group in groups:
+        work = [(n, kinds[n], results.get(n, [])) for n in group]
+        running.append(context.Process(target=_client_process, args=(ports, names, work, token, start,
                                                                       seconds, out)))
     for process in running:
         process.start()
@@ -243,13 +260,13 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
     names, played, token = fill(url, args.bots, args.games, args.results)
     print(f"[{kind}] filled: {args.bots} bots, {args.games:,} games, {len(played)} results to return, "
           f"in {time.perf_counter() - started:.0f} s", flush=True)
-    server = Server(folder, db, args.processes)
+    server = Server(folder, db, args.processes, args.results_to == "workers")
     try:
         print(f"[{kind}] server started (rating {args.games:,} games) in {server.start_seconds:.1f} s", flush=True)
         for label, t in scale(server.port, names[len(names) // 2]).items():
             print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
-        for label, t in load(server.port, names, played, token, args.clients, args.seconds,
-                             args.client_processes).items():
+        for label, t in load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
+                             args.client_processes, args.posters == "apart").items():
             print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
                   f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
     finally:
@@ -266,11 +283,19 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--results", type=int, default=300)
     parser.add_argument("--processes", type=int, default=1, help="server processes (arena ladder serve --processes)")
+    parser.add_argument("--results-to", choices=["workers", "main"], default="workers",
+                        help="where the result posters send: the worker listener (--worker-port, a deployment's "
+                             "workers) or the main port (the pages' processes, as before it existed)")
+    parser.add_argument("--posters", choices=["apart", "mixed"], default="apart",
+                        help="the result posters in a client process of their own (as workers are not in a "
+                             "browser's process) or mixed with the page clients (the benchmark's first form)")
     parser.add_argument("--client-processes", type=int, default=5,
                         help="processes the clients are spread over (threads in each; one keep-alive connection each)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
-          "(shared: figures are upper bounds)", flush=True)
+          f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}, "
+          f"posters {args.posters}",
+          flush=True)
     kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     for kind in kinds:
         with tempfile.TemporaryDirectory(prefix="ladder-load-") as folder:

@@ -107,6 +107,35 @@ def test_a_forged_record_checked_outside_the_lock_is_still_refused_and_queued_ag
     assert ladder.counts().get("tasks_queued", 0) >= 1 and ladder.counts()["games"] == 2 * 2
 
 
+def test_the_worker_listener_stores_results_once_refuses_forgeries_and_serves_no_page(tmp_path):
+    from starlette.testclient import TestClient
+
+    from arena.ladder.api import WORKERS_ONLY, make_worker_app
+
+    ladder = make_ladder(database_url(None, tmp_path))
+    admin, _ = gated(ladder)
+    token = ladder.issue_token(admin, "worker")
+    client = TestClient(make_worker_app(ladder), headers={"Authorization": f"Bearer {token}"})
+    assert client.get("/api/status").json()["rulesets"] == ["flip-7"]  # what a worker checks first
+    tasks = client.post("/api/work/lease", json={}).json()["tasks"]
+    assert len(tasks) == 2
+    answers = [client.post(f"/api/work/{task['id']}/result", json=inline_result(task)).json() for task in tasks]
+    assert answers == [{"task": task["id"], "stored": True} for task in tasks]
+    again = client.post(f"/api/work/{tasks[0]['id']}/result", json=inline_result(tasks[0]))
+    assert again.json() == {"task": tasks[0]["id"], "stored": False, "note": "already stored"}
+    forged = ladder.lease(ladder.caller(f"Bearer {token}"))["tasks"][0]
+    record = inline_result(forged)["record"]
+    record["outcome"]["scores"] = [s + 1 for s in record["outcome"]["scores"]]
+    refused = client.post(f"/api/work/{forged['id']}/result", json={"record": record})
+    assert refused.status_code == 422 and "refused" in refused.json()["error"]
+    assert client.post(f"/api/work/{tasks[1]['id']}/result", json={}, headers={"Authorization": "Bearer no"}
+                       ).status_code == 401
+    for page in ("/standings/flip-7", "/api/standings", "/bots/alpha", "/api/admin"):
+        answer = client.get(page)
+        assert answer.status_code == 404 and answer.json() == {"error": WORKERS_ONLY}, page
+    assert ladder.counts()["games"] == 2 * 2 + 2  # the gates' games and the two results, each once
+
+
 def test_pages_are_served_from_the_last_snapshot_while_the_next_is_built(tmp_path, monkeypatch):
     from starlette.testclient import TestClient
 
@@ -227,17 +256,25 @@ def ended(pid: int) -> bool:
         return True
 
 
-def test_serve_with_two_processes_runs_two_and_stores_each_result_once(tmp_path):
+def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(tmp_path):
+    from ladder_support import _free_port
+
+    from arena.ladder.worker import WorkerError
+
     server = Server(tmp_path / "ladder", None, '[ladder]\ndeals_per_table = 2\nscheduler = "round-robin"\n'
                                                'batch_games = 2\n')
-    token = server.admin()
-    server.args = lambda: ["--folder", str(server.folder), "--config", str(server.config), "--processes", "2"]
+    token, worker_port = server.admin(), _free_port()
+    server.args = lambda: ["--folder", str(server.folder), "--config", str(server.config), "--processes", "2",
+                           "--worker-port", str(worker_port)]
     server.start()
     try:
         children = server_processes(server.process.pid)
-        assert len(children) == 1  # the second server process
+        assert len(children) == 2  # the second server process and the worker listener's
         admin = Client(server.url, token)
-        worker = Client(server.url, admin.call("POST", "/api/tokens", {"scope": "worker"})["token"])
+        worker_token = admin.call("POST", "/api/tokens", {"scope": "worker"})["token"]
+        worker = Client(f"http://127.0.0.1:{worker_port}", worker_token)
+        with pytest.raises(WorkerError, match="worker listener"):
+            worker.call("GET", "/api/standings/flip-7")  # the pages are on the main port only
         for name in ("alpha", "beta"):
             admin.upload(f"/api/bots/{name}/versions?filename={name}.whl", f"{name} wheel".encode())
         stored = 0
@@ -249,10 +286,11 @@ def test_serve_with_two_processes_runs_two_and_stores_each_result_once(tmp_path)
                 stored += worker.call("POST", f"/api/work/{task['id']}/result", inline_result(task))["stored"]
         assert stored == 2 + 4  # 2 gates, 2 deals x 2 rotations
         deadline, table = time.monotonic() + 30, []
+        reader = Client(server.url, worker_token)
         while time.monotonic() < deadline:  # each process publishes its own snapshot: ask until both did
-            status = worker.call("GET", "/api/status")
+            status = reader.call("GET", "/api/status")
             if status["published"] == status["generation"] == 2 + 2 + 4:
-                table = worker.call("GET", "/api/standings/flip-7")["flip-7"]
+                table = reader.call("GET", "/api/standings/flip-7")["flip-7"]
                 if all(row["games"] == 4 for row in table):
                     break
             time.sleep(0.1)
@@ -261,9 +299,9 @@ def test_serve_with_two_processes_runs_two_and_stores_each_result_once(tmp_path)
     finally:
         server.stop()
     deadline = time.monotonic() + 30
-    while ended(children[0]) is False and time.monotonic() < deadline:
+    while not all(ended(child) for child in children) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert ended(children[0])  # the second process ended with the first
+    assert all(ended(child) for child in children)  # the forked processes ended with the first
 
 
 def results_queued_behind_the_lock(ladder: Ladder, worker, tasks) -> list:
@@ -305,16 +343,44 @@ def test_a_store_failing_in_a_shared_transaction_fails_only_its_own_request(tmp_
     _, worker = gated(ladder, ("alpha", "beta", "gamma"))
     tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
     broken = service.identity(tasks[1]["spec"]).key
-    insert = Ladder._insert_game
+    insert = Ladder._insert_games
 
-    def failing_for_one(conn, row):
-        if row["game"]["key"] == broken:
+    def failing_for_one(conn, rows):
+        if any(row["game"]["key"] == broken for row in rows):
             raise RuntimeError("the disk said no")
-        insert(conn, row)
+        insert(conn, rows)
 
-    monkeypatch.setattr(Ladder, "_insert_game", staticmethod(failing_for_one))
+    monkeypatch.setattr(Ladder, "_insert_games", staticmethod(failing_for_one))
     answers = results_queued_behind_the_lock(ladder, worker, tasks)
     assert isinstance(answers[1], RuntimeError)
     assert [a for k, a in enumerate(answers) if k != 1] == [{"task": t["id"], "stored": True}
                                                             for k, t in enumerate(tasks) if k != 1]
+    assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1
+
+
+def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):
+    import sqlalchemy as sa
+
+    ladder = make_ladder(db_url)
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    tasks.append(tasks[0])  # a second copy of one result in the same batch
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *rest):
+        if threading.current_thread() is not threading.main_thread():  # the posting threads' statements
+            statements.append(statement.split()[0])
+
+    sa.event.listen(ladder.engine, "before_cursor_execute", seen)
+    before = ladder.commits.transactions
+    answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    assert ladder.commits.transactions == before + 1
+    assert answers[1:-1] == [{"task": task["id"], "stored": True} for task in tasks[1:-1]]
+    copies = sorted((answers[0], answers[-1]), key=lambda answer: answer["stored"])  # whichever queued first
+    assert copies == [{"task": tasks[0]["id"], "stored": False, "note": "already stored"},
+                      {"task": tasks[0]["id"], "stored": True}]
+    writes = [s for s in statements if s.upper() in ("UPDATE", "INSERT")]
+    # the tasks marked done, the games, their seats, the change counter: 4 for 4 results and a copy
+    # (storing them one by one in the shared transaction took 3 each plus the counter: 13)
+    assert len(writes) == 4, statements
     assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1

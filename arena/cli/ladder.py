@@ -69,16 +69,21 @@ def ladder() -> None:
               help="Local sandboxed workers started with the server.")
 @click.option("--processes", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes sharing the listening socket (the database is their only shared state).")
+@click.option("--worker-port", type=click.IntRange(0, 65535), default=None,
+              help="Serve the worker API (leases, results, uploads' bytes) alone on this port too, from a process "
+                   "of its own that serves no pages: give workers this address (0: any free port).")
 @user_errors
 def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int,
-                  processes: int) -> None:
+                  processes: int, worker_port: int | None) -> None:
     """Run a ladder: its database, its HTTP API and local workers (Ctrl-C stops all)."""
     from arena.ladder.serve import serve
 
     try:
-        serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes)
+        serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes,
+              worker_port=worker_port)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        where = port if worker_port is None else f"{port} or {worker_port}"
+        raise ConfigError(f"cannot listen on {host}:{where}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
         click.echo("stopped")
 

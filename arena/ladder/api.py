@@ -227,6 +227,13 @@ class LadderApi:
         await run_in_threadpool(reset)
         return {"reset": name}
 
+    def worker_status(self, request: Request) -> Any:
+        """The ladder and its rulesets' versions (what a worker checks before it leases), from the
+        worker listener: no counts, no snapshot (that process builds none)."""
+        return {"ladder": self.ladder.config.ladder.name, "rulesets": list(self.ladder.rulesets),
+                "ruleset_versions": {label: [r["id"], r["cls"].version] for label, r in self.ladder.rulesets.items()},
+                "listener": "workers"}
+
     def status(self, request: Request) -> Any:
         """The ladder, its rulesets, counts, and how far the pages' snapshot is behind: `generation`
         counts the changes stored, `published` those the pages show, built `published_age` seconds ago;
@@ -243,6 +250,31 @@ class LadderApi:
                 **self.ladder.counts(), "generation": stored, "published": snapshot.stamp.generation,
                 "published_age": round(time.time() - snapshot.built, 3),
                 "bot_pages_behind": round(self.ladder.snapshots.bot_pages.stale_for(), 3)}
+
+
+def _worker_routes(api: LadderApi) -> list[tuple[str, Handler, list[str]]]:
+    """What a worker calls besides `/api/status`: leases, heartbeats, results, uploads' bytes."""
+    return [("/api/blobs/{sha256}", api.blob, ["GET"]), ("/api/work/lease", api.lease, ["POST"]),
+            ("/api/work/heartbeat", api.heartbeat, ["POST"]), ("/api/work/{task:int}/result", api.result, ["POST"])]
+
+
+WORKERS_ONLY = ("this is the ladder's worker listener: it serves /api/status, /api/work/... and /api/blobs/... only "
+                "(the pages and the rest of the API are on the ladder's main address)")
+
+
+def make_worker_app(ladder: Ladder, https_only: bool = False) -> Starlette:
+    """The worker API alone (`arena ladder serve --worker-port`): status, leases, heartbeats,
+    results and uploads' bytes; anything else is 404 with `WORKERS_ONLY`. It serves no page, so
+    a process running it spends its time on results only (docs/ladder.md, "Under load")."""
+    api = LadderApi(ladder, Limits())
+    routes = [("/api/status", api.worker_status, ["GET"]), *_worker_routes(api)]
+
+    async def elsewhere(request: Request, exc: Exception) -> Response:
+        return JSONResponse({"error": WORKERS_ONLY}, 404)
+
+    return Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes],
+                     middleware=[Middleware(SecurityHeaders, https_only=https_only)],
+                     exception_handlers={404: elsewhere})
 
 
 def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = False) -> Starlette:
@@ -266,8 +298,7 @@ def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = Fa
         ("/api/standings", api.standings, ["GET"]), ("/api/standings/{ruleset}", api.standings, ["GET"]),
         ("/api/games/{game:int}", api.game, ["GET"]), ("/api/games/{game:int}/replay.js", api.replay, ["GET"]),
         ("/api/games/{game:int}/logs", api.logs, ["GET"]),
-        ("/api/blobs/{sha256}", api.blob, ["GET"]), ("/api/work/lease", api.lease, ["POST"]),
-        ("/api/work/heartbeat", api.heartbeat, ["POST"]), ("/api/work/{task:int}/result", api.result, ["POST"]),
+        *_worker_routes(api),
         ("/api/bots/{bot}/versions/{number:int}", api.version, ["GET"]),
         ("/api/bots/{bot}/games.jsonl", api.bot_games, ["GET"]),
         ("/api/standings/{ruleset}/board", api.leaderboard, ["GET"]),

@@ -1,50 +1,55 @@
 """Results stored together: stores that arrive while another is being committed share the
-next transaction and its one commit (a group commit).
+next transaction and its one commit (a group commit), in a fixed number of statements.
 
 A commit waits for the disk (a WAL fsync on SQLite, a WAL flush on PostgreSQL): most of a
 result's time under the write lock, and with results stored one transaction each, the
-posting workers queue behind one another's fsyncs. `GroupCommit.run(work)` queues `work`,
-then waits for the lock; the thread that gets it takes every work queued by then and runs
-them all in one transaction (`Ladder.writing`), so one commit stores them all, and the
-others find theirs done. If that transaction fails, each work is run again in a
-transaction of its own, so a failing store fails only its own request.
+posting workers queue behind one another's fsyncs. `GroupCommit.run(item)` queues `item`,
+then waits for the lock; the thread that gets it takes every item queued by then and stores
+them all with one call, `store(conn, items)`, in one transaction (`Ladder.writing`), so one
+commit stores them all, and the others find theirs done. `store` issues the same statements
+for one item as for a hundred (`Ladder.store_results`): the lock is held for a few statements,
+not a few per result, and each statement is a point where a thread gives up the GIL and may
+wait for it. If that transaction fails, each item is stored again in a transaction of its
+own, so a failing store fails only its own request.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, ContextManager
+from typing import Any, Callable, ContextManager, Sequence
 
 from sqlalchemy.engine import Connection
 
-Work = Callable[[Connection], Any]
+Store = Callable[[Connection, Sequence[Any]], Sequence[Any]]
+"""Stores a batch of items in the transaction of `conn`; one value per item, in their order."""
 
 
 class _Job:
-    __slots__ = ("work", "versions", "done", "value", "error")
+    __slots__ = ("item", "versions", "done", "value", "error")
 
-    def __init__(self, work: Work, versions: bool):
-        self.work, self.versions = work, versions
+    def __init__(self, item: Any, versions: bool):
+        self.item, self.versions = item, versions
         self.done = False
         self.value: Any = None
         self.error: BaseException | None = None
 
 
 class GroupCommit:
-    """Runs writes in shared transactions (see the module docstring). `writing(changes_pages,
-    versions)` opens a write transaction; `lock` is the one it takes (re-entrant)."""
+    """Stores items in shared transactions (see the module docstring). `writing(changes_pages,
+    versions)` opens a write transaction; `lock` is the one it takes (re-entrant); `store`
+    stores a batch in it."""
 
-    def __init__(self, writing: Callable[..., ContextManager[Connection]], lock: Any):
-        self._writing, self._lock = writing, lock
+    def __init__(self, writing: Callable[..., ContextManager[Connection]], lock: Any, store: Store):
+        self._writing, self._lock, self._store_batch = writing, lock, store
         self._queue: list[_Job] = []
         self._mutex = threading.Lock()
         self.transactions = 0
-        """How many transactions stored the works so far (fewer than the works: they were shared)."""
+        """How many transactions stored the items so far (fewer than the items: they were shared)."""
 
-    def run(self, work: Work, versions: bool = False) -> Any:
-        """`work(conn)`'s value once its transaction committed (its exception if it failed);
-        `versions`: it changes more than games (`db.bump_generation`)."""
-        job = _Job(work, versions)
+    def run(self, item: Any, versions: bool = False) -> Any:
+        """`item`'s value from `store` once its transaction committed (its exception if it
+        failed); `versions`: it changes more than games (`db.bump_generation`)."""
+        job = _Job(item, versions)
         with self._mutex:
             self._queue.append(job)
         with self._lock:  # whoever holds it is storing a batch; ours may be in it
@@ -59,7 +64,7 @@ class GroupCommit:
     def _store(self, batch: list[_Job]) -> None:
         try:
             with self._writing(changes_pages=True, versions=any(job.versions for job in batch)) as conn:
-                values = [job.work(conn) for job in batch]
+                values = self._store_batch(conn, [job.item for job in batch])
         except Exception as exc:
             if len(batch) > 1:
                 for job in batch:
@@ -69,5 +74,5 @@ class GroupCommit:
             return
         finally:
             self.transactions += 1
-        for job, value in zip(batch, values):
+        for job, value in zip(batch, values, strict=True):
             job.value, job.done = value, True

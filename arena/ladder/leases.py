@@ -102,6 +102,15 @@ def finish_once(conn: Connection, task_id: int) -> bool:
                              .values(state=DONE_STATE, lease=None, expires=None)).rowcount)
 
 
+def finish_many(conn: Connection, task_ids: Sequence[int]) -> set[int]:
+    """Mark the tasks `task_ids` done unless they are; the ids this call marked (one statement:
+    a batch of results' store asks and marks at once)."""
+    if not task_ids:
+        return set()
+    return set(conn.execute(tasks.update().where(tasks.c.id.in_(task_ids), tasks.c.state != DONE_STATE)
+                            .values(state=DONE_STATE, lease=None, expires=None).returning(tasks.c.id)).scalars())
+
+
 def finish(conn: Connection, task_id: int) -> None:
     conn.execute(tasks.update().where(tasks.c.id == task_id).values(state=DONE_STATE, lease=None, expires=None))
 

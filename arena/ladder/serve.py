@@ -5,7 +5,10 @@ per local worker. Each start issues the local workers a fresh ``worker`` token (
 ``local-workers``; the previous start's tokens are revoked) and hands it to them in their
 environment, never on a command line. Workers exit when the server's process is gone.
 With ``--processes N`` the first process forks N - 1 more that serve the same listening
-socket (`fork_server`); the database is the only state they share.
+socket (`fork_server`); the database is the only state they share. With ``--worker-port``
+it forks one more that serves the worker API alone on that port (`api.make_worker_app`: no
+pages, no snapshots), the address workers are given, so that a result never waits behind
+the page requests' event loop and GIL (docs/ladder.md, "Under load").
 """
 
 from __future__ import annotations
@@ -69,16 +72,23 @@ def tcp_listener(host: str, port: int) -> socket.socket:
                              socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
+    listener.listen(2048)  # uvicorn's backlog; from now on a connection waits for the process that will serve it
     return listener
 
 
+def http_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print,
-          processes: int = 1) -> None:
-    """Serve `ladder`'s API on host:port with `workers` local workers until interrupted;
-    `processes` server processes share the listening socket (`serve_processes`)."""
+          processes: int = 1, worker_port: int | None = None) -> None:
+    """Serve `ladder`'s pages and API on host:port with `workers` local workers until
+    interrupted; `processes` server processes share the listening socket (`fork_server`);
+    `worker_port` (0: any free port): one more process serves the worker API alone there, and
+    the local workers use it."""
     import uvicorn
 
-    from arena.ladder.api import make_app
+    from arena.ladder.api import make_app, make_worker_app
 
     app = make_app(ladder)
     ladder.snapshots.build()  # the first snapshot (the refit reads every stored game once) before listening
@@ -88,14 +98,19 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     listener = tcp_listener(host, port)
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
-    direct = f"http://[{host}]:{bound}" if ":" in host else f"http://{host}:{bound}"
+    direct = http_url(host, bound)
     children = [fork_server(ladder, app, listener) for _ in range(processes - 1)]
+    if worker_port is not None:  # forked, as the others, before this process starts any thread
+        worker_listener = tcp_listener(host, worker_port)
+        direct = http_url(host, worker_listener.getsockname()[1])
+        children.append(fork_server(ladder, make_worker_app(ladder), worker_listener, pages=False))
     ladder.snapshots.start()
     server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
     running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
     echo(f"ladder {ladder.config.ladder.name!r} at http://{shown}:{bound}/ (its pages; the API under /api/) "
          f"with {workers} local worker{'' if workers == 1 else 's'}"
-         f"{f', {processes} server processes' if processes > 1 else ''} (Ctrl-C to stop)")
+         f"{f', {processes} server processes' if processes > 1 else ''}"
+         f"{f'; workers return results to {direct}' if worker_port is not None else ''} (Ctrl-C to stop)")
     try:
         server.run(sockets=[listener])
     finally:
@@ -107,9 +122,10 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
         ladder.snapshots.stop()
 
 
-def fork_server(ladder: Ladder, app: Any, listener: socket.socket) -> tuple[int, int]:
-    """A child process serving `app` on `listener` too, with its own database connections and
-    snapshot builder (the ladder's state so far inherited); (its pid, the pipe that ends it).
+def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool = True) -> tuple[int, int]:
+    """A child process serving `app` on `listener`, with its own database connections and,
+    if it serves `pages`, its own snapshot builder (the ladder's state so far inherited); (its
+    pid, the pipe that ends it).
 
     The database is the only state the processes share: every write takes its write lock
     (`db.take_write_lock`) and each process's snapshot follows `db.generation`. Local workers
@@ -127,7 +143,8 @@ def fork_server(ladder: Ladder, app: Any, listener: socket.socket) -> tuple[int,
     try:
         os.close(write)
         ladder.engine.dispose(close=False)  # the first process's connections stay its own
-        ladder.snapshots.start()
+        if pages:
+            ladder.snapshots.start()
         server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
 
         def end_with_parent() -> None:

@@ -17,7 +17,7 @@ import json
 import threading
 import time
 import zlib
-from typing import Any, Iterator, Mapping, NamedTuple
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -27,7 +27,7 @@ from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import (blobs, bots, bump_generation, game_seats, games, inserted_id, people, take_write_lock,
+from arena.ladder.db import (blobs, bots, bump_generation, game_seats, games, people, take_write_lock,
                              tasks, versions)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
@@ -113,6 +113,15 @@ class DbState:
         return []
 
 
+class Storing(NamedTuple):
+    """A checked result waiting for its transaction (`Ladder.store_results`): its task, what to
+    store, and for a gate the version it gated."""
+
+    task: int
+    checked: "Checked"
+    version: int | None
+
+
 class Checked(NamedTuple):
     """A result that passed its checks: the game rows to store (`game_row`) and, for a gate,
     its version's new values (state, log, label, ...)."""
@@ -153,7 +162,7 @@ class Ladder:
         self.engine, self.config = engine, config
         self.lock = threading.RLock()
         """Held by every write (`writing`)."""
-        self.commits = GroupCommit(self.writing, self.lock)
+        self.commits = GroupCommit(self.writing, self.lock, self.store_results)
         """Stores results that arrive together in one transaction (arena.ladder.commits)."""
         self.standings_lock = threading.RLock()
         """Guards the in-memory standings, rating history and refits; taken alone (readers,
@@ -304,6 +313,15 @@ class Ladder:
         """A worker's result for task `task_id`: checked (replayed) before the lock is taken,
         then stored once under it, in one transaction with the results that arrived meanwhile
         (`commits`; LeaseError 422 if refused: the task is queued again)."""
+        checked = self.checked_result(caller, task_id, result)
+        if not isinstance(checked, Storing):
+            return checked
+        return dict(self.commits.run(checked, versions=checked.checked.version is not None))
+
+    def checked_result(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> "Storing | dict[str, Any]":
+        """`complete` up to the store: what to store (`Storing`, for `commits`), or the answer
+        when there is nothing to store (already stored); LeaseError 422 if refused (the task
+        is queued again)."""
         if not caller.may("worker"):
             raise AccessError("returning results needs a worker token")
         with self.engine.connect() as conn:
@@ -319,16 +337,27 @@ class Ladder:
             with self.writing() as conn:
                 leases.requeue(conn, task_id)
             raise LeaseError(f"task {task_id}: the result was refused: {checked}", 422)
-        def store(conn: Connection) -> dict[str, Any]:
-            if not leases.finish_once(conn, task_id):  # stored while this one was checked
-                return {"task": task_id, "stored": False, "note": "already stored"}
-            for row in checked.games:
-                self._insert_game(conn, row)
-            if checked.version is not None:
-                self._store_version(conn, spec["version"], checked.version)
-            return {"task": task_id, "stored": True}
+        return Storing(task_id, checked, spec.get("version"))
 
-        return dict(self.commits.run(store, versions=checked.version is not None))
+    def store_results(self, conn: Connection, items: Sequence["Storing"]) -> list[dict[str, Any]]:
+        """Store checked results (`commits.GroupCommit`'s batch) in `conn`'s transaction, each once,
+        in the order given, with the same statements for one as for many: the tasks marked done
+        (one UPDATE), the games and their seats (one INSERT each), and a gate's version (two per
+        gate). A task already done, or given twice, is answered "already stored" after its first."""
+        fresh = leases.finish_many(conn, [item.task for item in items])  # those done by no one before
+        answers, rows = [], []
+        for item in items:
+            if item.task not in fresh:  # stored while this one was checked
+                answers.append({"task": item.task, "stored": False, "note": "already stored"})
+                continue
+            fresh.discard(item.task)
+            rows += item.checked.games
+            if item.checked.version is not None:
+                assert item.version is not None  # a gate's spec names its version
+                self._store_version(conn, item.version, item.checked.version)
+            answers.append({"task": item.task, "stored": True})
+        self._insert_games(conn, rows)
+        return answers
 
     def _checked_game(self, spec: Spec, record: Any) -> "Checked | str":
         problem = record_problem_for(spec, record, self.rulesets[spec["ruleset"]["label"]]["cls"])
@@ -357,10 +386,21 @@ class Ladder:
         return Checked([game_row(game, record) for game, record in zip(specs, records)], values)
 
     @staticmethod
-    def _insert_game(conn: Connection, row: Mapping[str, Any]) -> None:
-        game_id = inserted_id(conn.execute(games.insert(), dict(row["game"], created=time.time())))  # compiled once
-        conn.execute(game_seats.insert(), [{"game": game_id, "seat": seat, "version": version}
-                                           for seat, version in enumerate(row["seats"])])
+    def _insert_games(conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Checked games (`game_row`) stored: one INSERT for the games, one for their seats."""
+        if not rows:
+            return
+        now = time.time()
+        # ids mapped back by key (UNIQUE): SQLAlchemy returns them in the rows' order only at the price of
+        # a statement per game here; the order of ids within one transaction is whatever the database gave
+        ids = {key: game_id for key, game_id in conn.execute(games.insert().returning(games.c.key, games.c.id),
+                                                             [dict(row["game"], created=now) for row in rows])}
+        conn.execute(game_seats.insert(), [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
+                                           for row in rows for seat, version in enumerate(row["seats"])])
+
+    @classmethod
+    def _insert_game(cls, conn: Connection, row: Mapping[str, Any]) -> None:
+        cls._insert_games(conn, [row])
 
     @staticmethod
     def _store_version(conn: Connection, version: int, values: Mapping[str, Any]) -> None:

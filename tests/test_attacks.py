@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot import Bot
 from arena.match import Entrant, FaultPolicy, play_game, replay
 from arena.plugins import load_registry
 from arena.seats import BotHost, Limits, ProcessHost
@@ -597,6 +598,60 @@ def test_a_bot_gets_no_cpu_between_its_decisions(hosts):
     assert_rivals_played_normally(result.record)
 
 
+class StopWitness(Bot):
+    """An inline rival that, whenever it is asked, notes the state of every thread of the
+    watched sandboxed bot that the stop covers (not bwrap, its init, the zygote)."""
+
+    name = "stop-witness"
+    rulesets = "*"
+    watched: BotHost | None = None
+    seen: list[list[str]] = []
+
+    def act(self, observation):
+        launcher = StopWitness.watched.launcher
+        states = []
+        for pid in sorted(set(launcher.pids()) - launcher.keep):
+            for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as stat:
+                    states.append(stat.read().rsplit(b")", 1)[1].split()[0].decode())
+        StopWitness.seen.append(states)
+        return self.rng.choice(observation["legal_actions"])
+
+
+def witness_the_spinners_stops(hosts) -> list[list[str]]:
+    """Play the spinner (sandboxed) against two `StopWitness` rivals; what they saw."""
+    from arena.seats import InlineHost
+
+    spinner = hosts.sandboxed("attack-spinner")
+    StopWitness.watched, StopWitness.seen = spinner, []
+    result = play([spinner, InlineHost(StopWitness), InlineHost(StopWitness)],
+                  [Entrant(ab.Spinner), Entrant(StopWitness, display="w-1"), Entrant(StopWitness, display="w-2")])
+    assert_rivals_played_normally(result.record)
+    assert len(StopWitness.seen) >= 5 and all(StopWitness.seen), StopWitness.seen
+    return StopWitness.seen
+
+
+def test_a_bots_stop_is_verified_before_any_rival_is_asked(hosts):
+    """The stop is signalled when the bot answers and verified only before another bot
+    is asked (`arena.seats.defer_stop`): every rival, asked, finds each of the bot's
+    threads stopped (its spinning thread included)."""
+    if not limit_in_force("memory", LIMITS):
+        pytest.skip("no cgroup for sandboxes on this machine: bots are not stopped between decisions")
+    seen = witness_the_spinners_stops(hosts)
+    assert all(state in "TtZX" for states in seen for state in states), seen
+
+
+def test_control_without_the_stop_a_rival_finds_the_spinner_running(hosts, monkeypatch):
+    """The witness can tell: with no stop after the bot's answers, it sees the spinner run."""
+    if not limit_in_force("memory", LIMITS):
+        pytest.skip("no cgroup for sandboxes on this machine: bots are not stopped between decisions")
+    from arena.sandbox.process import SandboxLauncher
+
+    monkeypatch.setattr(SandboxLauncher, "stop", lambda self, verify=True: False)
+    seen = witness_the_spinners_stops(hosts)
+    assert any(state not in "TtZX" for states in seen for state in states), seen
+
+
 def test_control_without_a_sandbox_the_spinner_thinks_on_the_rivals_time(hosts):
     rival_hosts, rivals = slow_rivals()
     _, spun = play_spinner(hosts.process("attack-spinner"), rival_hosts, rivals)
@@ -605,20 +660,22 @@ def test_control_without_a_sandbox_the_spinner_thinks_on_the_rivals_time(hosts):
 
 class CpuOutsideTurns:
     """The CPU a sandboxed bot's processes use outside its own turns, as the harness sees
-    it: the cgroup's CPU counter read just after each verified stop and just before the
-    next resume, summed over those gaps. What the bot measures itself also counts its own
-    turns' edges (from its answer to its stop, from its resume to its `act`), where a pair
-    of spinning processes legitimately burns several milliseconds on a busy machine; this
-    counts only the rivals' time, where the stop must hold."""
+    it: the cgroup's CPU counter read just after each verification of its stop (before
+    any rival is asked) and just before its next resume, summed over those gaps. What the
+    bot measures itself also counts its own turns' edges (from its answer to its stop,
+    from its resume to its `act`), where a pair of spinning processes legitimately burns
+    several milliseconds on a busy machine; this counts only the rivals' time, where the
+    stop must hold."""
 
     def __init__(self, host):
-        launcher = self.launcher = host.launcher
+        launcher = host.launcher
         self.seconds, self.gaps, self._at_stop = 0.0, 0, None
-        stop, cont = launcher.stop, launcher.cont
+        verify, cont = launcher._verify_stop, launcher.cont
 
-        def stopped():
-            stop()
-            self._at_stop = launcher.cpu_seconds()
+        def verified(*args, **kwargs):
+            verify(*args, **kwargs)
+            if launcher.stopped:  # (empty: nothing was stopped, or it escaped and was killed)
+                self._at_stop = launcher.cpu_seconds()
 
         def resumed():
             if self._at_stop is not None:
@@ -626,7 +683,7 @@ class CpuOutsideTurns:
                 self.gaps, self._at_stop = self.gaps + 1, None
             cont()
 
-        launcher.stop, launcher.cont = stopped, resumed
+        launcher._verify_stop, launcher.cont = verified, resumed
 
 
 def play_pair(host, rivals_hosts, rivals):
@@ -643,7 +700,7 @@ def pair_outside_its_turns(hosts):
     host = hosts.sandboxed("attack-sigcont-pair")
     outside = CpuOutsideTurns(host)
     result, spun = play_pair(host, rival_hosts, rivals)
-    assert outside.gaps >= spun["gaps"], (outside.gaps, spun)
+    assert outside.gaps >= 5, (outside.gaps, spun)  # rivals' turns (a decision right after its own has none)
     return result, spun, outside.seconds
 
 

@@ -725,14 +725,24 @@ def test_two_processes_resuming_each_other_get_no_cpu_between_decisions(hosts):
 
 
 @pytest.mark.slow
-def test_control_without_the_stops_verification_the_pair_gets_cpu_between_decisions(hosts, monkeypatch):
-    """The measure above can fail: with the stop only signalled, not verified, the pair
-    resumes itself and runs on its rivals' time, far above the bound."""
+def test_control_with_a_stop_that_misses_a_process_the_pair_gets_cpu_between_decisions(hosts, monkeypatch):
+    """The measure above can fail: with a stop that signals only the game process (not
+    the child it forked) and is not verified, the child spins on its rivals' time, far
+    above the bound. (Verification alone off is not a reliable control: whether the pair
+    slips through the signals' race varies from run to run.)"""
     if not limit_in_force("memory", LIMITS):
         pytest.skip("no cgroup for sandboxes on this machine: bots are not stopped between decisions")
+    import signal
+
     from arena.sandbox.process import SandboxLauncher
 
-    monkeypatch.setattr(SandboxLauncher, "_verify_stop", lambda self, seconds=5.0: None)
+    def partial_stop(self, verify=True):
+        game = min(set(self.pids()) - self.keep)  # the game process, forked before its child
+        os.kill(game, signal.SIGSTOP)
+        self.stopped |= {game}
+        return True
+
+    monkeypatch.setattr(SandboxLauncher, "stop", partial_stop)
     _, spun, outside = pair_outside_its_turns(hosts)
     assert outside > 5 * outside_bound(spun), (outside, spun)
 

@@ -46,7 +46,7 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
 __all__ = ["FAULT_KINDS", "BotFault", "BotHost", "InlineHost", "Limits", "ProcessHost", "ProcessLauncher",
-           "defer_stop", "limit_problem", "privilege_notice", "settle_stops"]
+           "defer_stop", "forget_stop", "limit_problem", "privilege_notice", "settle_stops"]
 
 
 @dataclass(frozen=True)

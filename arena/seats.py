@@ -46,7 +46,8 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
 __all__ = ["FAULT_KINDS", "BotFault", "BotHost", "InlineHost", "Limits", "ProcessHost", "ProcessLauncher",
-           "defer_stop", "forget_stop", "limit_problem", "privilege_notice", "settle_stops"]
+           "defer_stop", "forget_stop", "limit_problem", "pending_stops", "privilege_notice",
+           "settle_stops"]
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,9 @@ def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
-_unsettled: dict[int, tuple[object, Callable[[], None]]] = {}
-"""Stops signalled but not yet verified, by the id of their host, in the order signalled."""
+pending_stops: dict[int, tuple[object, Callable[[], None]]] = {}
+"""Stops signalled but not yet verified, by the id of their host, in the order signalled
+(mutated in place, never rebound: a hot path may test it before calling `settle_stops`)."""
 
 
 def defer_stop(host: object, settle: Callable[[], None]) -> None:
@@ -124,12 +126,12 @@ def defer_stop(host: object, settle: Callable[[], None]) -> None:
     other bot of this process is asked anything (`settle_stops`). The stop takes effect
     while the engine plays the move and makes the next observation, and a bot asked
     again at once is resumed without its stop ever being waited for."""
-    _unsettled[id(host)] = (host, settle)
+    pending_stops[id(host)] = (host, settle)
 
 
 def forget_stop(host: object) -> None:
     """`host` is about to resume its bot: its own unverified stop needs no verification."""
-    _unsettled.pop(id(host), None)
+    pending_stops.pop(id(host), None)
 
 
 def settle_stops(asking: object | None = None) -> None:
@@ -137,11 +139,11 @@ def settle_stops(asking: object | None = None) -> None:
     `asking`, the host about to ask its own bot: no bot is asked anything while another
     may still run. Every host calls it before asking its bot, and the match loop before
     it starts a decision's clock (a slow verification is charged to no one)."""
-    if not _unsettled:
+    if not pending_stops:
         return
-    for key, (host, settle) in list(_unsettled.items()):
+    for key, (host, settle) in list(pending_stops.items()):
         if host is not asking:
-            del _unsettled[key]
+            del pending_stops[key]
             settle()
 
 
@@ -202,7 +204,8 @@ class InlineHost(BotHost):
         self.bot = None
 
     def _call(self, method: str, argument: Any) -> Any:
-        settle_stops(self)
+        if pending_stops:
+            settle_stops(self)
         try:
             return getattr(self.bot, method)(argument)
         except SystemExit as exc:  # a bot may not end the harness's process

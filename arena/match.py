@@ -29,7 +29,7 @@ from arena.records import (RECORD_FORMAT, Fault, FaultKind, GameRecord, OnFault,
                            on_fault_problem, record_problem)
 from arena.rules.base import GameState, Ruleset, forfeit_standing, fresh_copy, plain_copy
 from arena.rules.observation import Observation, make_observation
-from arena.seats import BotFault, BotHost, InlineHost
+from arena.seats import BotFault, BotHost, InlineHost, pending_stops, settle_stops
 from arena.seeding import bot_seed, derive_seed
 
 __all__ = ["Entrant", "FaultPolicy", "GameResult", "play_game", "replay", "replacement_action", "transcript_hash",
@@ -214,6 +214,8 @@ def _ask(host: BotHost, observation: Observation, legal: list[str], policy: Faul
          bank: list[float], seat: int, decision: int) -> str | BotFault:
     """The bot's legal answer, or the fault it committed."""
     per_decision = policy.time_per_decision
+    if pending_stops:  # the other bots' stops verified before this decision's clock starts
+        settle_stops(host)
     try:
         if per_decision is None:
             action = host.act(observation, None)

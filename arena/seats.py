@@ -29,7 +29,7 @@ import sys
 import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from arena.bot import Bot
 from arena.channel import Channel, reply_fault
@@ -46,7 +46,8 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 FILE_LIMIT = 64 << 20  # bytes a bot process may write to any one file
 
 __all__ = ["FAULT_KINDS", "BotFault", "BotHost", "InlineHost", "Limits", "ProcessHost", "ProcessLauncher",
-           "limit_problem", "privilege_notice"]
+           "defer_stop", "forget_stop", "limit_problem", "pending_stops", "privilege_notice",
+           "settle_stops"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,37 @@ def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
+pending_stops: dict[int, tuple[object, Callable[[], None]]] = {}
+"""Stops signalled but not yet verified, by the id of their host, in the order signalled
+(mutated in place, never rebound: a hot path may test it before calling `settle_stops`)."""
+
+
+def defer_stop(host: object, settle: Callable[[], None]) -> None:
+    """`host`'s bot was just sent its stop; `settle` verifies it, and runs before any
+    other bot of this process is asked anything (`settle_stops`). The stop takes effect
+    while the engine plays the move and makes the next observation, and a bot asked
+    again at once is resumed without its stop ever being waited for."""
+    pending_stops[id(host)] = (host, settle)
+
+
+def forget_stop(host: object) -> None:
+    """`host` is about to resume its bot: its own unverified stop needs no verification."""
+    pending_stops.pop(id(host), None)
+
+
+def settle_stops(asking: object | None = None) -> None:
+    """Verify every stop signalled but not yet verified (`defer_stop`) but that of
+    `asking`, the host about to ask its own bot: no bot is asked anything while another
+    may still run. Every host calls it before asking its bot, and the match loop before
+    it starts a decision's clock (a slow verification is charged to no one)."""
+    if not pending_stops:
+        return
+    for key, (host, settle) in list(pending_stops.items()):
+        if host is not asking:
+            del pending_stops[key]
+            settle()
+
+
 class BotHost(ABC):
     """Runs one bot, game after game, with a fresh instance per game."""
 
@@ -172,6 +204,8 @@ class InlineHost(BotHost):
         self.bot = None
 
     def _call(self, method: str, argument: Any) -> Any:
+        if pending_stops:
+            settle_stops(self)
         try:
             return getattr(self.bot, method)(argument)
         except SystemExit as exc:  # a bot may not end the harness's process
@@ -387,6 +421,7 @@ class ProcessHost(BotHost):
         return self.channel
 
     def start_game(self, seed, params, info):
+        settle_stops(self)
         if not self.launcher.running():
             self.launcher.kill()
             self._start()
@@ -397,12 +432,14 @@ class ProcessHost(BotHost):
             raise reply_fault(reply, "start")
 
     def act(self, observation, timeout):
+        settle_stops(self)
         reply = self._channel().request({"type": "act", "observation": observation}, timeout)
         if reply.get("type") == "action":
             return reply.get("action")
         raise reply_fault(reply, "act")
 
     def end_game(self, outcome):
+        settle_stops(self)
         reply = self._channel().request({"type": "end", "outcome": outcome}, self.limits.time_for_end)
         if reply.get("type") != "ok":
             raise reply_fault(reply, "end")

@@ -5,7 +5,9 @@
 Prints, for the same bot and observation, the median over interleaved rounds of:
 - microseconds per act() round trip with a ProcessHost and a SandboxHost (which
   also stops the bot's processes after each answer and resumes them before the
-  next question), and the difference;
+  next question), and the difference; each act is followed by `settle_stops` (as the
+  match loop does before another bot's decision), so the sandbox's figure includes the
+  stop's verification, which a bot asked again at once would not wait for;
 - milliseconds per game start+end (start_game, one act, end_game, back to back) for a
   Python bot: a ProcessHost reuses its process, a SandboxHost forks a fresh game process
   in new namespaces from its zygote; and for a command bot (tests/isolation/first_legal.sh
@@ -34,7 +36,7 @@ from bench_isolation import sample_observation  # noqa: E402
 
 from arena.plugins import load_registry  # noqa: E402
 from arena.sandbox import SandboxHost, sandbox_unavailable  # noqa: E402
-from arena.seats import Limits, ProcessHost  # noqa: E402
+from arena.seats import Limits, ProcessHost, settle_stops  # noqa: E402
 
 INFO = {"ruleset": "flip-7", "version": "1", "options": {}, "seat": 0, "players": 4, "bots": []}
 OUTCOME = {"standing": [1], "scores": [0], "reason": "bench"}
@@ -42,12 +44,16 @@ COMMAND = ["/bin/sh", str(Path(__file__).resolve().parent.parent / "tests" / "is
 
 
 def per_decision(host, observation, decisions):
+    """Microseconds per act round trip, each followed by the verification of the bot's
+    stop (`settle_stops`, as before a rival's decision)."""
     host.start_game(1, {}, INFO)
     for _ in range(100):
         host.act(observation, 5.0)
+        settle_stops()
     started = time.perf_counter()
     for _ in range(decisions):
         host.act(observation, 5.0)
+        settle_stops()
     elapsed = time.perf_counter() - started
     host.end_game(OUTCOME)
     return elapsed / decisions * 1e6
@@ -90,13 +96,14 @@ def per_stop(host, observation, decisions):
     times = {"verified": [], "signal only": []}
     mode = ["verified"]
 
-    def timed_stop():
+    def timed_stop(verify=True):
         began = time.perf_counter()
         if mode[0] == "verified":
             verified_stop()
         else:
             launcher.stopped |= launcher.cgroup.signal_all(signal.SIGSTOP, launcher.keep)
         times[mode[0]].append(time.perf_counter() - began)
+        return False  # verified here: nothing left for `settle_stops`
 
     launcher.stop = timed_stop
     try:
@@ -136,6 +143,7 @@ def stop_parts(host, observation, decisions):
     try:
         for _ in range(decisions):
             host.act(observation, 5.0)
+            settle_stops()  # the verification, deferred until another bot would be asked
     finally:
         stopper.stop, stopper.unstopped, launcher._verify_stop = signal_stop, unstopped, verify
     host.end_game(OUTCOME)

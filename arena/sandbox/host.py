@@ -28,6 +28,7 @@ import functools
 import importlib.metadata
 import importlib.util
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -44,7 +45,7 @@ from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.process import SandboxLauncher
 from arena.sandbox.uids import UidLease
-from arena.seats import BotHost, Limits, log_text
+from arena.seats import BotHost, Limits, defer_stop, forget_stop, log_text, settle_stops
 
 CPUS = os.cpu_count() or 1
 THREAD_POOLS_OF_ONE = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
@@ -79,8 +80,10 @@ class SandboxHost(BotHost):
         self._end_pending = False  # the last game's processes were killed; the zygote is still stopped
         self._cpu_at_start = 0.0
         self._cpu_bound = 0.0  # an upper bound on the CPU used this game, to read the cgroup rarely
-        self._next_game: tuple[threading.Thread, list[BotFault | None]] | None = None
-        """The thread readying the next game's process between games, and its outcome."""
+        self._next_game: tuple[threading.Event, list[BotFault | None]] | None = None
+        """The readying of the next game's process under way between games: set when done, its outcome."""
+        self._readier: queue.SimpleQueue[tuple[threading.Event, list[BotFault | None]] | None] | None = None
+        """The jobs of this host's readying thread (started at its first game's end, ended by `close`)."""
 
     @classmethod
     def for_bot(cls, bot_name: str, limits: Limits = Limits(), env: dict[str, str] | None = None,
@@ -168,9 +171,13 @@ class SandboxHost(BotHost):
         return self.channel
 
     def close(self) -> None:
+        forget_stop(self)
         if self._next_game is not None:
             self.launcher.interrupt()  # the thread readying a next game sees its sandbox end at once
         self._wait_for_next_game()
+        if self._readier is not None:
+            self._readier.put(None)
+            self._readier = None
         self.launcher.close()
         self.channel = None
 
@@ -182,18 +189,28 @@ class SandboxHost(BotHost):
 
     def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         """`message`'s reply, the bot let run only while it is asked: resumed once its
-        request is in the pipe (one wake-up, to a read that does not block), stopped
-        again (verified) before this returns."""
+        request is in the pipe (one wake-up, to a read that does not block), and sent
+        its stop before this returns; the stop is verified before any other bot is asked
+        (`arena.seats.defer_stop`), not waited for here."""
         self.launcher.check_escape()
         channel = self._channel()
+        self._resuming()
         try:
             return channel.request(message, timeout, resume=self.launcher.cont)
         finally:
-            self.launcher.stop()
+            if self.launcher.stop(verify=False):
+                defer_stop(self, self.launcher.settle)
+
+    def _resuming(self) -> None:
+        """Before the bot is resumed: every other bot's stop verified; its own, if not
+        yet verified, needs no verification (it is asked again before any rival is)."""
+        settle_stops(self)
+        forget_stop(self)
 
     # -- the protocol ----------------------------------------------------------
 
     def start_game(self, seed, params, info):
+        settle_stops(self)  # no other bot runs while this one's sandbox starts or its game is handed over
         if self.zygote and self._in_game and self.launcher.running():
             self._end_current_game()  # the match gave up on the last one (a silenced seat gets no end)
         fault = self._wait_for_next_game()  # readied between games: the usual case
@@ -238,20 +255,34 @@ class SandboxHost(BotHost):
 
     def _prepare_next_game(self) -> None:
         """Ready the next game's process in the background (the zygote forks it as soon
-        as the last game's processes are gone); `start_game` waits for it."""
-        result: list[BotFault | None] = []
-        thread = threading.Thread(target=lambda: result.append(self._ready_next_game()), daemon=True,
-                                  name=f"sandbox {self.name}: next game")
-        self._next_game = (thread, result)
-        thread.start()
+        as the last game's processes are gone); `start_game` waits for it. One long-lived
+        thread per host does it: a game's end does not wait for a thread to start."""
+        job: tuple[threading.Event, list[BotFault | None]] = (threading.Event(), [])
+        self._next_game = job
+        if self._readier is None:
+            self._readier = queue.SimpleQueue()
+            threading.Thread(target=self._ready_games, args=(self._readier,), daemon=True,
+                             name=f"sandbox {self.name}: next game").start()
+        self._readier.put(job)
+
+    def _ready_games(self, jobs: queue.SimpleQueue[tuple[threading.Event, list[BotFault | None]] | None]) -> None:
+        """The readying thread: `_ready_next_game` for each job, until told to end (None)."""
+        while (job := jobs.get()) is not None:
+            done, result = job
+            try:
+                result.append(self._ready_next_game())
+            except Exception:  # noqa: BLE001 - an empty result is a fault at the start that waits for it
+                pass
+            finally:
+                done.set()
 
     def _wait_for_next_game(self) -> BotFault | None:
         """Wait for the background `_prepare_next_game`, if one runs; its fault, if any."""
         if self._next_game is None:
             return None
-        thread, result = self._next_game
+        done, result = self._next_game
         self._next_game = None
-        thread.join()
+        done.wait()
         return result[0] if result else BotFault(FaultKind.CRASH, "its next game could not be readied", fatal=True)
 
     def act(self, observation, timeout):
@@ -263,6 +294,7 @@ class SandboxHost(BotHost):
         raise self._fault(reply, "act")
 
     def end_game(self, outcome):
+        self._resuming()
         self.launcher.cont()
         try:
             channel = self._channel()

@@ -208,15 +208,23 @@ class SandboxLauncher(Launched):
 
     # -- stopped between requests -------------------------------------------------
 
-    def stop(self) -> None:
+    def stop(self, verify: bool = True) -> bool:
         """Stop every process of the bot but `keep` (`cgroups.Stopper`), verified before
-        any rival is asked (`_verify_stop`)."""
-        if self.cgroup is not None and self.popen is not None:
-            if self._stopper is None or self._stopper.keep != self.keep:
-                self._end_stopper()
-                self._stopper = cgroups.Stopper(self.cgroup, self.keep)
-            self.stopped |= self._stopper.stop()
+        any rival is asked: now, or with `verify` False by `settle`, which the caller
+        must see run first (`arena.seats.defer_stop`). Whether a verification is left."""
+        if self.cgroup is None or self.popen is None:
+            return False
+        if self._stopper is None or self._stopper.keep != self.keep:
+            self._end_stopper()
+            self._stopper = cgroups.Stopper(self.cgroup, self.keep)
+        self.stopped |= self._stopper.stop()
+        if verify:
             self._verify_stop()
+        return not verify and bool(self.stopped)
+
+    def settle(self) -> None:
+        """Verify the stop that `stop(verify=False)` signalled (`_verify_stop`)."""
+        self._verify_stop()
 
     def _verify_stop(self, seconds: float = 5.0) -> None:
         """Wait until every thread of the bot but `keep`'s is stopped; one that still

@@ -142,8 +142,7 @@ def settle_stops(asking: object | None = None) -> None:
     if not pending_stops:
         return
     for key, (host, settle) in list(pending_stops.items()):
-        if host is not asking:
-            del pending_stops[key]
+        if host is not asking and pending_stops.pop(key, None) is not None:  # each verified once
             settle()
 
 

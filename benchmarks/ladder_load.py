@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -140,7 +141,8 @@ class Server:
         args += ["--worker-port", str(self.worker_port)] if worker_listener else []
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
-                                         str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL)
+                                         str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL,
+                                        start_new_session=True)  # its forked processes: one group to end
         for port in dict.fromkeys((self.port, self.worker_port)):
             while True:
                 try:
@@ -152,8 +154,17 @@ class Server:
         self.start_seconds = time.perf_counter() - self.started
 
     def stop(self) -> None:
-        self.process.terminate()
+        """End the server and every process it forked (they end after the first otherwise, and
+        would still be reading the database when a private PostgreSQL server is stopped)."""
+        os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL if time.monotonic() > deadline else 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
 
 
 def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,

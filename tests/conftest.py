@@ -1,5 +1,6 @@
-"""Shared fixtures: throwaway plugins installed as real entry points on sys.path; how
-many processes `-n auto` (pyproject.toml) spreads the tests over, and which modules start first."""
+"""Shared fixtures: throwaway plugins installed as real entry points on sys.path; the ladder
+tests' databases; how many processes `-n auto` (pyproject.toml) spreads the tests over, and
+which modules start first."""
 
 from __future__ import annotations
 
@@ -20,6 +21,21 @@ def write_plugin(root: Path, dist: str, module: str, source: str, version: str =
     (info / "entry_points.txt").write_text(f"[arena]\n{module} = {module}\n")
 
 
+
+def flip7_copy_plugin(class_name: str, ruleset_id: str) -> str:
+    """The source of a plugin that registers a copy of Flip 7 as the ruleset `ruleset_id`."""
+    return f"""
+        import arena
+        from arena.rules.flip_7 import Flip7
+
+        class {class_name}(Flip7):
+            id = "{ruleset_id}"
+
+        @arena.hookimpl
+        def register_rulesets(register):
+            register({class_name})
+    """
+
 @pytest.fixture
 def plugin_dir(tmp_path, monkeypatch):
     """A folder on sys.path where tests drop throwaway plugin distributions."""
@@ -34,6 +50,25 @@ MAX_TEST_WORKERS = 4
 most tests start processes or sandboxes of their own and wait on them (with as many workers
 as cores, a quiet 2-core run kept the cores busy 69% of its time: 8 min 45 s of CPU in 6 min
 20 s), and a tournament test plays on every core."""
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    """A private PostgreSQL server for one test module's ladder tests (tests/ladder_support.py)."""
+    from ladder_support import postgres_server
+
+    yield from postgres_server()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """A fresh ladder database's URL: SQLite in `tmp_path`, then a new PostgreSQL database."""
+    from arena.ladder.db import database_url
+    from ladder_support import fresh_database
+
+    if request.param == "sqlite":
+        return database_url(None, tmp_path)
+    return database_url(fresh_database(request.getfixturevalue("pg_server")), tmp_path)
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from ladder_support import fresh_database, inline_result, postgres_server
+from ladder_support import inline_result
 
 from arena.errors import ArenaError, ConfigError
 from arena.ladder.accounts import AccessError
@@ -22,18 +22,6 @@ from arena.ladder.service import Ladder, LeaseError
 from arena.ladder.versions import UploadError, upload_content
 
 pytest.importorskip("starlette")
-
-
-@pytest.fixture(scope="module")
-def pg_server():
-    yield from postgres_server()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        return database_url(None, tmp_path)
-    return database_url(fresh_database(request.getfixturevalue("pg_server")), tmp_path)
 
 
 def make_ladder(url: str, bots_per_author: int = 3, **ladder_keys) -> Ladder:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from ladder_support import Server, fresh_database, inline_result, postgres_server, serve_in_thread
+from ladder_support import Server, fresh_database, inline_result, serve_in_thread
 
 from arena.ladder.db import connect, database_url, games
 from arena.ladder.worker import Client, WorkerError
@@ -29,11 +29,6 @@ batch_games = 3
 [quotas]
 upload_bytes = 4096
 """
-
-
-@pytest.fixture(scope="module")
-def pg_server():
-    yield from postgres_server()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

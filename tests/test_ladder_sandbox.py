@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ladder_support import Server, fresh_database, postgres_server, serve_in_thread
+from ladder_support import Server, fresh_database, serve_in_thread
 
 from arena.ladder.config import decode_config
 from arena.ladder.db import connect, database_url
@@ -32,11 +32,6 @@ def needs_sandbox() -> None:
 
     if reason := sandbox_unavailable():
         pytest.skip(f"no sandbox here: {reason}")
-
-
-@pytest.fixture(scope="module")
-def pg_server():
-    yield from postgres_server()
 
 
 def second_bot(folder: Path) -> Path:

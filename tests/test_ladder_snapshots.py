@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from ladder_support import Server, fresh_database, inline_result, postgres_server
+from ladder_support import Server, inline_result
 
 from arena.ladder import service
 from arena.ladder.config import decode_config
@@ -21,18 +21,6 @@ from arena.ladder.service import Ladder, LeaseError
 from arena.ladder.worker import Client
 
 pytest.importorskip("starlette")
-
-
-@pytest.fixture(scope="module")
-def pg_server():
-    yield from postgres_server()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        return database_url(None, tmp_path)
-    return database_url(fresh_database(request.getfixturevalue("pg_server")), tmp_path)
 
 
 def make_ladder(url: str) -> Ladder:

@@ -12,7 +12,7 @@ import re
 
 import pytest
 import sqlalchemy as sa
-from ladder_support import fresh_database, inline_result, postgres_server
+from ladder_support import fresh_database, inline_result
 
 from arena.ladder.config import decode_config
 from arena.ladder.db import MIGRATIONS, _web_v2, connect, database_url, game_seats
@@ -24,11 +24,6 @@ pytest.importorskip("argon2")
 
 PASSWORD = "correct horse battery"
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-
-
-@pytest.fixture(scope="module")
-def pg_server():
-    yield from postgres_server()
 
 
 def make_ladder(url: str, name: str = "weekly", **ladder_keys) -> Ladder:

@@ -13,7 +13,7 @@ import arena
 from arena.cli import main
 from arena.errors import PluginError
 from arena.plugins import HookSpecs, load_registry
-from conftest import write_plugin
+from conftest import flip7_copy_plugin, write_plugin
 
 THROWAWAY = """
     import arena
@@ -170,18 +170,7 @@ def test_a_playout_that_is_not_a_bot_is_a_plugin_error(plugin_dir):
 
 
 def test_plugin_registering_a_ruleset_shows_in_rulesets_list(plugin_dir):
-    source = """
-        import arena
-        from arena.rules.flip_7 import Flip7
-
-        class TinyFlip7(Flip7):
-            id = "tiny-flip-7"
-
-        @arena.hookimpl
-        def register_rulesets(register):
-            register(TinyFlip7)
-    """
-    write_plugin(plugin_dir, "tiny-rules", "tiny_rules", source)
+    write_plugin(plugin_dir, "tiny-rules", "tiny_rules", flip7_copy_plugin("TinyFlip7", "tiny-flip-7"))
     result = CliRunner().invoke(main, ["rulesets", "list", "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["id"]: row for row in json.loads(result.stdout)}
@@ -337,18 +326,7 @@ def test_a_sandbox_needs_the_bots_rulesets_and_helpers_distributions_only(plugin
         def register_playouts(register):
             register("flip-7-copy", RandomBot)
     """
-    copy = """
-        import arena
-        from arena.rules.flip_7 import Flip7
-
-        class Flip7Copy(Flip7):
-            id = "flip-7-copy"
-
-        @arena.hookimpl
-        def register_rulesets(register):
-            register(Flip7Copy)
-    """
-    write_plugin(plugin_dir, "copy-rules", "copy_rules", copy)
+    write_plugin(plugin_dir, "copy-rules", "copy_rules", flip7_copy_plugin("Flip7Copy", "flip-7-copy"))
     write_plugin(plugin_dir, "copy-helpers", "copy_helpers", helper)
     write_plugin(plugin_dir, "throwaway-bots", "throwaway_bots", THROWAWAY)
     registry = load_registry()

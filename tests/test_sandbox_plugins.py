@@ -11,7 +11,7 @@ from arena.faults import BotFault
 from arena.plugins import load_registry
 from arena.sandbox import SandboxHost, sandbox_unavailable
 from arena.seats import Limits
-from conftest import write_plugin
+from conftest import flip7_copy_plugin, write_plugin
 
 REASON = sandbox_unavailable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox can be made here: {REASON}")
@@ -38,17 +38,7 @@ SPY = """
     def register_bots(register):
         register(ModuleSpy)
 """
-RULES = """
-    import arena
-    from arena.rules.flip_7 import Flip7
-
-    class Flip7Copy(Flip7):
-        id = "flip-7-copy"
-
-    @arena.hookimpl
-    def register_rulesets(register):
-        register(Flip7Copy)
-"""
+RULES = flip7_copy_plugin("Flip7Copy", "flip-7-copy")
 HELPER = """
     import arena
     from arena_bots.random_bot import RandomBot

@@ -445,3 +445,19 @@ def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_r
         assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() != backend
     assert pings
     engine.dispose()
+
+
+def test_a_burst_of_sixteen_connections_is_kept_open_for_the_next_burst(db_url):
+    import sqlalchemy as sa
+
+    ladder = make_ladder(db_url)
+    opened: list[int] = []
+    sa.event.listen(ladder.engine, "connect", lambda *args: opened.append(1))
+    for burst in range(2):
+        held = [ladder.engine.connect() for _ in range(16)]  # a burst of results in 16 threads
+        for conn in held:
+            conn.execute(sa.text("SELECT 1"))
+            conn.close()
+        if burst == 0:
+            first = len(opened)
+    assert first <= 16 and len(opened) == first  # the second burst opened none (SQLAlchemy's default kept 5)

@@ -145,6 +145,8 @@ def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool =
         ladder.engine.dispose(close=False)  # the first process's connections stay its own
         if pages:
             ladder.snapshots.start()
+        else:
+            ladder.warm_results()
         server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
 
         def end_with_parent() -> None:

@@ -333,6 +333,18 @@ class Ladder:
             return checked
         return dict(self.commits.run(checked, versions=checked.checked.version is not None))
 
+    def warm_results(self) -> None:
+        """Make this process's first results cost what its later ones do (a worker listener's
+        first result took ~50 ms of CPU, and a burst of results arriving at a fresh listener
+        shared that): import the modules the check loads on first use, and run the result's
+        read once (its statement compiled, a connection opened)."""
+        import arena.match  # noqa: F401 - imported by the check (games.record_problem_for) on first use
+        import arena.store  # noqa: F401
+        import arena.verify  # noqa: F401
+
+        with self.single_reads.connect() as conn:
+            leases.result_read(conn, "", 0)
+
     def checked_result(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> "Storing | dict[str, Any]":
         """`complete` up to the store: what to store (`Storing`, for `commits`), or the answer
         when there is nothing to store (already stored); LeaseError 422 if refused (the task

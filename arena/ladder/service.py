@@ -27,8 +27,8 @@ from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import (blobs, bots, bump_generation, game_seats, games, people, single_reads,
-                             take_write_lock, tasks, versions)
+from arena.ladder.db import (POOL_SIZE, blobs, bots, bump_generation, game_seats, games, people,
+                             single_reads, take_write_lock, tasks, versions)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
 from arena.ladder.ranking import Ranking
@@ -336,14 +336,17 @@ class Ladder:
     def warm_results(self) -> None:
         """Make this process's first results cost what its later ones do (a worker listener's
         first result took ~50 ms of CPU, and a burst of results arriving at a fresh listener
-        shared that): import the modules the check loads on first use, and run the result's
-        read once (its statement compiled, a connection opened)."""
+        shared that): import the modules the check loads on first use, run the result's read
+        once (its statement compiled) and open the pool's connections (`db.POOL_SIZE`: a burst
+        of results at a fresh listener opened one per thread, a PostgreSQL backend each)."""
         import arena.match  # noqa: F401 - imported by the check (games.record_problem_for) on first use
         import arena.store  # noqa: F401
         import arena.verify  # noqa: F401
 
-        with self.single_reads.connect() as conn:
-            leases.result_read(conn, "", 0)
+        with contextlib.ExitStack() as held:
+            for _ in range(POOL_SIZE):
+                conn = held.enter_context(self.single_reads.connect())
+                leases.result_read(conn, "", 0)
 
     def checked_result(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> "Storing | dict[str, Any]":
         """`complete` up to the store: what to store (`Storing`, for `commits`), or the answer

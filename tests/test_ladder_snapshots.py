@@ -461,3 +461,28 @@ def test_a_burst_of_sixteen_connections_is_kept_open_for_the_next_burst(db_url):
         if burst == 0:
             first = len(opened)
     assert first <= 16 and len(opened) == first  # the second burst opened none (SQLAlchemy's default kept 5)
+
+
+def test_a_warmed_worker_listener_opens_no_connection_for_its_first_burst_of_results(db_url):
+    import sqlalchemy as sa
+
+    from arena.ladder.db import POOL_SIZE
+
+    ladder = make_ladder(db_url)
+    admin, worker = gated(ladder)
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    token = ladder.issue_token(admin, "worker")
+    ladder.engine.dispose()  # as a forked listener starts: no connection of its own yet
+    opened: list[int] = []
+    sa.event.listen(ladder.engine, "connect", lambda *args: opened.append(1))
+    ladder.warm_results()
+    assert len(opened) == POOL_SIZE
+    answers: list[dict] = []
+    threads = [threading.Thread(target=lambda t=t: answers.append(
+        ladder.complete_request(f"Bearer {token}", t["id"], inline_result(t)))) for t in tasks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(a["task"] for a in answers if a["stored"]) == sorted(t["id"] for t in tasks)
+    assert len(opened) == POOL_SIZE  # the burst used the warmed connections

@@ -153,6 +153,18 @@ class Server:
                     time.sleep(0.2)
         self.start_seconds = time.perf_counter() - self.started
 
+    def result_process(self) -> int | None:
+        """The pid of the process the result posters reach: the worker listener (the last process
+        the server forked) with `--results-to workers`; None otherwise or where /proc is missing."""
+        if self.worker_port == self.port:
+            return None
+        try:
+            folder = Path(f"/proc/{self.process.pid}/task")
+            forked = [int(pid) for task in folder.iterdir() for pid in (task / "children").read_text().split()]
+        except OSError:
+            return None
+        return max(forked) if forked else None
+
     def stop(self) -> None:
         """End the server and every process it forked (they end after the first otherwise, and
         would still be reading the database when a private PostgreSQL server is stopped)."""
@@ -165,6 +177,17 @@ class Server:
             except ProcessLookupError:
                 return
             time.sleep(0.1)
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """The CPU time (user + system) process `pid` has used so far (None: unknown)."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,
@@ -276,10 +299,18 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
         print(f"[{kind}] server started (rating {args.games:,} games) in {server.start_seconds:.1f} s", flush=True)
         for label, t in scale(server.port, names[len(names) // 2]).items():
             print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
-        for label, t in load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
-                             args.client_processes, args.posters == "apart").items():
+        listener = server.result_process()
+        cpu_before = cpu_seconds(listener)
+        measured = load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
+                        args.client_processes, args.posters == "apart")
+        cpu_after = cpu_seconds(listener)
+        for label, t in measured.items():
             print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
                   f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
+        if cpu_before is not None and cpu_after is not None and "result" in measured:
+            used = cpu_after - cpu_before
+            print(f"[{kind}] worker listener CPU during the load: {used:.2f} s, "
+                  f"{used / measured['result']['requests'] * 1000:.1f} ms per result", flush=True)
     finally:
         server.stop()
 

@@ -244,6 +244,21 @@ def test_a_forged_record_is_refused_and_its_game_played_again(db_url):
     assert task["id"] in [t["id"] for t in ladder.lease(worker)["tasks"]]  # queued again
 
 
+def test_a_record_whose_transcript_hash_alone_is_wrong_is_refused_by_the_replay(tmp_path):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = setup_bots(ladder)
+    for _ in range(2):  # the two gates
+        task = ladder.lease(worker)["tasks"][0]
+        ladder.complete(worker, task["id"], inline_result(task))
+    stored = ladder.counts()["games"]
+    task = ladder.lease(worker)["tasks"][0]
+    result = inline_result(task)
+    result["record"]["transcript_hash"] = "0" * 64  # the game itself is honest
+    with pytest.raises(LeaseError, match="transcript hash does not match") as caught:
+        ladder.complete(worker, task["id"], result)
+    assert caught.value.status == 422 and ladder.counts()["games"] == stored
+
+
 def test_a_gate_with_one_forged_record_stores_none_of_its_games_and_runs_again(db_url):
     ladder = make_ladder(db_url)
     admin, worker = setup_bots(ladder, names=("alpha",))

@@ -372,3 +372,117 @@ def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):
     # (storing them one by one in the shared transaction took 3 each plus the counter: 13)
     assert len(writes) == 4, statements
     assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1
+
+
+def test_a_result_reads_its_token_and_task_in_one_statement_on_one_connection(db_url):
+    import sqlalchemy as sa
+
+    ladder = make_ladder(db_url)
+    admin, worker = gated(ladder)
+    token = ladder.issue_token(admin, "worker")
+    task = ladder.lease(worker)["tasks"][0]
+    statements: list[str] = []
+    checkouts: list[int] = []
+    sa.event.listen(ladder.engine, "before_cursor_execute", lambda conn, cursor, statement, *rest:
+                    statements.append(statement.split()[0].upper()))
+    sa.event.listen(ladder.engine.pool, "checkout", lambda *args: checkouts.append(1))
+    answer = ladder.complete_request(f"Bearer {token}", task["id"], inline_result(task))
+    assert answer == {"task": task["id"], "stored": True}
+    # before the store: one SELECT (token, person and task) on one connection; then the store's own
+    # (the write lock, the tasks marked done, the game, its seats, the change counter) on one more
+    assert statements[0] == "SELECT" and "SELECT" not in statements[2:], statements
+    assert statements.count("UPDATE") + statements.count("INSERT") == 4, statements
+    assert len(checkouts) == 2
+
+
+def test_a_revoked_token_is_refused_on_its_next_result_and_the_task_stays_unstored(db_url):
+    from arena.ladder.accounts import AccessError
+
+    ladder = make_ladder(db_url)
+    admin, worker = gated(ladder)
+    token = ladder.issue_token(admin, "worker")
+    first, second = ladder.lease(worker)["tasks"][:2]
+    assert ladder.complete_request(f"Bearer {token}", first["id"], inline_result(first))["stored"]
+    [listed] = [t for t in ladder.tokens(admin) if t["scope"] == "worker" and t["revoked"] is None][-1:]
+    assert ladder.revoke(admin, listed["id"]) == 1
+    with pytest.raises(AccessError, match="unknown or revoked") as refused:
+        ladder.complete_request(f"Bearer {token}", second["id"], inline_result(second))
+    assert refused.value.status == 401
+    with pytest.raises(AccessError, match="needs a worker token"):  # the scope still checked, in the same read
+        ladder.complete_request(f"Bearer {ladder.issue_token(admin, 'submit')}", second["id"], inline_result(second))
+    with pytest.raises(LeaseError, match="no task 999999"):
+        ladder.complete_request(f"Bearer {ladder.issue_token(admin, 'worker')}", 999999, {})
+    before = ladder.counts()["games"]
+    assert ladder.complete_request(f"Bearer {ladder.issue_token(admin, 'worker')}", second["id"],
+                                   inline_result(second))["stored"]
+    assert ladder.counts()["games"] == before + 1
+
+
+def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_replaced(pg_server, tmp_path,
+                                                                                       monkeypatch):
+    import sqlalchemy as sa
+    from ladder_support import fresh_database
+
+    from arena.ladder import db
+
+    engine = connect(database_url(fresh_database(pg_server), tmp_path))
+    pings: list[int] = []
+    real_ping = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda dbapi: pings.append(1) or real_ping(dbapi))
+    with engine.connect() as conn:
+        backend = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+    for _ in range(3):  # back and out again at once: no ping
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() == backend
+    assert pings == []
+    other = sa.create_engine(engine.url, poolclass=sa.pool.NullPool)
+    with other.connect() as conn:  # the server ends the pooled connection while it idles
+        conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})
+    other.dispose()
+    monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)
+    time.sleep(0.05)
+    with engine.connect() as conn:  # pinged, found dead, replaced: the request does not fail
+        assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() != backend
+    assert pings
+    engine.dispose()
+
+
+def test_a_burst_of_sixteen_connections_is_kept_open_for_the_next_burst(db_url):
+    import sqlalchemy as sa
+
+    ladder = make_ladder(db_url)
+    opened: list[int] = []
+    sa.event.listen(ladder.engine, "connect", lambda *args: opened.append(1))
+    for burst in range(2):
+        held = [ladder.engine.connect() for _ in range(16)]  # a burst of results in 16 threads
+        for conn in held:
+            conn.execute(sa.text("SELECT 1"))
+            conn.close()
+        if burst == 0:
+            first = len(opened)
+    assert first <= 16 and len(opened) == first  # the second burst opened none (SQLAlchemy's default kept 5)
+
+
+def test_a_warmed_worker_listener_opens_no_connection_for_its_first_burst_of_results(db_url):
+    import sqlalchemy as sa
+
+    from arena.ladder.db import POOL_SIZE
+
+    ladder = make_ladder(db_url)
+    admin, worker = gated(ladder)
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    token = ladder.issue_token(admin, "worker")
+    ladder.engine.dispose()  # as a forked listener starts: no connection of its own yet
+    opened: list[int] = []
+    sa.event.listen(ladder.engine, "connect", lambda *args: opened.append(1))
+    ladder.warm_results()
+    assert len(opened) == POOL_SIZE
+    answers: list[dict] = []
+    threads = [threading.Thread(target=lambda t=t: answers.append(
+        ladder.complete_request(f"Bearer {token}", t["id"], inline_result(t)))) for t in tasks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(a["task"] for a in answers if a["stored"]) == sorted(t["id"] for t in tasks)
+    assert len(opened) == POOL_SIZE  # the burst used the warmed connections

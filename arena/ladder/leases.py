@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from arena.ladder.accounts import VALID_TOKEN
 from arena.ladder.db import tasks, versions
 from arena.ladder.games import Spec
 
@@ -95,6 +96,18 @@ def task_row(conn: Connection, task_id: int) -> Any:
     return conn.execute(sa.select(tasks).where(tasks.c.id == task_id)).first()
 
 
+RESULT_READ = (VALID_TOKEN.add_columns(tasks.c.kind, tasks.c.spec, tasks.c.state)
+               .outerjoin(tasks, tasks.c.id == sa.bindparam("task")))
+"""What a returned result needs to read, in one statement: the token's person and scope (no
+row: the token is unknown or revoked) and task ``task``'s kind, spec and state (None: no such
+task). Built once (`accounts.VALID_TOKEN`); bound as ``digest`` and ``task``."""
+
+
+def result_read(conn: Connection, token_digest: str, task_id: int) -> Any:
+    """The `RESULT_READ` row for a token's hash and a task (None: the token is not valid)."""
+    return conn.execute(RESULT_READ, {"digest": token_digest, "task": task_id}).first()
+
+
 def finish_once(conn: Connection, task_id: int) -> bool:
     """Mark task `task_id` done unless it is; whether this call did (one statement: a result's
     store asks and marks at once)."""
@@ -107,8 +120,11 @@ def finish_many(conn: Connection, task_ids: Sequence[int]) -> set[int]:
     a batch of results' store asks and marks at once)."""
     if not task_ids:
         return set()
-    return set(conn.execute(tasks.update().where(tasks.c.id.in_(task_ids), tasks.c.state != DONE_STATE)
-                            .values(state=DONE_STATE, lease=None, expires=None).returning(tasks.c.id)).scalars())
+    return set(conn.execute(_FINISH_MANY, {"ids": list(task_ids)}).scalars())
+
+
+_FINISH_MANY = (tasks.update().where(tasks.c.id.in_(sa.bindparam("ids", expanding=True)), tasks.c.state != DONE_STATE)
+                .values(state=DONE_STATE, lease=None, expires=None).returning(tasks.c.id))
 
 
 def finish(conn: Connection, task_id: int) -> None:

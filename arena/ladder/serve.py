@@ -93,6 +93,7 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     app = make_app(ladder)
     ladder.snapshots.build()  # the first snapshot (the refit reads every stored game once) before listening
     app.state.pages.warm_bot_pages()  # and the ranked bots' pages: every process starts with them
+    warm_requests()
     gc.collect()
     gc.freeze()  # what the start read (every game, its rating) lives on: no full collection walks it again
     listener = tcp_listener(host, port)
@@ -122,6 +123,16 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
         ladder.snapshots.stop()
 
 
+def warm_requests() -> None:
+    """Import what a server process's first request would (anyio's asyncio backend, which runs
+    the thread pool; the IDNA codec): ~20 ms that a burst of requests at a fresh process shared.
+    Done before forking, so every process has them."""
+    import anyio
+
+    anyio.run(anyio.sleep, 0)  # starts no thread: the processes are forked after this
+    "localhost".encode("idna")
+
+
 def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool = True) -> tuple[int, int]:
     """A child process serving `app` on `listener`, with its own database connections and,
     if it serves `pages`, its own snapshot builder (the ladder's state so far inherited); (its
@@ -145,6 +156,8 @@ def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool =
         ladder.engine.dispose(close=False)  # the first process's connections stay its own
         if pages:
             ladder.snapshots.start()
+        else:
+            ladder.warm_results()
         server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
 
         def end_with_parent() -> None:

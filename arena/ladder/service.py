@@ -27,8 +27,8 @@ from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import (blobs, bots, bump_generation, game_seats, games, people, take_write_lock,
-                             tasks, versions)
+from arena.ladder.db import (POOL_SIZE, blobs, bots, bump_generation, game_seats, games, people,
+                             single_reads, take_write_lock, tasks, versions)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
 from arena.ladder.ranking import Ranking
@@ -160,6 +160,8 @@ class Ladder:
         from arena.plugins import load_registry
 
         self.engine, self.config = engine, config
+        self.single_reads = single_reads(engine)
+        """`engine` for reads of one statement (`db.single_reads`)."""
         self.lock = threading.RLock()
         """Held by every write (`writing`)."""
         self.commits = GroupCommit(self.writing, self.lock, self.store_results)
@@ -318,6 +320,34 @@ class Ladder:
             return checked
         return dict(self.commits.run(checked, versions=checked.checked.version is not None))
 
+    def complete_request(self, authorization: str | None, task_id: int, result: Mapping[str, Any]) -> dict[str, Any]:
+        """`complete` for the ``Authorization`` header of a request: the token's caller and the
+        task read by one statement on one connection (`leases.RESULT_READ`; nothing cached, so a
+        revoked token is refused from its next request on), then checked and stored as `complete`."""
+        token_digest = accounts.bearer_digest(authorization)
+        with self.single_reads.connect() as conn:
+            row = leases.result_read(conn, token_digest, task_id)
+        caller = accounts.caller_of(row)
+        checked = self._checked_task(caller, task_id, row if row.kind is not None else None, result)
+        if not isinstance(checked, Storing):
+            return checked
+        return dict(self.commits.run(checked, versions=checked.checked.version is not None))
+
+    def warm_results(self) -> None:
+        """Make this process's first results cost what its later ones do (a worker listener's
+        first result took ~50 ms of CPU, and a burst of results arriving at a fresh listener
+        shared that): import the modules the check loads on first use, run the result's read
+        once (its statement compiled) and open the pool's connections (`db.POOL_SIZE`: a burst
+        of results at a fresh listener opened one per thread, a PostgreSQL backend each)."""
+        import arena.match  # noqa: F401 - imported by the check (games.record_problem_for) on first use
+        import arena.store  # noqa: F401
+        import arena.verify  # noqa: F401
+
+        with contextlib.ExitStack() as held:
+            for _ in range(POOL_SIZE):
+                conn = held.enter_context(self.single_reads.connect())
+                leases.result_read(conn, "", 0)
+
     def checked_result(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> "Storing | dict[str, Any]":
         """`complete` up to the store: what to store (`Storing`, for `commits`), or the answer
         when there is nothing to store (already stored); LeaseError 422 if refused (the task
@@ -326,6 +356,13 @@ class Ladder:
             raise AccessError("returning results needs a worker token")
         with self.engine.connect() as conn:
             task = leases.task_row(conn, task_id)
+        return self._checked_task(caller, task_id, task, result)
+
+    def _checked_task(self, caller: Caller, task_id: int, task: Any, result: Mapping[str, Any]
+                      ) -> "Storing | dict[str, Any]":
+        """`checked_result` once the task was read (`task`: its kind, spec and state; None: no such task)."""
+        if not caller.may("worker"):
+            raise AccessError("returning results needs a worker token")
         if task is None:
             raise LeaseError(f"no task {task_id}", 404)
         if task.state == leases.DONE_STATE:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import platform
 import struct
@@ -160,8 +161,10 @@ def program(machine: str | None = None, rules=SANDBOX_RULES) -> bytes | None:
     return b"".join(out)
 
 
+@functools.cache
 def game_program(machine: str | None = None) -> bytes | None:
-    """The filter a game process adds to the sandbox's (see the module docstring)."""
+    """The filter a game process adds to the sandbox's (see the module docstring); made
+    once (the harness compares it with every game process's filters)."""
     return program(machine, GAME_RULES + SOCKET_RULES)
 
 

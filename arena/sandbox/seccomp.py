@@ -175,6 +175,8 @@ def merged(*rule_lists) -> list:
         for name, flags, error in rules:
             if name in found:
                 before, _ = found[name]
+                if isinstance(before, Only) or isinstance(flags, Only):
+                    raise ValueError(f"cannot merge an allow-only rule for {name}")
                 flags = None if before is None or flags is None else before | flags
             found[name] = (flags, error)
     return [(name, flags, error) for name, (flags, error) in found.items()]

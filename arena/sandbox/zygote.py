@@ -52,6 +52,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 0x1, 0x2, 0x4, 0x8, 0x20, 0x1000, 0x4000
 PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 3, 4, 38
 CAPABILITY_VERSION_3 = 0x20080522
@@ -59,6 +60,8 @@ CHANNEL_IN, CHANNEL_OUT = 3, 4  # the protocol's private descriptors
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _GAME_FILTER = seccomp.game_program()
+_GAME_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (CLONE_NEWNET if _GAME_FILTER is None else 0)
+"""A game's own namespaces: a network one only where no filter keeps it to unix sockets."""
 
 
 class SandboxCheckError(Exception):
@@ -208,8 +211,9 @@ def _enter_fresh_namespaces(uid: int, gid: int) -> None:
     """New user, PID, mount and IPC namespaces (the PID one for its children). Not a
     network namespace (making and later freeing one cost 1.5-2 ms of CPU a game): the
     sandbox's own (loopback only) is shared by its games, which the game's seccomp
-    filter lets open unix sockets only (`seccomp.SOCKET_RULES`)."""
-    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    filter lets open unix sockets only (`seccomp.SOCKET_RULES`); a new one where this
+    machine has no filter."""
+    _check(_libc.unshare(_GAME_NAMESPACES), "unshare")
     with open("/proc/self/setgroups", "w") as f:
         f.write("deny")
     with open("/proc/self/uid_map", "w") as f:

@@ -2,7 +2,9 @@
 (live CPU counters that tell when rivals are thinking, kernel symbols, bwrap's
 command line with host paths), reading the bot's own cgroup counters (which outlast
 a game), and system calls a game has no use for (new namespaces, mounts, inotify,
-perf events, ptrace, clone3). A Python bot's game process and a command bot must
+perf events, ptrace, clone3; in a Python bot's game, which shares its zygote's
+network namespace, any socket but a unix one). A Python bot's game process and a
+command bot must
 see and do none of it in the sandbox; controls under process isolation show each
 probe working on this machine, so a sandbox that let one through would fail here.
 """
@@ -53,7 +55,14 @@ def assert_sees_and_does_nothing(found: dict) -> None:
 def test_a_python_bots_game_sees_no_host_proc_or_sys_and_makes_no_refused_call(hosts, probe_site, sandbox):
     host = sandbox.for_bot("attack-kernel-probe", env={"PYTHONPATH": str(probe_site)})
     hosts.made.append(host)
-    assert_sees_and_does_nothing(probed(hosts, host))
+    found = probed(hosts, host)
+    assert_sees_and_does_nothing(found)
+    # It shares its zygote's network namespace: no socket that could outlive it there,
+    # but unix sockets and socket pairs (multiprocessing, asyncio) work.
+    if platform.machine() in ("x86_64", "aarch64"):
+        for family in ("socket-inet", "socket-inet6", "socket-netlink"):
+            assert found[family] == "EAFNOSUPPORT", (family, found)
+    assert found["socket-unix"] == "ok" and found["socketpair"] == "ok", found
 
 
 @pytest.mark.skipif(SYSTEM_PYTHON is None, reason="no python3 in /usr/bin or /bin")
@@ -72,6 +81,7 @@ def test_control_without_a_sandbox_a_command_bot_reads_the_hosts_proc_and_sys(ho
     if platform.machine() == "x86_64":
         assert found["inotify"] == "ok" and found["ptrace-traceme"] == "ok", found
         assert found["clone3"] != "ENOSYS", found
+    assert found["socket-inet"] == "ok" and found["socket-netlink"] == "ok", found
 
 
 def test_control_without_a_sandbox_a_python_bot_reads_its_cgroup_counters(hosts, probe_site):

@@ -1,7 +1,8 @@
 """Attacks that remember a deal across games: in the bot module's memory, in files,
 in the kernel's keyrings, and through whatever import-time code could leave in a
 Python bot's zygote (a thread, a child, a descriptor, a shared mapping, System V
-IPC). Two games of one host replay the same deal with the seats rotated (as the
+IPC), and in the network namespace a game shares with its zygote (a TCP TIME_WAIT).
+Two games of one host replay the same deal with the seats rotated (as the
 duplicate format does); game 2 must find nothing of game 1, or the zygote must
 refuse to serve, a fault charged to that bot alone. Controls under process
 isolation (one process reused across games) show the same bots remembering.
@@ -33,7 +34,8 @@ def found_in_game_2(second, attack):
     return found[0]["found"]
 
 
-MEMORIES = [(ab.MemoInModule, "memo-module"), (ab.MemoInFiles, "memo-files"), (ab.MemoInKeyring, "memo-keyring")]
+MEMORIES = [(ab.MemoInModule, "memo-module"), (ab.MemoInFiles, "memo-files"), (ab.MemoInTimeWait, "memo-timewait"),
+            (ab.MemoInKeyring, "memo-keyring")]
 
 
 @pytest.mark.parametrize("cls, attack", MEMORIES, ids=[m[1] for m in MEMORIES])
@@ -45,7 +47,7 @@ def test_a_python_bot_remembers_nothing_from_one_game_to_the_next(hosts, token, 
     assert_rivals_played_normally(second.record, attacker=1)
 
 
-@pytest.mark.parametrize("cls, attack", MEMORIES[:2], ids=[m[1] for m in MEMORIES[:2]])
+@pytest.mark.parametrize("cls, attack", MEMORIES[:3], ids=[m[1] for m in MEMORIES[:3]])
 def test_control_without_a_sandbox_the_bot_remembers(hosts, token, cls, attack):
     host = hosts.process(cls.name)
     _, second = two_games(hosts, host, cls, token)

@@ -189,6 +189,61 @@ def test_a_bot_that_imports_numpy_plays_in_the_sandbox(tmp_path):
     assert result.record["faults"] == [], result.logs[0]
 
 
+MULTIPROCESSING_BOT = '''
+import multiprocessing
+import sys
+
+import arena
+
+
+def square(x):
+    return x * x
+
+
+class MultiprocessingUser(arena.Bot):
+    """Its first decision uses a fork pool, a queue and a manager (a unix socket)."""
+
+    name = "multiprocessing-user"
+
+    def act(self, observation):
+        if not getattr(self, "done", False):
+            self.done = True
+            context = multiprocessing.get_context("fork")
+            with context.Pool(2) as pool:
+                total = sum(pool.map(square, range(10)))
+            queue = context.Queue()
+            child = context.Process(target=queue.put, args=(7,))
+            child.start()
+            got = queue.get(timeout=5)
+            child.join()
+            with context.Manager() as manager:
+                shared = manager.dict(a=1)
+                managed = shared["a"]
+            print(f"MULTIPROCESSING pool={total} queue={got} manager={managed}", file=sys.stderr, flush=True)
+        return observation["legal_actions"][0]
+
+
+@arena.hookimpl
+def register_bots(register):
+    register(MultiprocessingUser)
+'''
+
+
+def test_a_bot_that_uses_multiprocessing_plays_in_the_sandbox(tmp_path):
+    """A game shares its sandbox's network namespace and may open unix sockets only:
+    multiprocessing's pools and queues (pipes) and its manager (a unix socket) still work."""
+    tmp_path.chmod(0o755)
+    install(tmp_path, "multiprocessing_bots", MULTIPROCESSING_BOT)
+    host = SandboxHost.for_bot("multiprocessing-user", LIMITS, env={"PYTHONPATH": str(tmp_path)})
+    try:
+        result = play_game(FLIP7, [Entrant(stand_in("multiprocessing-user")), Entrant(RandomBot)], deal_seed=1,
+                           hosts=[host, InlineHost(RandomBot)], policy=POLICY, ask_forced=True)
+    finally:
+        host.close()
+    assert result.record["faults"] == [], result.logs[0]
+    assert "MULTIPROCESSING pool=285 queue=7 manager=1" in result.logs[0], result.logs[0]
+
+
 def test_code_installed_under_tmp_is_still_importable_during_a_game(bot_env):
     result = play_with(stand_in("late-importer"), bot_env)
     assert result.record["faults"] == [], result.logs[0]

@@ -17,8 +17,10 @@ bot's code does can change what is read here. A game may start only if:
 - the game process has no capability left (and cannot gain one), runs under more
   seccomp filters than the zygote, the game's own (`seccomp.game_program`, read back
   through ptrace) among them,
-  maps nothing shared and writable, is in user, PID, mount, IPC and network
-  namespaces of its own, sees a /tmp that is not the zygote's and an empty /proc,
+  maps nothing shared and writable, is in user, PID, mount and IPC namespaces of
+  its own (the network one is the sandbox's: its filter allows unix sockets only;
+  where there is no filter, a network namespace of its own too), sees a /tmp that is
+  not the zygote's and an empty /proc,
   and can write into no filesystem the zygote can reach (every writable mount it
   sees is one it made).
 
@@ -39,7 +41,10 @@ from dataclasses import dataclass
 from arena.sandbox import seccomp
 
 PROTOCOL_FDS = frozenset({0, 1, 2, 3, 4})
-NAMESPACES = ("user", "pid", "mnt", "ipc", "net")
+NAMESPACES = ("user", "pid", "mnt", "ipc") + (("net",) if seccomp.game_program() is None else ())
+"""A game's own. It shares its zygote's network namespace (the sandbox's, loopback only),
+where its seccomp filter lets it open unix sockets only (`seccomp.SOCKET_RULES`), unless
+this machine has no filter: then it has a network namespace of its own too."""
 DEV_NULL = os.makedev(1, 3)
 SHARED_DEVICES = ("devtmpfs", "devpts")
 """Filesystems a game may share with its zygote: device nodes (/dev/null and the

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import platform
 import struct
@@ -58,29 +59,35 @@ ABIS = {
                       "inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "pivot_root": 155,
                       "unshare": 272, "clone": 56, "clone3": 435, "setns": 308, "mount": 165, "umount2": 166,
                       "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                      "fspick": 433, "mount_setattr": 442}),
+                      "fspick": 433, "mount_setattr": 442, "socket": 41}),
         (0x40000003, {"add_key": 286, "request_key": 287, "keyctl": 288, "ptrace": 26, "perf_event_open": 336,
                       "inotify_init": 291, "inotify_init1": 332, "fanotify_init": 338, "pivot_root": 217,
                       "unshare": 310, "clone": 120, "clone3": 435, "setns": 346, "mount": 21, "umount2": 52,
                       "umount": 22, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
-                      "fsmount": 432, "fspick": 433, "mount_setattr": 442}),
+                      "fsmount": 432, "fspick": 433, "mount_setattr": 442, "socket": 359, "socketcall": 102}),
     ],
     "aarch64": [
         (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219, "ptrace": 117, "perf_event_open": 241,
                       "inotify_init1": 26, "fanotify_init": 262, "pivot_root": 41, "unshare": 97, "clone": 220,
                       "clone3": 435, "setns": 268, "mount": 40, "umount2": 39, "open_tree": 428,
                       "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-                      "mount_setattr": 442}),
+                      "mount_setattr": 442, "socket": 198}),
         (0x40000028, {"add_key": 309, "request_key": 310, "keyctl": 311, "ptrace": 26, "perf_event_open": 364,
                       "inotify_init": 316, "inotify_init1": 360, "fanotify_init": 367, "pivot_root": 218,
                       "unshare": 337, "clone": 120, "clone3": 435, "setns": 375, "mount": 21, "umount2": 52,
                       "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                      "fspick": 433, "mount_setattr": 442}),
+                      "fspick": 433, "mount_setattr": 442, "socket": 281}),
     ],
 }
 REFUSED_CALLS = {machine: [(arch, (calls["add_key"], calls["request_key"], calls["keyctl"]))
                            for arch, calls in abis] for machine, abis in ABIS.items()}
 """(audit arch, the numbers of add_key, request_key, keyctl) per ABI (the keyring rule)."""
+
+
+class Only(int):
+    """A rule's argument test: the call is allowed only with this value as its first
+    argument (an int rule refuses any of its bits, None refuses always)."""
+
 
 SANDBOX_RULES = (
     [(name, None, errno.EPERM) for name in ("add_key", "request_key", "keyctl", "ptrace", "perf_event_open",
@@ -95,6 +102,13 @@ GAME_RULES = (
     + [(name, None, errno.EPERM) for name in ("setns", "mount", "umount2", "umount", "open_tree", "move_mount",
                                                "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr")]
 )
+AF_UNIX = 1
+SOCKET_RULES = [("socket", Only(AF_UNIX), errno.EAFNOSUPPORT), ("socketcall", None, errno.ENOSYS)]
+"""A Python bot's game shares its network namespace with its zygote and the sandbox's
+later games (one per game cost 1.5-2 ms of CPU to make and free), so it may open no
+socket but a unix one: nothing of a game can outlive it there (an internet
+socket's TIME_WAIT, the loopback's counters read through netlink would). `socketpair`
+is another call, allowed; i386's `socketcall` hides its arguments, so it is refused."""
 
 
 def _instruction(code: int, jump_true: int, jump_false: int, k: int) -> bytes:
@@ -120,6 +134,11 @@ def program(machine: str | None = None, rules=SANDBOX_RULES) -> bytes | None:
                 continue
             if flags is None:
                 body = [_instruction(RETURN, 0, 0, ERRNO | error)]
+            elif isinstance(flags, Only):
+                body = [_instruction(LOAD_WORD, 0, 0, ARG0_OFFSET),
+                        _instruction(JUMP_IF_EQUAL, 0, 1, flags),
+                        _instruction(RETURN, 0, 0, ALLOW),
+                        _instruction(RETURN, 0, 0, ERRNO | error)]
             else:
                 body = [_instruction(LOAD_WORD, 0, 0, ARG0_OFFSET),
                         _instruction(JUMP_IF_ANY_BIT, 0, 1, flags),
@@ -142,9 +161,11 @@ def program(machine: str | None = None, rules=SANDBOX_RULES) -> bytes | None:
     return b"".join(out)
 
 
+@functools.cache
 def game_program(machine: str | None = None) -> bytes | None:
-    """The filter a game process adds to the sandbox's (see the module docstring)."""
-    return program(machine, GAME_RULES)
+    """The filter a game process adds to the sandbox's (see the module docstring); made
+    once (the harness compares it with every game process's filters)."""
+    return program(machine, GAME_RULES + SOCKET_RULES)
 
 
 def merged(*rule_lists) -> list:
@@ -154,6 +175,8 @@ def merged(*rule_lists) -> list:
         for name, flags, error in rules:
             if name in found:
                 before, _ = found[name]
+                if isinstance(before, Only) or isinstance(flags, Only):
+                    raise ValueError(f"cannot merge an allow-only rule for {name}")
                 flags = None if before is None or flags is None else before | flags
             found[name] = (flags, error)
     return [(name, flags, error) for name, (flags, error) in found.items()]

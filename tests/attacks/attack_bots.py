@@ -509,6 +509,52 @@ class MemoInKeyring(arena.Bot):
         return observation["legal_actions"][0]
 
 
+class MemoInTimeWait(arena.Bot):
+    """Remembers that it played in the kernel's TCP state: it closes a loopback connection
+    from its server's side, which leaves a TIME_WAIT on a port named by its tag for a
+    minute after every process of the game is gone; the next game finds that port taken."""
+
+    name = "attack-memo-timewait"
+    rulesets = "*"
+    TAGS = ("game-1", "game-2")
+
+    def __init__(self, tag="?", token="t"):
+        self.tag, self.token = tag, token
+
+    def port(self, tag):
+        return 20000 + int(self.token[:4], 16) % 20000 + self.TAGS.index(tag)
+
+    def start(self, info):
+        found = []
+        for tag in self.TAGS:
+            try:
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                    probe.bind(("127.0.0.1", self.port(tag)))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    found.append(tag)
+        report(attack="memo-timewait", tag=self.tag, found=found)
+
+    def act(self, observation):
+        if getattr(self, "done", False) or self.tag not in self.TAGS:
+            return observation["legal_actions"][0]
+        self.done = True
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind(("127.0.0.1", self.port(self.tag)))
+                server.listen(1)
+                with socket.create_connection(("127.0.0.1", self.port(self.tag)), timeout=2) as client:
+                    accepted, _ = server.accept()
+                    accepted.close()  # the server's side closes first: its port goes to TIME_WAIT
+                    client.recv(1)
+            left = "ok"
+        except OSError as exc:
+            left = error_name(exc)
+        report(attack="memo-timewait-write", tag=self.tag, left=left)
+        return observation["legal_actions"][0]
+
+
 class ZygoteWriter(Attacker):
     """Looks for any process it can write into or trace through /proc (the zygote
     that will fork the next game, say), and tries its own /proc/self/mem."""
@@ -696,7 +742,7 @@ class SlowRival(arena.Bot):
 
 
 BOTS = (Victim, ProcSpy, Killer, Planter, Networker, ForkBomb, Daemon, MemorySpreader, TmpFiller, SleepInStart,
-        SleepInEnd, MemoInModule, MemoInFiles, MemoInKeyring, ZygoteWriter, SeedHunter, Spinner, SigcontPair, CpuBurner,
+        SleepInEnd, MemoInModule, MemoInFiles, MemoInKeyring, MemoInTimeWait, ZygoteWriter, SeedHunter, Spinner, SigcontPair, CpuBurner,
         SlowRival)
 
 

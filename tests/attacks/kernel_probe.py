@@ -2,7 +2,8 @@
 """What a bot can learn of the host's kernel, or do with it, in a game: the host's
 /proc (CPU counters that show when rivals think, kernel symbols, bwrap's command
 line with host paths), /sys, its own cgroup's counters, and system calls the
-sandbox refuses (new namespaces, mounts, inotify, perf events, ptrace, clone3).
+sandbox refuses (new namespaces, mounts, inotify, perf events, ptrace, clone3, and
+in a Python bot's game any socket but a unix one).
 
 Two ways to run: as a command bot (``python3 kernel_probe.py``, no arena needed),
 and installed as a plugin module (then it registers ``attack-kernel-probe``).
@@ -93,12 +94,35 @@ def _calls():
     return json.loads(data or b"{}")
 
 
+def _sockets():
+    """Which sockets it may open: internet and netlink ones outlast a game in (or show
+    the counters of) a network namespace that its later games share; unix ones do not."""
+    import socket
+
+    found = {}
+    for name, family in (("socket-inet", socket.AF_INET), ("socket-inet6", socket.AF_INET6),
+                         ("socket-netlink", socket.AF_NETLINK), ("socket-unix", socket.AF_UNIX)):
+        try:
+            socket.socket(family, socket.SOCK_DGRAM).close()
+            found[name] = "ok"
+        except OSError as exc:
+            found[name] = errno.errorcode.get(exc.errno, "error")
+    try:
+        for end in socket.socketpair():
+            end.close()
+        found["socketpair"] = "ok"
+    except OSError as exc:
+        found["socketpair"] = errno.errorcode.get(exc.errno, "error")
+    return found
+
+
 def probe():
     found = {"proc-stat": _read("/proc/stat"), "kallsyms": _read("/proc/kallsyms"),
              "pid-1-cmdline": _read("/proc/1/cmdline"), "mountinfo": _read("/proc/self/mountinfo"),
              "sys": "listed" if os.path.isdir("/sys") and os.listdir("/sys") else "absent",
              "cgroup-counter": _cgroup_counter()}
     found.update(_calls())
+    found.update(_sockets())
     print("ATTACK " + json.dumps({"attack": "kernel", "found": found}), file=sys.stderr, flush=True)
 
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/ladder_load.py [--db sqlite|postgresql|both] [--bots 200]
         [--games 100000] [--clients 50] [--seconds 20] [--results 300] [--processes 1]
-        [--results-to workers|main]
+        [--results-to workers|main] [--pages-nice N]
 
 For each database (PostgreSQL: ``--postgres URL``, else a private server started as the
 ladder's tests start one, tests/ladder_support.py):
@@ -15,7 +15,8 @@ ladder's tests start one, tests/ladder_support.py):
    times its start (it rates every stored game); with `--results-to workers` (the default)
    it is given `--worker-port`, as a deployment whose workers return results to the worker
    listener (docs/ladder.md), and `--results-to main` has the workers use the main port,
-   as every worker did before that listener existed;
+   as every worker did before that listener existed (the pages' processes then run at
+   serve's default `--pages-nice`, 10, unless `--pages-nice` says otherwise; 0: as before it);
 3. **scale**: 30 sequential GETs of the leaderboard page (/standings/flip-7) and of a
    bot's page (/bots/<bot>, ~2 x games / bots games): median and p99 in ms;
 4. **load**: `--clients` concurrent clients on loopback for at most `--seconds`: a
@@ -132,13 +133,15 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, folder: Path, db: str | None, processes: int, worker_listener: bool):
+    def __init__(self, folder: Path, db: str | None, processes: int, worker_listener: bool,
+                 pages_nice: int | None = None):
         self.port = free_port()
         self.worker_port = free_port() if worker_listener else self.port
         (folder / "ladder.toml").write_text(CONFIG)
         args = ["--folder", str(folder), "--config", str(folder / "ladder.toml")] + (["--db", db] if db else [])
         args += ["--processes", str(processes)] if processes > 1 else []
         args += ["--worker-port", str(self.worker_port)] if worker_listener else []
+        args += ["--pages-nice", str(pages_nice)] if worker_listener and pages_nice is not None else []
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
                                          str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL,
@@ -294,7 +297,7 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
     names, played, token = fill(url, args.bots, args.games, args.results)
     print(f"[{kind}] filled: {args.bots} bots, {args.games:,} games, {len(played)} results to return, "
           f"in {time.perf_counter() - started:.0f} s", flush=True)
-    server = Server(folder, db, args.processes, args.results_to == "workers")
+    server = Server(folder, db, args.processes, args.results_to == "workers", args.pages_nice)
     try:
         print(f"[{kind}] server started (rating {args.games:,} games) in {server.start_seconds:.1f} s", flush=True)
         for label, t in scale(server.port, names[len(names) // 2]).items():
@@ -333,6 +336,8 @@ def main() -> None:
                              "browser's process) or mixed with the page clients (the benchmark's first form)")
     parser.add_argument("--client-processes", type=int, default=5,
                         help="processes the clients are spread over (threads in each; one keep-alive connection each)")
+    parser.add_argument("--pages-nice", type=int, default=None,
+                        help="with --results-to workers: serve's --pages-nice (default: serve's own, 10)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
           f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}, "

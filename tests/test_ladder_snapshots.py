@@ -14,6 +14,7 @@ import time
 import pytest
 from ladder_support import Server, inline_result
 
+from arena.cli.ladder import PAGES_NICE
 from arena.ladder import service
 from arena.ladder.config import decode_config
 from arena.ladder.db import connect, database_url, generation
@@ -236,6 +237,11 @@ def server_processes(pid: int) -> list[int]:
     return found
 
 
+def niceness(pid: int) -> int:
+    """The nice value of process `pid`'s main thread."""
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[16])
+
+
 def ended(pid: int) -> bool:
     """Whether process `pid` is gone (or a zombie, waiting to be reaped)."""
     try:
@@ -258,6 +264,9 @@ def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(
     try:
         children = server_processes(server.process.pid)
         assert len(children) == 2  # the second server process and the worker listener's
+        # serve's default beside a worker listener: the pages' processes (the first, and the one
+        # forked first) nicer by PAGES_NICE, the worker listener (forked last) not
+        assert [niceness(pid) for pid in [server.process.pid, *sorted(children)]] == [PAGES_NICE, PAGES_NICE, 0]
         admin = Client(server.url, token)
         worker_token = admin.call("POST", "/api/tokens", {"scope": "worker"})["token"]
         worker = Client(f"http://127.0.0.1:{worker_port}", worker_token)

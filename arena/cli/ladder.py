@@ -19,6 +19,9 @@ from arena.cli.support import print_json, user_errors
 from arena.errors import ConfigError
 
 DEFAULT_FOLDER = Path("ladder")
+PAGES_NICE = 10
+"""How much nicer the processes serving pages run beside a worker listener (docs/ladder.md,
+"Under load"): with 10 the listener is given ~9 times a page process's share of a busy core."""
 TOKEN_HELP = "API token (default: $ARENA_LADDER_TOKEN)."
 
 
@@ -72,15 +75,23 @@ def ladder() -> None:
 @click.option("--worker-port", type=click.IntRange(0, 65535), default=None,
               help="Serve the worker API (leases, results, uploads' bytes) alone on this port too, from a process "
                    "of its own that serves no pages: give workers this address (0: any free port).")
+@click.option("--pages-nice", type=click.IntRange(0, 19), default=None,
+              help="With --worker-port: how much nicer (lower CPU priority) the processes serving pages run than "
+                   "the worker listener, so that a flood of page requests does not queue workers' results "
+                   f"[default: {PAGES_NICE} with --worker-port].")
 @user_errors
 def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int,
-                  processes: int, worker_port: int | None) -> None:
+                  processes: int, worker_port: int | None, pages_nice: int | None) -> None:
     """Run a ladder: its database, its HTTP API and local workers (Ctrl-C stops all)."""
     from arena.ladder.serve import serve
 
+    if pages_nice is not None and worker_port is None:
+        raise ConfigError("--pages-nice needs --worker-port: without a worker listener, results are served by "
+                          "the pages' own processes")
     try:
         serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes,
-              worker_port=worker_port)
+              worker_port=worker_port, pages_nice=(PAGES_NICE if pages_nice is None else pages_nice)
+              if worker_port is not None else 0)
     except OSError as exc:
         where = port if worker_port is None else f"{port} or {worker_port}"
         raise ConfigError(f"cannot listen on {host}:{where}: {exc.strerror or exc}") from None

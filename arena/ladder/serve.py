@@ -81,11 +81,13 @@ def http_url(host: str, port: int) -> str:
 
 
 def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print,
-          processes: int = 1, worker_port: int | None = None) -> None:
+          processes: int = 1, worker_port: int | None = None, pages_nice: int = 0) -> None:
     """Serve `ladder`'s pages and API on host:port with `workers` local workers until
     interrupted; `processes` server processes share the listening socket (`fork_server`);
     `worker_port` (0: any free port): one more process serves the worker API alone there, and
-    the local workers use it."""
+    the local workers use it; `pages_nice`: the processes serving pages run that much nicer
+    (lower CPU priority) than the worker listener and the local workers, so a flood of page
+    requests does not queue the workers' results."""
     import uvicorn
 
     from arena.ladder.api import make_app, make_worker_app
@@ -100,14 +102,15 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     bound = listener.getsockname()[1]
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     direct = http_url(host, bound)
-    children = [fork_server(ladder, app, listener) for _ in range(processes - 1)]
+    children = [fork_server(ladder, app, listener, nice=pages_nice) for _ in range(processes - 1)]
     if worker_port is not None:  # forked, as the others, before this process starts any thread
         worker_listener = tcp_listener(host, worker_port)
         direct = http_url(host, worker_listener.getsockname()[1])
         children.append(fork_server(ladder, make_worker_app(ladder), worker_listener, pages=False))
+    running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
+    os.nice(pages_nice)  # after the workers started; on Linux it holds for this thread and those it starts
     ladder.snapshots.start()
     server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_level="warning"))
-    running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
     echo(f"ladder {ladder.config.ladder.name!r} at http://{shown}:{bound}/ (its pages; the API under /api/) "
          f"with {workers} local worker{'' if workers == 1 else 's'}"
          f"{f', {processes} server processes' if processes > 1 else ''}"
@@ -133,10 +136,11 @@ def warm_requests() -> None:
     "localhost".encode("idna")
 
 
-def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool = True) -> tuple[int, int]:
+def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool = True,
+                nice: int = 0) -> tuple[int, int]:
     """A child process serving `app` on `listener`, with its own database connections and,
-    if it serves `pages`, its own snapshot builder (the ladder's state so far inherited); (its
-    pid, the pipe that ends it).
+    if it serves `pages`, its own snapshot builder (the ladder's state so far inherited),
+    `nice` steps nicer than this process; (its pid, the pipe that ends it).
 
     The database is the only state the processes share: every write takes its write lock
     (`db.take_write_lock`) and each process's snapshot follows `db.generation`. Local workers
@@ -153,6 +157,7 @@ def fork_server(ladder: Ladder, app: Any, listener: socket.socket, pages: bool =
     status = 0
     try:
         os.close(write)
+        os.nice(nice)  # before any thread starts: they inherit it
         ladder.engine.dispose(close=False)  # the first process's connections stay its own
         if pages:
             ladder.snapshots.start()

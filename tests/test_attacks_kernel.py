@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import platform
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,9 @@ from test_attacks import attack_site, hosts, sandbox, token  # noqa: F401  (fixt
 
 SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")
 HOST_VIEWS = ("proc-stat", "kallsyms", "pid-1-cmdline", "mountinfo")
+IO_URING_ALLOWED = Path("/proc/sys/kernel/io_uring_disabled").exists() and \
+    Path("/proc/sys/kernel/io_uring_disabled").read_text().strip() == "0"
+"""Whether this machine lets any process make an io_uring (the control's probe can succeed)."""
 REFUSED_CALLS = ("unshare-user", "mount-tmpfs", "inotify", "fanotify", "perf", "ptrace-traceme", "pivot-root")
 
 
@@ -63,6 +67,8 @@ def test_a_python_bots_game_sees_no_host_proc_or_sys_and_makes_no_refused_call(h
         for family in ("socket-inet", "socket-inet6", "socket-netlink"):
             assert found[family] == "EAFNOSUPPORT", (family, found)
     assert found["socket-unix"] == "ok" and found["socketpair"] == "ok", found
+    if platform.machine() == "x86_64":  # nor a ring, whose socket operation makes one with no socket() call
+        assert found["io-uring"] == "ENOSYS", found
 
 
 @pytest.mark.skipif(SYSTEM_PYTHON is None, reason="no python3 in /usr/bin or /bin")
@@ -82,6 +88,8 @@ def test_control_without_a_sandbox_a_command_bot_reads_the_hosts_proc_and_sys(ho
         assert found["inotify"] == "ok" and found["ptrace-traceme"] == "ok", found
         assert found["clone3"] != "ENOSYS", found
     assert found["socket-inet"] == "ok" and found["socket-netlink"] == "ok", found
+    if platform.machine() == "x86_64" and IO_URING_ALLOWED:
+        assert found["io-uring"] == "ok", found
 
 
 def test_control_without_a_sandbox_a_python_bot_reads_its_cgroup_counters(hosts, probe_site):

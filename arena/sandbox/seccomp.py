@@ -59,24 +59,24 @@ ABIS = {
                       "inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "pivot_root": 155,
                       "unshare": 272, "clone": 56, "clone3": 435, "setns": 308, "mount": 165, "umount2": 166,
                       "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                      "fspick": 433, "mount_setattr": 442, "socket": 41}),
+                      "fspick": 433, "mount_setattr": 442, "socket": 41, "io_uring_setup": 425}),
         (0x40000003, {"add_key": 286, "request_key": 287, "keyctl": 288, "ptrace": 26, "perf_event_open": 336,
                       "inotify_init": 291, "inotify_init1": 332, "fanotify_init": 338, "pivot_root": 217,
                       "unshare": 310, "clone": 120, "clone3": 435, "setns": 346, "mount": 21, "umount2": 52,
                       "umount": 22, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
-                      "fsmount": 432, "fspick": 433, "mount_setattr": 442, "socket": 359, "socketcall": 102}),
+                      "fsmount": 432, "fspick": 433, "mount_setattr": 442, "socket": 359, "socketcall": 102, "io_uring_setup": 425}),
     ],
     "aarch64": [
         (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219, "ptrace": 117, "perf_event_open": 241,
                       "inotify_init1": 26, "fanotify_init": 262, "pivot_root": 41, "unshare": 97, "clone": 220,
                       "clone3": 435, "setns": 268, "mount": 40, "umount2": 39, "open_tree": 428,
                       "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-                      "mount_setattr": 442, "socket": 198}),
+                      "mount_setattr": 442, "socket": 198, "io_uring_setup": 425}),
         (0x40000028, {"add_key": 309, "request_key": 310, "keyctl": 311, "ptrace": 26, "perf_event_open": 364,
                       "inotify_init": 316, "inotify_init1": 360, "fanotify_init": 367, "pivot_root": 218,
                       "unshare": 337, "clone": 120, "clone3": 435, "setns": 375, "mount": 21, "umount2": 52,
                       "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                      "fspick": 433, "mount_setattr": 442, "socket": 281}),
+                      "fspick": 433, "mount_setattr": 442, "socket": 281, "io_uring_setup": 425}),
     ],
 }
 REFUSED_CALLS = {machine: [(arch, (calls["add_key"], calls["request_key"], calls["keyctl"]))
@@ -103,12 +103,15 @@ GAME_RULES = (
                                                "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr")]
 )
 AF_UNIX = 1
-SOCKET_RULES = [("socket", Only(AF_UNIX), errno.EAFNOSUPPORT), ("socketcall", None, errno.ENOSYS)]
+SOCKET_RULES = [("socket", Only(AF_UNIX), errno.EAFNOSUPPORT), ("socketcall", None, errno.ENOSYS),
+                ("io_uring_setup", None, errno.ENOSYS)]
 """A Python bot's game shares its network namespace with its zygote and the sandbox's
 later games (one per game cost 1.5-2 ms of CPU to make and free), so it may open no
 socket but a unix one: nothing of a game can outlive it there (an internet
 socket's TIME_WAIT, the loopback's counters read through netlink would). `socketpair`
-is another call, allowed; i386's `socketcall` hides its arguments, so it is refused."""
+is another call, allowed; i386's `socketcall` hides its arguments, and an io_uring's
+socket operation makes a socket with no `socket` call for a filter to see, so both are
+refused (ENOSYS, as by a kernel without them)."""
 
 
 def _instruction(code: int, jump_true: int, jump_false: int, k: int) -> bytes:

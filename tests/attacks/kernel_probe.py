@@ -3,7 +3,7 @@
 /proc (CPU counters that show when rivals think, kernel symbols, bwrap's command
 line with host paths), /sys, its own cgroup's counters, and system calls the
 sandbox refuses (new namespaces, mounts, inotify, perf events, ptrace, clone3, and
-in a Python bot's game any socket but a unix one).
+in a Python bot's game any socket but a unix one, and io_uring).
 
 Two ways to run: as a command bot (``python3 kernel_probe.py``, no arena needed),
 and installed as a plugin module (then it registers ``attack-kernel-probe``).
@@ -27,6 +27,7 @@ CALLS = {  # x86-64 numbers; elsewhere the calls are reported as skipped
     "ptrace-traceme": (101, 0, 0, 0, 0),
     "pivot-root": (155, b"/tmp", b"/tmp"),
     "clone3": (435, 0, 0),
+    "io-uring": (425, 1, None),
 }
 
 
@@ -63,6 +64,9 @@ def _call(name):
             attr = (ctypes.c_uint32 * 32)()
             attr[0], attr[1], attr[2] = 1, 128, 0  # PERF_TYPE_SOFTWARE, its size, CPU clock
             args = [ctypes.byref(attr), 0, -1, -1, 0]
+        elif name == "io-uring":  # a ring makes sockets by an operation of its own, no socket() call
+            params = (ctypes.c_uint8 * 120)()  # struct io_uring_params, zeroed
+            args = [1, ctypes.byref(params)]
         result = _libc.syscall(number, *args)
     return "ok" if result >= 0 else errno.errorcode.get(ctypes.get_errno(), "error")
 

@@ -175,17 +175,23 @@ def register_bots(register):
 '''
 
 
+def play_installed(folder, module: str, source: str, bot: str):
+    """One Flip 7 game of plugin bot `bot`, installed as `module` from `source` in `folder`,
+    sandboxed, against an inline random bot (every decision asked)."""
+    folder.chmod(0o755)
+    install(folder, module, source)
+    host = SandboxHost.for_bot(bot, LIMITS, env={"PYTHONPATH": str(folder)})
+    try:
+        return play_game(FLIP7, [Entrant(stand_in(bot)), Entrant(RandomBot)], deal_seed=1,
+                         hosts=[host, InlineHost(RandomBot)], policy=POLICY, ask_forced=True)
+    finally:
+        host.close()
+
+
 def test_a_bot_that_imports_numpy_plays_in_the_sandbox(tmp_path):
     """Its zygote still runs one thread: BLAS and OpenMP pools are kept to one."""
     pytest.importorskip("numpy")
-    tmp_path.chmod(0o755)
-    install(tmp_path, "numpy_bots", NUMPY_BOT)
-    host = SandboxHost.for_bot("numpy-user", LIMITS, env={"PYTHONPATH": str(tmp_path)})
-    try:
-        result = play_game(FLIP7, [Entrant(stand_in("numpy-user")), Entrant(RandomBot)], deal_seed=1,
-                           hosts=[host, InlineHost(RandomBot)], policy=POLICY, ask_forced=True)
-    finally:
-        host.close()
+    result = play_installed(tmp_path, "numpy_bots", NUMPY_BOT, "numpy-user")
     assert result.record["faults"] == [], result.logs[0]
 
 
@@ -232,14 +238,7 @@ def register_bots(register):
 def test_a_bot_that_uses_multiprocessing_plays_in_the_sandbox(tmp_path):
     """A game shares its sandbox's network namespace and may open unix sockets only:
     multiprocessing's pools and queues (pipes) and its manager (a unix socket) still work."""
-    tmp_path.chmod(0o755)
-    install(tmp_path, "multiprocessing_bots", MULTIPROCESSING_BOT)
-    host = SandboxHost.for_bot("multiprocessing-user", LIMITS, env={"PYTHONPATH": str(tmp_path)})
-    try:
-        result = play_game(FLIP7, [Entrant(stand_in("multiprocessing-user")), Entrant(RandomBot)], deal_seed=1,
-                           hosts=[host, InlineHost(RandomBot)], policy=POLICY, ask_forced=True)
-    finally:
-        host.close()
+    result = play_installed(tmp_path, "multiprocessing_bots", MULTIPROCESSING_BOT, "multiprocessing-user")
     assert result.record["faults"] == [], result.logs[0]
     assert "MULTIPROCESSING pool=285 queue=7 manager=1" in result.logs[0], result.logs[0]
 

@@ -147,7 +147,7 @@ class Channel:
                 ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
             if not ready:
                 continue
-            if watch is not None and all(event_fd == watch for event_fd, _ in ready):
+            if watch is not None and len(ready) == 1 and ready[0][0] == watch:
                 raise self.process.death()  # what answers is gone, and said nothing
             if self._read_chunk():
                 return

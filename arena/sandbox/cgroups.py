@@ -223,15 +223,19 @@ class Stopper:
         self.count = -1  # the cgroup's task count when the threads were listed
 
     def stop(self, relist: bool = False) -> set[int]:
-        """SIGSTOP every process of the bot but `keep`; the pids signalled. Without
+        """SIGSTOP every process of the bot but `keep`; the pids signalled (not to be
+        changed: without `relist`, the set of those known). Without
         `relist`, once the threads are listed, only the processes known (`unstopped`
         then finds a changed task count: call again with `relist`, which signals every
         process in the cgroup and lists the threads again)."""
         if self.count >= 0:
             for pid in self.pids:
-                _kill(pid, signal.SIGSTOP)
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except ProcessLookupError:
+                    pass
             if not relist:
-                return set(self.pids)
+                return self.pids
         signalled = self.group.signal_all(signal.SIGSTOP, self.keep)
         self._watch()
         return signalled | self.pids

@@ -191,18 +191,26 @@ class SandboxHost(BotHost):
     def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         """`message`'s reply, the bot let run only while it is asked: resumed once its
         request is in the pipe (one wake-up, to a read that does not block), and sent
-        its stop before this returns; the stop is verified before any other bot is asked
-        (`arena.seats.defer_stop`), not waited for here."""
+        its stop as soon as its reply line is read (before it is decoded: the sooner the
+        stop, the likelier it finds the bot still running, not asleep in its next read);
+        the stop is verified before any other bot is asked (`arena.seats.defer_stop`),
+        not waited for here."""
         launcher = self.launcher
         launcher.check_escape()
         channel = self._channel()
         if pending_stops:
             self._resuming()
         try:
-            return channel.request(message, timeout, resume=launcher.cont)
-        finally:
-            if launcher.stop(verify=False):
-                defer_stop(self, self._settle)
+            return channel.request(message, timeout, launcher.cont, self._stop)
+        except BaseException:
+            self._stop()  # stopped whether or not its reply came (a fault kills it; an interrupt does not)
+            raise
+
+    def _stop(self) -> None:
+        """Send the bot its stop (`SandboxLauncher.stop`), verified before any other bot is
+        asked (`arena.seats.defer_stop`)."""
+        if self.launcher.stop(verify=False):
+            defer_stop(self, self._settle)
 
     def _resuming(self) -> None:
         """Before the bot is resumed: every other bot's stop verified; its own, if not

@@ -750,7 +750,7 @@ def test_control_with_a_stop_that_misses_a_process_the_pair_gets_cpu_between_dec
 def replacer_outside_its_turns(hosts):
     """Play the replacer in a sandbox against slow rivals; its report, the CPU its
     processes used outside its turns (`CpuOutsideTurns`), and the game's result."""
-    rival_hosts, rivals = slow_rivals(0.15)
+    rival_hosts, rivals = slow_rivals(0.02)  # a spinner left running would use ~all of it, 50x the bound
     host = hosts.sandboxed("attack-replacer")
     outside = CpuOutsideTurns(host)
     result = play([host] + rival_hosts, [Entrant(ab.Replacer)] + rivals)
@@ -772,7 +772,7 @@ def test_a_process_replaced_during_its_turn_gets_no_cpu_between_decisions(hosts)
 
 
 def test_control_without_a_sandbox_the_replacer_thinks_on_the_rivals_time(hosts):
-    rival_hosts, rivals = slow_rivals(0.15)
+    rival_hosts, rivals = slow_rivals(0.02)
     result = play([hosts.process("attack-replacer")] + rival_hosts, [Entrant(ab.Replacer)] + rivals)
     spun = the_report(result, 0, "replacer")
     assert spun["gaps"] >= 5 and spun["cpu"] >= 0.15 * spun["wall"], spun

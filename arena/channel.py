@@ -55,18 +55,23 @@ class Channel:
         self._reader: tuple[int | None, Any] | None = None  # (watch fd, select.poll) for reading
 
     def request(self, message: dict[str, Any], timeout: float | None,
-                resume: Callable[[], None] | None = None) -> dict[str, Any]:
+                resume: Callable[[], None] | None = None,
+                replied: Callable[[], None] | None = None) -> dict[str, Any]:
         """Send `message` and read the one-line reply, both within `timeout` seconds
         (None: no limit). Whatever goes wrong on the way is the bot's BotFault: a write
         or a reply that does not finish in time ("timeout"), a closed channel ("crash"),
         a reply that is not one protocol message within the size and nesting limits of
         `arena.protocol.decode_reply` ("garbage"); all of them end the process.
         `resume` (a stopped process's): called once as much of the message as the pipe
-        holds is written, so the process wakes once, to a request it can read at once."""
+        holds is written, so the process wakes once, to a request it can read at once.
+        `replied` (its stop): called once the whole reply line is read, before anything
+        else is done with it, so the process takes its stop as soon as it can."""
         deadline = None if timeout is None else time.monotonic() + timeout
         self.send(message, timeout, deadline, resume)
         if b"\n" not in self.buffer:
             self._read_line(timeout, deadline)
+        if replied is not None:
+            replied()
         line, self.buffer = self.buffer.split(b"\n", 1)
         # One reply per request: garbage, or bytes beyond the reply, would put every later
         # answer out of step with its request, so either ends this process.
@@ -147,7 +152,7 @@ class Channel:
                 ready = poll(max(1, math.ceil(remaining * 1000)))  # milliseconds, rounded up
             if not ready:
                 continue
-            if watch is not None and all(event_fd == watch for event_fd, _ in ready):
+            if watch is not None and len(ready) == 1 and ready[0][0] == watch:
                 raise self.process.death()  # what answers is gone, and said nothing
             if self._read_chunk():
                 return

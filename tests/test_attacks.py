@@ -747,6 +747,37 @@ def test_control_with_a_stop_that_misses_a_process_the_pair_gets_cpu_between_dec
     assert outside > 5 * outside_bound(spun), (outside, spun)
 
 
+def replacer_outside_its_turns(hosts):
+    """Play the replacer in a sandbox against slow rivals; its report, the CPU its
+    processes used outside its turns (`CpuOutsideTurns`), and the game's result."""
+    rival_hosts, rivals = slow_rivals(0.02)  # a spinner left running would use ~all of it, 50x the bound
+    host = hosts.sandboxed("attack-replacer")
+    outside = CpuOutsideTurns(host)
+    result = play([host] + rival_hosts, [Entrant(ab.Replacer)] + rivals)
+    spun = the_report(result, 0, "replacer")
+    assert spun["gaps"] >= 5 and outside.gaps >= 5, (outside.gaps, spun)
+    return result, spun, outside.seconds
+
+
+def test_a_process_replaced_during_its_turn_gets_no_cpu_between_decisions(hosts):
+    """A process of the bot that ended and was reaped during its turn while another was
+    forked leaves the cgroup's task count as it was when the stop last listed them: the
+    stop's verification lists them again whenever one it knew is gone, so the new one is
+    stopped too."""
+    if not limit_in_force("memory", LIMITS):
+        pytest.skip("no cgroup for sandboxes on this machine: bots are not stopped between decisions")
+    result, spun, outside = replacer_outside_its_turns(hosts)
+    assert outside <= outside_bound(spun), (outside, spun)
+    assert_rivals_played_normally(result.record)
+
+
+def test_control_without_a_sandbox_the_replacer_thinks_on_the_rivals_time(hosts):
+    rival_hosts, rivals = slow_rivals(0.02)
+    result = play([hosts.process("attack-replacer")] + rival_hosts, [Entrant(ab.Replacer)] + rivals)
+    spun = the_report(result, 0, "replacer")
+    assert spun["gaps"] >= 5 and spun["cpu"] >= 0.15 * spun["wall"], spun
+
+
 def test_control_without_a_sandbox_the_pair_thinks_on_the_rivals_time(hosts):
     rival_hosts, rivals = slow_rivals(0.15)
     _, spun = play_pair(hosts.process("attack-sigcont-pair"), rival_hosts, rivals)

@@ -208,12 +208,13 @@ class BotCgroup:
 class Stopper:
     """Stops a bot's processes (all in `group` but `keep`, whose processes run one
     thread each) between its decisions, and verifies the stop: every thread seen
-    stopped or exited (a pending SIGSTOP is not enough: a process of the bot that
+    stopped or a zombie (a pending SIGSTOP is not enough: a process of the bot that
     still runs could send SIGCONT to one already stopped) and no task in the cgroup
     that is not known. Cheap while the bot's threads stay the same: it signals the
     processes it knows, compares the cgroup's task count (one small read) with the
     count when it last listed them, and reads each thread's state through a
-    descriptor kept open; it lists the cgroup again only when the count changed."""
+    descriptor kept open; it lists the cgroup again when the count changed or a
+    thread it knew is gone (one reaped while another was made keeps the count)."""
 
     def __init__(self, group: BotCgroup, keep: frozenset[int]):
         self.group, self.keep = group, keep
@@ -223,22 +224,28 @@ class Stopper:
         self.count = -1  # the cgroup's task count when the threads were listed
 
     def stop(self, relist: bool = False) -> set[int]:
-        """SIGSTOP every process of the bot but `keep`; the pids signalled. Without
+        """SIGSTOP every process of the bot but `keep`; the pids signalled (not to be
+        changed: without `relist`, the set of those known). Without
         `relist`, once the threads are listed, only the processes known (`unstopped`
         then finds a changed task count: call again with `relist`, which signals every
         process in the cgroup and lists the threads again)."""
         if self.count >= 0:
             for pid in self.pids:
-                _kill(pid, signal.SIGSTOP)
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except ProcessLookupError:
+                    pass
             if not relist:
-                return set(self.pids)
+                return self.pids
         signalled = self.group.signal_all(signal.SIGSTOP, self.keep)
         self._watch()
         return signalled | self.pids
 
     def unstopped(self) -> list[int] | None:
         """The known threads that are not stopped yet, or None when the cgroup's tasks
-        changed since they were listed (call `stop` again)."""
+        changed since they were listed (call `stop` again): their count, or one of them
+        is gone (a task that ended and was reaped while another was made leaves the count
+        as it was, the new one unknown)."""
         if self.group.task_count() != self.count:
             return None
         running = []
@@ -246,7 +253,7 @@ class Stopper:
             try:
                 state = os.pread(fd, 512, 0).rsplit(b")", 1)[1][1:2]
             except (OSError, IndexError):
-                continue  # exited and reaped (the count would have changed with a new task)
+                return None  # ended and reaped: list them again
             if state not in (b"T", b"t", b"Z", b"X"):
                 running.append(tid)
         return running

@@ -45,7 +45,7 @@ from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.process import SandboxLauncher
 from arena.sandbox.uids import UidLease
-from arena.seats import BotHost, Limits, defer_stop, forget_stop, log_text, settle_stops
+from arena.seats import BotHost, Limits, defer_stop, forget_stop, log_text, pending_stops, settle_stops
 
 CPUS = os.cpu_count() or 1
 THREAD_POOLS_OF_ONE = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
@@ -73,6 +73,7 @@ class SandboxHost(BotHost):
         self.name = name
         self.zygote = zygote
         self.launcher = SandboxLauncher(spec, limits, zygote)
+        self._settle = self.launcher.settle  # the verification of its stop, deferred (`_ask`)
         self.channel: Channel | None = None
         self.bot_name: str | None = None
         self._in_game = False
@@ -190,22 +191,33 @@ class SandboxHost(BotHost):
     def _ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         """`message`'s reply, the bot let run only while it is asked: resumed once its
         request is in the pipe (one wake-up, to a read that does not block), and sent
-        its stop before this returns; the stop is verified before any other bot is asked
-        (`arena.seats.defer_stop`), not waited for here."""
-        self.launcher.check_escape()
+        its stop as soon as its reply line is read (before it is decoded: the sooner the
+        stop, the likelier it finds the bot still running, not asleep in its next read);
+        the stop is verified before any other bot is asked (`arena.seats.defer_stop`),
+        not waited for here."""
+        launcher = self.launcher
+        launcher.check_escape()
         channel = self._channel()
-        self._resuming()
+        if pending_stops:
+            self._resuming()
         try:
-            return channel.request(message, timeout, resume=self.launcher.cont)
-        finally:
-            if self.launcher.stop(verify=False):
-                defer_stop(self, self.launcher.settle)
+            return channel.request(message, timeout, launcher.cont, self._stop)
+        except BaseException:
+            self._stop()  # stopped whether or not its reply came (a fault kills it; an interrupt does not)
+            raise
+
+    def _stop(self) -> None:
+        """Send the bot its stop (`SandboxLauncher.stop`), verified before any other bot is
+        asked (`arena.seats.defer_stop`)."""
+        if self.launcher.stop(verify=False):
+            defer_stop(self, self._settle)
 
     def _resuming(self) -> None:
         """Before the bot is resumed: every other bot's stop verified; its own, if not
         yet verified, needs no verification (it is asked again before any rival is)."""
-        settle_stops(self)
-        forget_stop(self)
+        if pending_stops:
+            pending_stops.pop(id(self), None)
+            settle_stops()
 
     # -- the protocol ----------------------------------------------------------
 

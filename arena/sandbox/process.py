@@ -212,12 +212,13 @@ class SandboxLauncher(Launched):
         """Stop every process of the bot but `keep` (`cgroups.Stopper`), verified before
         any rival is asked: now, or with `verify` False by `settle`, which the caller
         must see run first (`arena.seats.defer_stop`). Whether a verification is left."""
-        if self.cgroup is None or self.popen is None:
-            return False
-        if self._stopper is None or self._stopper.keep != self.keep:
+        stopper = self._stopper  # None since the last kill (or game's end), or made for another `keep`
+        if stopper is None or stopper.keep is not self.keep:
+            if self.cgroup is None or self.popen is None:
+                return False
             self._end_stopper()
-            self._stopper = cgroups.Stopper(self.cgroup, self.keep)
-        self.stopped |= self._stopper.stop()
+            stopper = self._stopper = cgroups.Stopper(self.cgroup, self.keep)
+        self.stopped |= stopper.stop()
         if verify:
             self._verify_stop()
         return not verify and bool(self.stopped)
@@ -230,12 +231,12 @@ class SandboxLauncher(Launched):
         """Wait until every thread of the bot but `keep`'s is stopped; one that still
         runs after `seconds` escaped the stop: the bot is killed, and faulted when it
         is next asked."""
-        stopper = self._stopper
-        if stopper is None or self.cgroup is None or self.popen is None or not self.stopped:
-            return
+        stopper = self._stopper  # only while the sandbox runs (`kill` ends it)
+        if stopper is None or not self.stopped or (running := stopper.unstopped()) == []:
+            return  # the usual case: every thread stopped at the first look
         began = time.monotonic()
         deadline, again = began + seconds, began + 0.001
-        while (running := stopper.unstopped()) != []:
+        while running != []:
             now = time.monotonic()
             if now > deadline:
                 self.kill()
@@ -247,6 +248,7 @@ class SandboxLauncher(Launched):
                 stopper.stop_again(running)
                 again = now + 0.001
             os.sched_yield()  # on a busy machine, let its processes take their stop
+            running = stopper.unstopped()
 
     def check_escape(self) -> None:
         """The fault of a bot that escaped its last stop (killed then), if it did."""
@@ -256,10 +258,14 @@ class SandboxLauncher(Launched):
 
     def cont(self) -> None:
         """Let the bot run (for a request); the fault of a bot that escaped its last stop."""
-        self.check_escape()
+        if self._escaped is not None:
+            self.check_escape()
         # No process can start while all are stopped: the set stopped last is the whole bot.
         for pid in self.stopped:
-            send_signal(pid, signal.SIGCONT)
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
         self.stopped = set()
 
     def _end_stopper(self) -> None:

@@ -727,6 +727,53 @@ class SigcontPair(arena.Bot):
         os.kill(self.child, signal.SIGKILL)
 
 
+class Replacer(arena.Bot):
+    """A child that spins, replaced by a new one at each decision: the bot forks the new
+    spinner, then kills and reaps the old one, so its cgroup holds as many tasks as when
+    its processes were last listed, one of them never seen. Reports how much CPU its
+    spinners got between its decisions (as `Spinner`)."""
+
+    name = "attack-replacer"
+    rulesets = "*"
+
+    def start(self, info):
+        import mmap
+
+        self.gaps, self.left, self.child = [], None, None
+        self.shared = mmap.mmap(-1, 64)  # the spinners' CPU seconds, all of them, written as they spin
+        self._replace()
+
+    def _replace(self):
+        before = self._children_cpu()
+        child = os.fork()
+        if child == 0:
+            while True:
+                self.shared[:16] = b"%-16.6f" % (before + time.process_time())
+        if self.child is not None:
+            os.kill(self.child, signal.SIGKILL)
+            os.waitpid(self.child, 0)
+        self.child = child
+
+    def _children_cpu(self):
+        try:
+            return float(self.shared[:16].decode().strip() or 0)
+        except ValueError:
+            return 0.0
+
+    def act(self, observation):
+        now_cpu, now_wall = self._children_cpu(), time.monotonic()
+        if self.left is not None:
+            self.gaps.append((now_cpu - self.left[0], now_wall - self.left[1]))
+        self._replace()
+        self.left = (self._children_cpu(), time.monotonic())
+        return observation["legal_actions"][0]
+
+    def end(self, outcome):
+        report(attack="replacer", cpu=sum(g[0] for g in self.gaps), wall=sum(g[1] for g in self.gaps),
+               gaps=len(self.gaps))
+        os.kill(self.child, signal.SIGKILL)
+
+
 class SlowRival(arena.Bot):
     """An honest rival that takes its time (so others have time to think on)."""
 
@@ -742,7 +789,7 @@ class SlowRival(arena.Bot):
 
 
 BOTS = (Victim, ProcSpy, Killer, Planter, Networker, ForkBomb, Daemon, MemorySpreader, TmpFiller, SleepInStart,
-        SleepInEnd, MemoInModule, MemoInFiles, MemoInKeyring, MemoInTimeWait, ZygoteWriter, SeedHunter, Spinner, SigcontPair, CpuBurner,
+        SleepInEnd, MemoInModule, MemoInFiles, MemoInKeyring, MemoInTimeWait, ZygoteWriter, SeedHunter, Spinner, SigcontPair, Replacer, CpuBurner,
         SlowRival)
 
 

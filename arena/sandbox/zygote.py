@@ -318,6 +318,9 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> 
                 _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # its namespace dies with this process
                 _fresh_files(tmp_mb)
                 if pause:  # its waiter says "ready" once this process is stopped
+                    from arena.protocol import encode
+
+                    encode({"type": "ready"})  # what replying first touches is copied now, not in its start
                     os.close(said)
                     os.write(told, b"r")
                     os.close(told)
@@ -330,9 +333,9 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> 
             finally:
                 sys.stderr.flush()
                 os._exit(code)
-        if pause:
-            _pause_when_ready(pid, said, told, channel)
-        _, wait_status = os.waitpid(pid, 0)
+        wait_status = _pause_when_ready(pid, said, told, channel) if pause else None
+        if wait_status is None:  # not reaped while it paused
+            _, wait_status = os.waitpid(pid, 0)
         status = os.waitstatus_to_exitcode(wait_status)
         status = status if status >= 0 else 128 - status
     except BaseException:
@@ -342,28 +345,30 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> 
         os._exit(status)
 
 
-def _pause_when_ready(game: int, said: int, told: int, channel: Channel) -> None:
+def _pause_when_ready(game: int, said: int, told: int, channel: Channel) -> int | None:
     """In the game's waiter, once the game process said on the pipe (`said`, read until the
-    game closed its end, so that it holds no descriptor of it) that it is ready: stop the
-    zygote, stop the game process and wait until it is stopped, say "ready" for it, and
-    stop this waiter. The harness stops all three again and verifies it (code of the bot's
-    import could skip this): stopped here, they are found stopped at once, not each woken
-    by the harness's SIGSTOP. Signals from here all come before the harness's SIGCONT of
-    the zygote after the game, so none can stop it after that. A game process that ended
-    before it was ready is not waited for here: its end is reported."""
+    game closed its end, so that it holds no descriptor of it) that it is ready: stop it and
+    wait until it is stopped, stop the zygote, say "ready" for it, and stop this waiter.
+    The harness stops all three again and verifies it (code of the bot's import could skip
+    this): stopped here, they are found stopped at once, not each woken by the harness's
+    SIGSTOP. Signals from here all come before the harness's SIGCONT of the zygote after
+    the game, so none can stop it after that. A game process that ended before it was
+    stopped stops nothing (its end is reported): its wait status, if it was reaped here."""
     os.close(told)
     word = b""
     while chunk := os.read(said, 16):
         word += chunk
     os.close(said)
     if word != b"r":
-        return
-    os.kill(os.getppid(), signal.SIGSTOP)
+        return None
     os.kill(game, signal.SIGSTOP)
     _, wait_status = os.waitpid(game, os.WUNTRACED)
-    if os.WIFSTOPPED(wait_status):
-        channel.send({"type": "ready"})  # the harness checks all three, then starts the game
-        os.kill(os.getpid(), signal.SIGSTOP)  # never resumed: killed with the game
+    if not os.WIFSTOPPED(wait_status):
+        return wait_status
+    os.kill(os.getppid(), signal.SIGSTOP)
+    channel.send({"type": "ready"})  # the harness checks all three, then starts the game
+    os.kill(os.getpid(), signal.SIGSTOP)  # never resumed: killed with the game
+    return None
 
 
 def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) -> int:

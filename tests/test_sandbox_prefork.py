@@ -14,6 +14,8 @@ import pytest
 from arena.faults import BotFault
 from arena.plugins import load_registry
 from arena.sandbox import SandboxHost, sandbox_unavailable
+from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.process import SandboxLauncher, parent_of
 from arena.seats import Limits
 
 REASON = sandbox_unavailable()
@@ -84,5 +86,45 @@ def test_a_held_process_that_ran_or_ended_before_the_hand_over_fails_the_sandbox
         host.start_game(3, {}, INFO)
         assert host.act(observation(), 2.0) in observation()["legal_actions"]
         host.end_game(OUTCOME)
+    finally:
+        host.close()
+
+
+def test_the_next_game_process_is_already_stopped_by_its_waiter_when_the_harness_hears_it_is_ready(monkeypatch):
+    """Told to pause (a harness that admits every game), the waiter stops the ready game
+    process and waits until it is stopped before it says "ready": the harness's own stop
+    then finds it stopped instead of waiting for it to be scheduled."""
+    seen: list[str] = []
+    admit = SandboxLauncher.admit_game
+
+    def admit_noting_the_game_process(launcher: SandboxLauncher) -> None:
+        procs = [pid for pid in launcher.cgroup.procs() if pid not in launcher.base] if launcher.cgroup else []
+        parents = {pid: parent_of(pid) for pid in procs}
+        seen.extend(state(pid) for pid, parent in parents.items() if parent in parents)  # the waiter's child
+        admit(launcher)
+
+    monkeypatch.setattr(SandboxLauncher, "admit_game", admit_noting_the_game_process)
+    host = SandboxHost.for_bot("random", LIMITS)
+    try:
+        held_after_a_game(host)
+        host.start_game(2, {}, INFO)
+        assert host.act(observation(), 2.0) in observation()["legal_actions"]
+        host.end_game(OUTCOME)
+    finally:
+        host.close()
+    assert len(seen) >= 2 and set(seen) == {"T"}, seen
+
+
+def test_a_zygote_not_told_to_pause_readies_and_plays_its_games(monkeypatch):
+    """Without a cgroup (a harness that is not root) nothing stops and resumes the zygote
+    between games: it is not told to pause, and its game processes say "ready" themselves."""
+    monkeypatch.setattr(BotCgroup, "make", classmethod(lambda cls, memory_mb, max_processes: None))
+    host = SandboxHost.for_bot("random", LIMITS)
+    try:
+        for game in range(3):
+            host.start_game(game, {}, INFO)
+            assert host.act(observation(), 2.0) in observation()["legal_actions"]
+            host.end_game(OUTCOME)
+        assert host.launcher.cgroup is None and host.launcher.held() == []
     finally:
         host.close()

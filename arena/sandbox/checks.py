@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import re
 import stat
@@ -81,12 +82,13 @@ class Descriptors:
         return None
 
 
+FLAGS = re.compile(rb"^flags:\s+([0-7]+)$", re.MULTILINE)
+
+
 def _write_append_only(pid: int, fd: int) -> bool:
-    for line in _read(f"/proc/{pid}/fdinfo/{fd}").splitlines():
-        if line.startswith("flags:"):
-            flags = int(line.split()[1], 8)
-            return flags & os.O_ACCMODE == os.O_WRONLY and bool(flags & os.O_APPEND)
-    return False
+    found = FLAGS.search(_read(f"/proc/{pid}/fdinfo/{fd}"))
+    flags = int(found.group(1), 8) if found else os.O_RDWR
+    return flags & os.O_ACCMODE == os.O_WRONLY and bool(flags & os.O_APPEND)
 
 
 def _describe(link: str) -> str:
@@ -100,20 +102,28 @@ class Unreadable(Exception):
     """A /proc file the harness may not read (it is not root)."""
 
 
-def _read(path: str) -> str:
+def _read(path: str, limit: int = 1 << 20) -> bytes:
+    """A /proc file's first `limit` bytes (all of it), read without a buffer between."""
     try:
-        with open(path, "rb") as f:
-            return f.read(1 << 20).decode("utf-8", "replace")
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except PermissionError as exc:
         raise Unreadable(path) from exc
+    try:
+        chunks, size = [], 0
+        while size < limit and (chunk := os.read(fd, min(limit - size, 1 << 16))):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+STATUS_FIELD = re.compile(rb"^(Threads|CapPrm|CapEff|NoNewPrivs|Seccomp_filters):\s*(\S+)$", re.MULTILINE)
 
 
 def _status(pid: int) -> dict[str, str]:
-    fields = {}
-    for line in _read(f"/proc/{pid}/status").splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return fields
+    """The fields of /proc/PID/status the checks use (`STATUS_FIELD`), one read."""
+    return {key.decode(): value.decode() for key, value in STATUS_FIELD.findall(_read(f"/proc/{pid}/status"))}
 
 
 def _fds(pid: int) -> set[int]:
@@ -127,11 +137,7 @@ SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
 
 
 def _shared_writable(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/maps", "rb") as maps:
-            text = maps.read()
-    except PermissionError as exc:
-        raise Unreadable(f"/proc/{pid}/maps") from exc
+    text = _read(f"/proc/{pid}/maps", 1 << 28)
     if b"w-s " not in text and b"wxs " not in text:  # the usual case, without the slower search
         return None
     found = SHARED_WRITABLE.search(text)
@@ -159,13 +165,18 @@ class Mount:
 def _mounts(pid: int) -> list[Mount]:
     """The mounts `pid` sees, in mount order."""
     found = []
-    for line in _read(f"/proc/{pid}/mountinfo").splitlines():
+    for line in _read(f"/proc/{pid}/mountinfo").decode("utf-8", "replace").splitlines():
         fields = line.split()
         if " - " in line and len(fields) > 5:
             fstype = line.split(" - ", 1)[1].split()[0]
             writable = "rw" in fields[5].split(",")
             found.append(Mount(fields[0], fields[1], fields[2], fields[4], writable, fstype))
     return found
+
+
+def _devices(pid: int) -> set[str]:
+    """The filesystems (major:minor) of every mount `pid` sees."""
+    return {line.split(b" ", 3)[2].decode() for line in _read(f"/proc/{pid}/mountinfo").splitlines() if line}
 
 
 def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
@@ -175,10 +186,10 @@ def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
         states = []
         for pid in pids:
             try:
-                states.append(_read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()[0])
+                states.append(_read(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()[0])
             except (OSError, Unreadable, IndexError):
-                states.append("X")
-        if all(state in "TtXZ" for state in states):
+                states.append(b"X")
+        if all(state in b"TtXZ" for state in states):
             return True
         if time.monotonic() > deadline:
             return False
@@ -195,16 +206,30 @@ def problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None
 
 
 def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
-    return (_processes_problem(zygote, waiter, game, descriptors) or _privileges_problem(zygote, game)
+    statuses = {pid: _status_or_none(pid) for pid in (zygote, waiter, game)}  # each read once
+    return (_processes_problem(zygote, waiter, game, descriptors, statuses)
+            or _privileges_problem(statuses[zygote], statuses[game], game)
             or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game))
 
 
-def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
-    """Threads, descriptors and shared mappings of all three; whether the zygote and
-    the waiter are dumpable."""
+def _status_or_none(pid: int) -> dict[str, str] | None:
+    try:
+        return _status(pid)
+    except Unreadable:
+        return None
+
+
+def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None,
+                       statuses: dict[int, dict[str, str] | None]) -> str | None:
+    """Threads, descriptors and shared mappings of all three (`statuses`: their status
+    fields, None where unreadable); whether the zygote and the waiter are dumpable."""
     fd_check = _descriptors if descriptors is None else descriptors.problem
     for pid, who in ((zygote, "zygote"), (waiter, "game's waiter"), (game, "game process")):
-        for check in (_threads, fd_check, _mappings):
+        status = statuses[pid]
+        threads = None if status is None or status.get("Threads") == "1" else status.get("Threads", "?")
+        if threads is not None:
+            return f"its {who} runs {threads} threads"
+        for check in (fd_check, _mappings):
             try:
                 if (found := check(pid)) is not None:
                     return f"its {who} {found}"
@@ -216,22 +241,25 @@ def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descrip
     return None
 
 
-def _privileges_problem(zygote: int, game: int) -> str | None:
-    """The game process's capabilities, no_new_privs and seccomp filters."""
+def _privileges_problem(zygote_status: dict[str, str] | None, status: dict[str, str] | None,
+                        game: int) -> str | None:
+    """The game process's capabilities, no_new_privs and seccomp filters (from its and the
+    zygote's status fields, None where unreadable)."""
+    if zygote_status is None or status is None:
+        return None
     try:
-        status = _status(game)
         if int(status.get("CapEff", "1"), 16) or int(status.get("CapPrm", "1"), 16):
             return "its game process kept capabilities"
         if status.get("NoNewPrivs") != "1":
             return "its game process could gain privileges (no_new_privs is off)"
-        filters = int(_status(zygote).get("Seccomp_filters", "0"))
+        filters = int(zygote_status.get("Seccomp_filters", "0"))
         total = int(status.get("Seccomp_filters", "0"))
         if total - filters <= 0:
             return "its game process runs without the game's seccomp filter"
         expected = seccomp.game_program()
         if expected is not None and os.geteuid() == 0 and not _has_filter(game, total, expected):
             return "its game process runs without the game's seccomp filter (another filter is in its place)"
-    except (Unreadable, ValueError):
+    except ValueError:
         pass
     return None
 
@@ -249,7 +277,7 @@ def _namespaces_problem(zygote: int, game: int) -> str | None:
 def _mounts_problem(zygote: int, game: int) -> str | None:
     """A fresh /tmp, an empty /proc, and no writable filesystem the zygote also has."""
     try:
-        zygote_devices = {mount.device for mount in _mounts(zygote)}
+        zygote_devices = _devices(zygote)
         game_mounts = _mounts(game)
     except Unreadable:
         return None
@@ -271,6 +299,14 @@ PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH, PTRACE_SECCOMP_GET_FILTER = 0x420
 WALL = 0x40000000
 
 
+@functools.cache
+def _ptrace_libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    libc.ptrace.restype = ctypes.c_long
+    return libc
+
+
 def _has_filter(pid: int, count: int, code: bytes) -> bool:
     """Whether one of the `count` seccomp filters of `pid` is exactly `code` (then it is
     in force: every filter of a process runs, the strictest answer wins). The count alone
@@ -278,17 +314,19 @@ def _has_filter(pid: int, count: int, code: bytes) -> bool:
     back through ptrace (root only): attach, interrupt, read, detach. Where the machine
     forbids that (Yama's ptrace_scope 3, a kernel without PTRACE_SECCOMP_GET_FILTER), the
     count stands alone: True."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
-    libc.ptrace.restype = ctypes.c_long
+    libc = _ptrace_libc()
     if libc.ptrace(PTRACE_SEIZE, pid, None, None) != 0:
         if ctypes.get_errno() == errno.ESRCH:
             raise ProcessLookupError(pid)  # ended while checked: problem() says so
         return True  # not allowed here
     try:
-        if libc.ptrace(PTRACE_INTERRUPT, pid, None, None) != 0:
-            raise ProcessLookupError(pid)
-        os.waitpid(pid, WALL)
+        # A stopped process is in a ptrace stop once seized (the kernel moves it there before
+        # PTRACE_SEIZE returns): its filters can be read at once. Else interrupt it first.
+        if libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(0), None) < 0 \
+                and ctypes.get_errno() == errno.ESRCH:
+            if libc.ptrace(PTRACE_INTERRUPT, pid, None, None) != 0:
+                raise ProcessLookupError(pid)
+            os.waitpid(pid, WALL)
         buffer = ctypes.create_string_buffer(len(code))
         for index in range(count):
             length = libc.ptrace(PTRACE_SECCOMP_GET_FILTER, pid, ctypes.c_void_p(index), None)
@@ -304,11 +342,6 @@ def _has_filter(pid: int, count: int, code: bytes) -> bool:
         raise ProcessLookupError(pid) from exc
     finally:
         libc.ptrace(PTRACE_DETACH, pid, None, None)
-
-
-def _threads(pid: int) -> str | None:
-    threads = _status(pid).get("Threads", "?")
-    return None if threads == "1" else f"runs {threads} threads"
 
 
 def _descriptors(pid: int) -> str | None:

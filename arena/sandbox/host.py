@@ -154,7 +154,10 @@ class SandboxHost(BotHost):
         # Not `request`: a zygote may say more after its hello (its first game process's
         # "ready", or why it cannot fork one); that stays buffered for start_game.
         deadline = time.monotonic() + self.limits.startup_seconds
-        channel.send({"type": "hello", "protocol": PROTOCOL_VERSION}, self.limits.startup_seconds, deadline)
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION}
+        if self.zygote and self.launcher.cgroup is not None:  # it admits (stops, checks, resumes) every game
+            hello["pause"] = True  # so the zygote and the waiter stop themselves once a game process is ready
+        channel.send(hello, self.limits.startup_seconds, deadline)
         reply = channel.receive(deadline, self.limits.startup_seconds)
         if reply.get("type") == "error":
             self.launcher.kill()

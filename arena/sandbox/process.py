@@ -279,8 +279,11 @@ class SandboxLauncher(Launched):
         """Stop the zygote and the game's waiter for the whole game (they run the bot's
         imported code too, and must learn nothing of the game), and check all three from
         outside (`checks`); a fatal fault, the sandbox killed, if the check fails."""
-        if self.cgroup is None or len(self.base) != 3:
+        if self.cgroup is None:
             return  # no cgroup to find them by (a harness that is not root): the zygote's own checks only
+        if len(self.base) != 3:  # its processes not found: the zygote's own checks only
+            self.cgroup.signal_all(signal.SIGCONT)  # a zygote and waiter told to pause (`SandboxHost._start`)
+            return
         zygote = max(self.base, key=self._depth)
         parents = {pid: parent_of(pid) for pid in self.cgroup.procs() if pid not in self.base}
         waiters = [pid for pid, parent in parents.items() if parent == zygote]

@@ -28,10 +28,12 @@ the whole game and checks all three processes from outside (`arena.sandbox.check
 before the game starts, then kills the waiter, still stopped, when the game ends.
 
 The protocol is `arena.protocol`'s, with messages of its own. The harness sends
-`hello` once. The zygote keeps the next game's process ready (forked and set up
-before its game starts); that process says ``{"type": "ready"}``, then reads the
-game's `start` and answers it and the game's `act` and `end` messages itself on
-the same channel. When it has ended (the harness kills it after `end`) the
+`hello` once (with ``"pause": true`` when it stops and checks every game from
+outside, and resumes the zygote after it). The zygote keeps the next game's process
+ready (forked and set up before its game starts); that process says
+``{"type": "ready"}`` (with `pause`, its waiter says it once the zygote, the game
+process and the waiter itself are stopped), then reads the game's `start` and answers
+it and the game's `act` and `end` messages itself on the same channel. When it has ended (the harness kills it after `end`) the
 zygote reports ``{"type": "exit", "code": C}`` and forks the next one when the
 harness sends ``{"type": "next"}``.
 """
@@ -41,6 +43,7 @@ from __future__ import annotations
 import ctypes
 import os
 import random
+import signal
 import stat
 import sys
 import time
@@ -296,15 +299,17 @@ def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
     return 0
 
 
-def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
-    """In the forked child: make the namespaces, fork the game's init, wait for it.
-    The init prepares its files, then waits for the game's `start` and plays it."""
+def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> None:
+    """In the forked child (the game's waiter): make the namespaces, fork the game's init,
+    wait for it. The init prepares its files, then waits for the game's `start` and plays it.
+    With `pause` the waiter stops the zygote, the ready init and itself (`_pause_when_ready`)."""
     status = 70
     try:
         # Dumpable only while it writes its own uid map (/proc/self is root's otherwise).
         _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
         _enter_fresh_namespaces(os.getuid(), os.getgid())
         _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the game cannot write into this waiter
+        said, told = os.pipe() if pause else (-1, -1)
         pid = os.fork()
         if pid == 0:
             code = 70
@@ -312,7 +317,15 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
                 _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # until its files are set up (/proc/self)
                 _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # its namespace dies with this process
                 _fresh_files(tmp_mb)
-                channel.send({"type": "ready"})  # the harness checks this process, then starts it
+                if pause:  # its waiter says "ready" once this process is stopped
+                    from arena.protocol import encode
+
+                    encode({"type": "ready"})  # what replying first touches is copied now, not in its start
+                    os.close(said)
+                    os.write(told, b"r")
+                    os.close(told)
+                else:
+                    channel.send({"type": "ready"})  # the harness checks this process, then starts it
                 start = channel.read()
                 code = 0 if start is None or start.get("type") != "start" else play_game(bot_cls, start, channel)
             except BaseException:
@@ -320,7 +333,9 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
             finally:
                 sys.stderr.flush()
                 os._exit(code)
-        _, wait_status = os.waitpid(pid, 0)
+        wait_status = _pause_when_ready(pid, said, told, channel) if pause else None
+        if wait_status is None:  # not reaped while it paused
+            _, wait_status = os.waitpid(pid, 0)
         status = os.waitstatus_to_exitcode(wait_status)
         status = status if status >= 0 else 128 - status
     except BaseException:
@@ -328,6 +343,32 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int) -> None:
     finally:
         sys.stderr.flush()
         os._exit(status)
+
+
+def _pause_when_ready(game: int, said: int, told: int, channel: Channel) -> int | None:
+    """In the game's waiter, once the game process said on the pipe (`said`, read until the
+    game closed its end, so that it holds no descriptor of it) that it is ready: stop it and
+    wait until it is stopped, stop the zygote, say "ready" for it, and stop this waiter.
+    The harness stops all three again and verifies it (code of the bot's import could skip
+    this): stopped here, they are found stopped at once, not each woken by the harness's
+    SIGSTOP. Signals from here all come before the harness's SIGCONT of the zygote after
+    the game, so none can stop it after that. A game process that ended before it was
+    stopped stops nothing (its end is reported): its wait status, if it was reaped here."""
+    os.close(told)
+    word = b""
+    while chunk := os.read(said, 16):
+        word += chunk
+    os.close(said)
+    if word != b"r":
+        return None
+    os.kill(game, signal.SIGSTOP)
+    _, wait_status = os.waitpid(game, os.WUNTRACED)
+    if not os.WIFSTOPPED(wait_status):
+        return wait_status
+    os.kill(os.getppid(), signal.SIGSTOP)
+    channel.send({"type": "ready"})  # the harness checks all three, then starts the game
+    os.kill(os.getpid(), signal.SIGSTOP)  # never resumed: killed with the game
+    return None
 
 
 def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) -> int:
@@ -362,6 +403,7 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
         channel.send({"type": "error", "message": f"cannot load bot {bot_name!r}: {type(exc).__name__}: {exc}"})
         return 1
     channel.send({"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot_cls.name})
+    pause = hello.get("pause") is True  # the harness resumes this zygote after each game
     while True:
         try:
             check_fit_to_fork()
@@ -372,7 +414,7 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            _game_process(bot_cls, channel, tmp_mb)
+            _game_process(bot_cls, channel, tmp_mb, pause)
         channel.buffer = b""  # what was read ahead is the game process's (its `start`)
         _, wait_status = os.waitpid(pid, 0)
         code = os.waitstatus_to_exitcode(wait_status)

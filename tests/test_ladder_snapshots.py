@@ -404,6 +404,30 @@ def test_a_result_reads_its_token_and_task_in_one_statement_on_one_connection(db
     assert len(checkouts) == 2
 
 
+def test_a_result_s_read_and_store_run_as_driver_sql_compiled_once(db_url):
+    import sqlalchemy as sa
+
+    from arena.ladder import prebuilt
+
+    ladder = make_ladder(db_url)
+    admin, worker = gated(ladder)
+    token = ladder.issue_token(admin, "worker")
+    first, second = ladder.lease(worker)["tasks"][:2]
+    assert ladder.complete_request(f"Bearer {token}", first["id"], inline_result(first))["stored"]
+    built = len(prebuilt._BUILT)
+    ran: list[tuple[str, bool]] = []
+    sa.event.listen(ladder.engine, "before_cursor_execute", lambda conn, cursor, statement, parameters, context, many:
+                    ran.append((statement.split()[0].upper(), context.compiled is not None)))
+    assert ladder.complete_request(f"Bearer {token}", second["id"], inline_result(second))["stored"]
+    # the read, then the store (the write lock, the tasks marked done, the game, its seats, the counter),
+    # each as plain SQL that SQLAlchemy did not compile for this result, and none compiled anew
+    lock = "BEGIN" if ladder.engine.dialect.name == "sqlite" else "SELECT"  # BEGIN IMMEDIATE, an advisory lock
+    assert [kind for kind, _ in ran] == ["SELECT", lock, "UPDATE", "INSERT", "INSERT", "UPDATE"], ran
+    assert not any(compiled for _, compiled in ran), ran
+    assert len(prebuilt._BUILT) == built
+    assert ladder.counts()["games"] >= 2
+
+
 def test_a_revoked_token_is_refused_on_its_next_result_and_the_task_stays_unstored(db_url):
     from arena.ladder.accounts import AccessError
 

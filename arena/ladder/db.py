@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from arena.errors import ConfigError
+from arena.ladder.prebuilt import prebuilt
 
 metadata = sa.MetaData()
 
@@ -207,7 +208,7 @@ def take_write_lock(conn: Connection) -> None:
     if conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")  # pysqlite has not begun one yet: no statement ran
     else:
-        conn.execute(_ADVISORY_LOCK, {"key": WRITE_LOCK})
+        prebuilt(conn, "write_lock", lambda: _ADVISORY_LOCK).run(conn, {"key": WRITE_LOCK})
 
 
 _ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
@@ -227,7 +228,7 @@ def bump_generation(conn: Connection, versions: bool = False) -> None:
     """Count a change of what the pages show (in the writing transaction); `versions`: more
     than new games (a version uploaded, gated or disabled)."""
     for name in (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,):
-        counted = conn.execute(_BUMP, {"setting": name}).rowcount
+        counted = prebuilt(conn, "bump", lambda: _BUMP).run(conn, {"setting": name}).rowcount
         if not counted:
             conn.execute(settings.insert().values(name=name, value="1"))
 

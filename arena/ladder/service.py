@@ -31,6 +31,7 @@ from arena.ladder.db import (POOL_SIZE, blobs, bots, bump_generation, game_seats
                              single_reads, take_write_lock, tasks, versions)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
+from arena.ladder.prebuilt import prebuilt
 from arena.ladder.ranking import Ranking
 from arena.ladder.scheduler import LadderGame
 from arena.ladder.standings import LiveStandings, refit_rows, top_comparison
@@ -139,6 +140,22 @@ def game_row(spec: Spec, record: Mapping[str, Any]) -> dict[str, Any]:
                      "deal": spec["deal"], "rotation": spec["rotation"], "result": json.dumps(result),
                      "record": zlib.compress(json.dumps(record).encode()), "gate": spec.get("gate")},
             "seats": seats}
+
+
+_GAME_COLUMNS = ("key", "ruleset", "seats", "deal", "rotation", "result", "record", "gate", "created")
+_SEAT_COLUMNS = ("game", "seat", "version")
+
+
+def _insert_rows(table: sa.Table, count: int, columns: Sequence[str], returning: Sequence[Any] = ()) -> Any:
+    """An INSERT of `count` rows of `columns` into `table` in one statement (row k's value of
+    column c bound as ``c_k``), returning `returning` per row."""
+    statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(count)])
+    return statement.returning(*returning) if returning else statement
+
+
+def _numbered(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> dict[str, Any]:
+    """`rows` as `_insert_rows`'s parameters."""
+    return {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns}
 
 
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
@@ -424,16 +441,20 @@ class Ladder:
 
     @staticmethod
     def _insert_games(conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Checked games (`game_row`) stored: one INSERT for the games, one for their seats."""
+        """Checked games (`game_row`) stored: one INSERT for the games, one for their seats, each
+        the driver's SQL for that many rows (`prebuilt`)."""
         if not rows:
             return
         now = time.time()
-        # ids mapped back by key (UNIQUE): SQLAlchemy returns them in the rows' order only at the price of
-        # a statement per game here; the order of ids within one transaction is whatever the database gave
-        ids = {key: game_id for key, game_id in conn.execute(games.insert().returning(games.c.key, games.c.id),
-                                                             [dict(row["game"], created=now) for row in rows])}
-        conn.execute(game_seats.insert(), [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
-                                           for row in rows for seat, version in enumerate(row["seats"])])
+        stored = [dict(row["game"], created=now) for row in rows]
+        insert = prebuilt(conn, ("insert_games", len(stored)), lambda: _insert_rows(games, len(stored), _GAME_COLUMNS,
+                                                                                     (games.c.key, games.c.id)))
+        # ids mapped back by key (UNIQUE): the order of ids within one transaction is whatever the database gave
+        ids = {key: game_id for key, game_id in insert.run(conn, _numbered(stored, _GAME_COLUMNS))}
+        seats = [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
+                 for row in rows for seat, version in enumerate(row["seats"])]
+        prebuilt(conn, ("insert_seats", len(seats)), lambda: _insert_rows(game_seats, len(seats), _SEAT_COLUMNS)
+                 ).run(conn, _numbered(seats, _SEAT_COLUMNS))
 
     @classmethod
     def _insert_game(cls, conn: Connection, row: Mapping[str, Any]) -> None:

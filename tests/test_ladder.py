@@ -414,6 +414,8 @@ def test_ladder_commands_fail_in_one_line_with_exit_code_2(tmp_path):
         (["ladder", "serve", "--config", str(bad), "--folder", str(tmp_path / "l")],
          f"{bad}: quotas.upload_bytes: must be an integer"),
         (["ladder", "serve", "--pages-nice", "5", "--folder", str(tmp_path / "l")], "--pages-nice needs --worker-port"),
+        (["ladder", "serve", "--worker-processes", "2", "--folder", str(tmp_path / "l")],
+         "--worker-processes needs --worker-port"),
         (["ladder", "admin", "create", "Not A Name", "--folder", str(tmp_path / "l")], "person name 'Not A Name'"),
         (["ladder", "submit", str(wheel), "--to", away, "--token", "submit_x"], "name the bot with --bot NAME"),
         (["ladder", "submit", str(wheel), "--to", away, "--token", "submit_x", "--bot", "b"], "cannot reach"),

@@ -250,7 +250,7 @@ def ended(pid: int) -> bool:
         return True
 
 
-def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(tmp_path):
+def test_serve_with_two_processes_and_two_worker_listeners_stores_each_result_once(tmp_path):
     from ladder_support import _free_port
 
     from arena.ladder.worker import WorkerError
@@ -259,14 +259,14 @@ def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(
                                                'batch_games = 2\n')
     token, worker_port = server.admin(), _free_port()
     server.args = lambda: ["--folder", str(server.folder), "--config", str(server.config), "--processes", "2",
-                           "--worker-port", str(worker_port)]
+                           "--worker-port", str(worker_port), "--worker-processes", "2"]
     server.start()
     try:
         children = server_processes(server.process.pid)
-        assert len(children) == 2  # the second server process and the worker listener's
+        assert len(children) == 3  # the second server process and the two worker listeners
         # serve's default beside a worker listener: the pages' processes (the first, and the one
-        # forked first) nicer by PAGES_NICE, the worker listener (forked last) not
-        assert [niceness(pid) for pid in [server.process.pid, *sorted(children)]] == [PAGES_NICE, PAGES_NICE, 0]
+        # forked first) nicer by PAGES_NICE, the worker listeners (forked last) not
+        assert [niceness(pid) for pid in [server.process.pid, *sorted(children)]] == [PAGES_NICE, PAGES_NICE, 0, 0]
         admin = Client(server.url, token)
         worker_token = admin.call("POST", "/api/tokens", {"scope": "worker"})["token"]
         worker = Client(f"http://127.0.0.1:{worker_port}", worker_token)
@@ -279,7 +279,7 @@ def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(
             tasks = worker.call("POST", "/api/work/lease", {})["tasks"]
             if not tasks:
                 break
-            for task in tasks:
+            for task in tasks:  # a connection a request (urllib): either listener may take each
                 stored += worker.call("POST", f"/api/work/{task['id']}/result", inline_result(task))["stored"]
         assert stored == 2 + 4  # 2 gates, 2 deals x 2 rotations
         deadline, table = time.monotonic() + 30, []
@@ -353,6 +353,32 @@ def test_a_store_failing_in_a_shared_transaction_fails_only_its_own_request(tmp_
     assert [a for k, a in enumerate(answers) if k != 1] == [{"task": t["id"], "stored": True}
                                                             for k, t in enumerate(tasks) if k != 1]
     assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1
+
+
+def test_sqlite_writers_of_two_processes_queue_on_the_writers_file_and_store_each_result_once(tmp_path):
+    url = database_url(None, tmp_path)
+    first = make_ladder(url)
+    _, worker = gated(first, ("alpha", "beta", "gamma"))
+    second = Ladder(connect(url), first.config)  # as another process has it: its own engine, lock and descriptor
+    tasks = first.lease(worker)["tasks"] + first.lease(worker)["tasks"]
+    answers: dict[int, object] = {}
+
+    def post(ladder: Ladder, task: dict) -> None:
+        try:
+            answers[task["id"]] = ladder.complete(worker, task["id"], inline_result(task))
+        except Exception as exc:  # reported in the answers
+            answers[task["id"]] = exc
+
+    threads = [threading.Thread(target=post, args=((first, second)[k % 2], task)) for k, task in enumerate(tasks)]
+    with first.lock, first.writers.turn():  # the first process's turn, before its BEGIN: SQLite itself is free
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)
+        assert answers == {}  # the second process's stores wait for the turn, not only the first's
+    for thread in threads:
+        thread.join(timeout=60)
+    assert answers == {task["id"]: {"task": task["id"], "stored": True} for task in tasks}
+    assert first.counts()["games"] == 3 * 2 + len(tasks)
 
 
 def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):

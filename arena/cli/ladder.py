@@ -79,19 +79,24 @@ def ladder() -> None:
               help="With --worker-port: how much nicer (lower CPU priority) the processes serving pages run than "
                    "the worker listener, so that a flood of page requests does not queue workers' results "
                    f"[default: {PAGES_NICE} with --worker-port].")
+@click.option("--worker-processes", type=click.IntRange(1, 16), default=None,
+              help="With --worker-port: how many processes serve the worker API on it [default: 1].")
 @user_errors
 def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int,
-                  processes: int, worker_port: int | None, pages_nice: int | None) -> None:
+                  processes: int, worker_port: int | None, pages_nice: int | None,
+                  worker_processes: int | None) -> None:
     """Run a ladder: its database, its HTTP API and local workers (Ctrl-C stops all)."""
     from arena.ladder.serve import serve
 
     if pages_nice is not None and worker_port is None:
         raise ConfigError("--pages-nice needs --worker-port: without a worker listener, results are served by "
                           "the pages' own processes")
+    if worker_processes is not None and worker_port is None:
+        raise ConfigError("--worker-processes needs --worker-port: they are the processes serving it")
     try:
         serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes,
               worker_port=worker_port, pages_nice=(PAGES_NICE if pages_nice is None else pages_nice)
-              if worker_port is not None else 0)
+              if worker_port is not None else 0, worker_processes=worker_processes or 1)
     except OSError as exc:
         where = port if worker_port is None else f"{port} or {worker_port}"
         raise ConfigError(f"cannot listen on {host}:{where}: {exc.strerror or exc}") from None

@@ -28,7 +28,7 @@ from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
 from arena.ladder.db import (POOL_SIZE, blobs, bots, bump_generation, game_seats, games, people,
-                             single_reads, take_write_lock, tasks, versions)
+                             single_reads, take_write_lock, tasks, versions, WriterQueue)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
 from arena.ladder.prebuilt import prebuilt
@@ -181,6 +181,8 @@ class Ladder:
         """`engine` for reads of one statement (`db.single_reads`)."""
         self.lock = threading.RLock()
         """Held by every write (`writing`)."""
+        self.writers = WriterQueue(engine)
+        """Taken after `lock` by every write: SQLite's writers in several processes queue on it."""
         self.commits = GroupCommit(self.writing, self.lock, self.store_results)
         """Stores results that arrive together in one transaction (arena.ladder.commits)."""
         self.standings_lock = threading.RLock()
@@ -218,7 +220,7 @@ class Ladder:
         (`db.take_write_lock`); `changes_pages`: it changes what the pages show (counted in
         `db.generation`, and `generation` bumped once it committed); `versions`: more than
         new games (`db.bump_generation`)."""
-        with self.lock:
+        with self.lock, self.writers.turn():
             with self.engine.begin() as conn:
                 take_write_lock(conn)
                 yield conn

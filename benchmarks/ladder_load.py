@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/ladder_load.py [--db sqlite|postgresql|both] [--bots 200]
         [--games 100000] [--clients 50] [--seconds 20] [--results 300] [--processes 1]
-        [--results-to workers|main] [--pages-nice N]
+        [--results-to workers|main] [--pages-nice N] [--worker-processes N]
 
 For each database (PostgreSQL: ``--postgres URL``, else a private server started as the
 ladder's tests start one, tests/ladder_support.py):
@@ -16,7 +16,9 @@ ladder's tests start one, tests/ladder_support.py):
    it is given `--worker-port`, as a deployment whose workers return results to the worker
    listener (docs/ladder.md), and `--results-to main` has the workers use the main port,
    as every worker did before that listener existed (the pages' processes then run at
-   serve's default `--pages-nice`, 10, unless `--pages-nice` says otherwise; 0: as before it);
+   serve's default `--pages-nice`, 10, unless `--pages-nice` says otherwise; 0: as before it;
+   the worker port is served by serve's default number of processes, 2, unless
+   `--worker-processes` says otherwise; 1: as before);
 3. **scale**: 30 sequential GETs of the leaderboard page (/standings/flip-7) and of a
    bot's page (/bots/<bot>, ~2 x games / bots games): median and p99 in ms;
 4. **load**: `--clients` concurrent clients on loopback for at most `--seconds`: a
@@ -134,7 +136,9 @@ def free_port() -> int:
 
 class Server:
     def __init__(self, folder: Path, db: str | None, processes: int, worker_listener: bool,
-                 pages_nice: int | None = None, worker_processes: int = 1):
+                 pages_nice: int | None = None, worker_processes: int | None = None):
+        from arena.cli.ladder import WORKER_PROCESSES
+
         self.port = free_port()
         self.worker_port = free_port() if worker_listener else self.port
         (folder / "ladder.toml").write_text(CONFIG)
@@ -142,8 +146,8 @@ class Server:
         args += ["--processes", str(processes)] if processes > 1 else []
         args += ["--worker-port", str(self.worker_port)] if worker_listener else []
         args += ["--pages-nice", str(pages_nice)] if worker_listener and pages_nice is not None else []
-        args += ["--worker-processes", str(worker_processes)] if worker_listener and worker_processes > 1 else []
-        self.worker_processes = worker_processes
+        args += ["--worker-processes", str(worker_processes)] if worker_listener and worker_processes else []
+        self.worker_processes = worker_processes or WORKER_PROCESSES
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
                                          str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL,
@@ -340,12 +344,13 @@ def main() -> None:
                         help="processes the clients are spread over (threads in each; one keep-alive connection each)")
     parser.add_argument("--pages-nice", type=int, default=None,
                         help="with --results-to workers: serve's --pages-nice (default: serve's own, 10)")
-    parser.add_argument("--worker-processes", type=int, default=1,
-                        help="with --results-to workers: serve's --worker-processes (processes on the worker port)")
+    parser.add_argument("--worker-processes", type=int, default=None,
+                        help="with --results-to workers: serve's --worker-processes (processes on the worker port; "
+                             "default: serve's own, 2)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
           f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}"
-          f"{f' ({args.worker_processes} worker processes)' if args.worker_processes > 1 else ''}, posters {args.posters}",
+          f"{f' (--worker-processes {args.worker_processes})' if args.worker_processes else ''}, posters {args.posters}",
           flush=True)
     kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     for kind in kinds:

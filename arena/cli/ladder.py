@@ -22,6 +22,10 @@ DEFAULT_FOLDER = Path("ladder")
 PAGES_NICE = 10
 """How much nicer the processes serving pages run beside a worker listener (docs/ladder.md,
 "Under load"): with 10 the listener is given ~9 times a page process's share of a busy core."""
+WORKER_PROCESSES = 2
+"""How many processes serve the worker port by default (docs/ladder.md, "Under load"): two
+listeners got results more of a loaded machine's CPU than one (PostgreSQL's p99 76-86 against
+103-162 ms in loaded interleaved runs); SQLite's writers queue on a file lock (`db.WriterQueue`)."""
 TOKEN_HELP = "API token (default: $ARENA_LADDER_TOKEN)."
 
 
@@ -80,7 +84,8 @@ def ladder() -> None:
                    "the worker listener, so that a flood of page requests does not queue workers' results "
                    f"[default: {PAGES_NICE} with --worker-port].")
 @click.option("--worker-processes", type=click.IntRange(1, 16), default=None,
-              help="With --worker-port: how many processes serve the worker API on it [default: 1].")
+              help="With --worker-port: how many processes serve the worker API on it "
+                   f"[default: {WORKER_PROCESSES}].")
 @user_errors
 def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int,
                   processes: int, worker_port: int | None, pages_nice: int | None,
@@ -96,7 +101,7 @@ def serve_command(folder: Path, db: str | None, config: Path | None, host: str, 
     try:
         serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes,
               worker_port=worker_port, pages_nice=(PAGES_NICE if pages_nice is None else pages_nice)
-              if worker_port is not None else 0, worker_processes=worker_processes or 1)
+              if worker_port is not None else 0, worker_processes=worker_processes or WORKER_PROCESSES)
     except OSError as exc:
         where = port if worker_port is None else f"{port} or {worker_port}"
         raise ConfigError(f"cannot listen on {host}:{where}: {exc.strerror or exc}") from None

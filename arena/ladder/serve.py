@@ -6,9 +6,9 @@ per local worker. Each start issues the local workers a fresh ``worker`` token (
 environment, never on a command line. Workers exit when the server's process is gone.
 With ``--processes N`` the first process forks N - 1 more that serve the same listening
 socket (`fork_server`); the database is the only state they share. With ``--worker-port``
-it forks one more that serves the worker API alone on that port (`api.make_worker_app`: no
-pages, no snapshots), the address workers are given, so that a result never waits behind
-the page requests' event loop and GIL (docs/ladder.md, "Under load").
+it forks ``--worker-processes`` more that serve the worker API alone on that port
+(`api.make_worker_app`: no pages, no snapshots), the address workers are given, so that a
+result never waits behind the page requests' event loop and GIL (docs/ladder.md, "Under load").
 """
 
 from __future__ import annotations

@@ -37,15 +37,18 @@ class Prebuilt:
         return conn.exec_driver_sql(self.sql, tuple(params[name] for name in self._order))
 
 
-_BUILT: dict[tuple[Any, Hashable], Prebuilt] = {}
+_BUILT: dict[tuple[str, str, str, Hashable], Prebuilt] = {}
 _BUILDING = threading.Lock()
 
 
 def prebuilt(conn: Connection, key: Hashable, build: Callable[[], ClauseElement]) -> Prebuilt:
-    """The statement `build()` makes, compiled once for `conn`'s dialect and cached under `key`
-    (the statement's name, with the batch size where its SQL depends on it)."""
-    found = _BUILT.get((conn.dialect, key))
+    """The statement `build()` makes, compiled once for `conn`'s kind of database and driver and
+    cached under `key` (the statement's name, with the batch size where its SQL depends on it:
+    as many as the largest batch, a few dozen)."""
+    dialect = conn.dialect
+    cached = (dialect.name, dialect.driver, dialect.paramstyle, key)
+    found = _BUILT.get(cached)
     if found is None:
         with _BUILDING:
-            found = _BUILT.setdefault((conn.dialect, key), Prebuilt(build(), conn.dialect))
+            found = _BUILT.setdefault(cached, Prebuilt(build(), dialect))
     return found

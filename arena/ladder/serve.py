@@ -84,10 +84,10 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
           processes: int = 1, worker_port: int | None = None, pages_nice: int = 0, worker_processes: int = 1) -> None:
     """Serve `ladder`'s pages and API on host:port with `workers` local workers until
     interrupted; `processes` server processes share the listening socket (`fork_server`);
-    `worker_port` (0: any free port): one more process serves the worker API alone there, and
-    the local workers use it (`worker_processes` such processes share it); `pages_nice`: the processes serving pages run that much nicer
-    (lower CPU priority) than the worker listener and the local workers, so a flood of page
-    requests does not queue the workers' results."""
+    `worker_port` (0: any free port): `worker_processes` more processes serve the worker API
+    alone there, and the local workers use it; `pages_nice`: the processes serving pages run
+    that much nicer (lower CPU priority) than the worker listeners and the local workers, so a
+    flood of page requests does not queue the workers' results."""
     import uvicorn
 
     from arena.ladder.api import make_app, make_worker_app

@@ -506,6 +506,36 @@ def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_r
     engine.dispose()
 
 
+def test_a_postgresql_connection_ended_while_it_idled_briefly_is_replaced_without_failing(pg_server, tmp_path,
+                                                                                           monkeypatch):
+    """A server restart (or a terminated backend) shorter than the idle-ping delay: the closed
+    socket is seen at checkout, the connection pinged and replaced, the request served."""
+    import sqlalchemy as sa
+    from ladder_support import fresh_database
+
+    engine = connect(database_url(fresh_database(pg_server), tmp_path))
+    pings: list[int] = []
+    real_ping = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda dbapi: pings.append(1) or real_ping(dbapi))
+    with engine.connect() as conn:
+        backend = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+    other = sa.create_engine(engine.url, poolclass=sa.pool.NullPool)
+    with other.connect() as conn:
+        conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})
+    other.dispose()
+    deadline = time.monotonic() + 1.0  # well within IDLE_PING_SECONDS (2 s)
+    while time.monotonic() < deadline:  # wait until the backend is gone, as the restart test's stop does
+        with other.connect() as conn:
+            if not conn.execute(sa.text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"),
+                                {"pid": backend}).scalar():
+                break
+    other.dispose()
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() != backend
+    assert pings == [1]
+    engine.dispose()
+
+
 def test_a_burst_of_sixteen_connections_is_kept_open_for_the_next_burst(db_url):
     import sqlalchemy as sa
 

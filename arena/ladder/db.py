@@ -308,12 +308,15 @@ IDLE_PING_SECONDS = 2.0
 
 def _ping_after_idle(engine: Engine) -> None:
     """Ping a PostgreSQL connection at checkout only if it sat in the pool for more than
-    `IDLE_PING_SECONDS`; a dead one is replaced (the pool's documented pessimistic handling:
-    `DisconnectionError` at checkout makes it connect again). A ping at every checkout
-    (``pool_pre_ping``) cost a round trip per statement group under load, where connections
-    go back and out within milliseconds; what it guards against, a server restarted while the
-    connection was idle, is still caught. (A connection that breaks while in use fails its
-    request, as with ``pool_pre_ping``, and SQLAlchemy then discards the pool's connections.)"""
+    `IDLE_PING_SECONDS` or the server sent it something while it sat there; a dead one is
+    replaced (the pool's documented pessimistic handling: `DisconnectionError` at checkout
+    makes it connect again). A ping at every checkout (``pool_pre_ping``) cost a round trip
+    per statement group under load, where connections go back and out within milliseconds.
+    What it guards against, a server restarted or a backend ended while the connection sat in
+    the pool, is still caught however short the wait: the server's end closes the socket, which
+    is then readable (`_server_spoke`, one poll, no round trip). (A connection that breaks while
+    in use fails its request, as with ``pool_pre_ping``, and SQLAlchemy then discards the
+    pool's connections.)"""
     import time
 
     def returned(dbapi_connection: Any, record: Any) -> None:
@@ -321,7 +324,7 @@ def _ping_after_idle(engine: Engine) -> None:
 
     def checked_out(dbapi_connection: Any, record: Any, proxy: Any) -> None:
         since = record.info.pop("returned", None)
-        if since is None or time.monotonic() - since <= IDLE_PING_SECONDS:
+        if since is None or (time.monotonic() - since <= IDLE_PING_SECONDS and not _server_spoke(dbapi_connection)):
             return
         try:
             engine.dialect.do_ping(dbapi_connection)
@@ -330,6 +333,20 @@ def _ping_after_idle(engine: Engine) -> None:
 
     sa.event.listen(engine, "checkin", returned)
     sa.event.listen(engine, "checkout", checked_out)
+
+
+def _server_spoke(dbapi_connection: Any) -> bool:
+    """Whether an idle connection's socket has something to read: with no query out, that is the
+    server's end (EOF, a termination notice) or a notice; either way worth a ping. True when the
+    socket cannot be polled (closed: the ping then finds it dead)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(dbapi_connection.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    except Exception:  # OSError, ValueError, or psycopg's OperationalError on a closed connection
+        return True
 
 
 POOL_SIZE = 16

@@ -32,8 +32,8 @@ from arena.rules.observation import Observation, make_observation
 from arena.seats import BotFault, BotHost, InlineHost, pending_stops, settle_stops
 from arena.seeding import bot_seed, derive_seed
 
-__all__ = ["Entrant", "FaultPolicy", "GameResult", "play_game", "replay", "replacement_action", "transcript_hash",
-           "record_problem", "RECORD_FORMAT"]
+__all__ = ["Entrant", "FaultPolicy", "GameResult", "play_game", "replay", "replay_checked", "replacement_action",
+           "transcript_hash", "record_problem", "RECORD_FORMAT"]
 
 
 @dataclass(frozen=True)
@@ -266,6 +266,23 @@ def replay(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
     ruleset.check_players(record["players"])
     if ruleset.resolve_options(meta["options"]) != meta["options"]:
         raise ReplayMismatchError("the record's options are not every option of the ruleset")
+    return _played_again(record, ruleset)
+
+
+def replay_checked(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
+    """`replay` of a record whose header its caller has checked already: its form
+    (`record_problem` found nothing), its ruleset id and version (`ruleset`'s) and its options
+    (equal to a `ruleset.resolve_options` result). The players, the decisions, the outcome and
+    the transcript hash are checked as `replay` checks them (hashed once). A ladder checks
+    every returned record's header against its task first; this spares it doing so twice."""
+    ruleset.check_players(record["players"])
+    return _played_again(record, ruleset)
+
+
+def _played_again(record: Mapping[str, Any], ruleset: type[Ruleset]) -> GameState:
+    """`replay` once the record's header is checked: its decisions played, its outcome and
+    transcript hash compared (ReplayMismatchError)."""
+    meta = record["ruleset"]
     state = ruleset.new_game(record["players"], meta["options"], random.Random(record["deal_seed"]))
     for index, (seat, action) in enumerate(record["decisions"]):
         if state.current_seat() != seat:

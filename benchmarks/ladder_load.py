@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/ladder_load.py [--db sqlite|postgresql|both] [--bots 200]
         [--games 100000] [--clients 50] [--seconds 20] [--results 300] [--processes 1]
-        [--results-to workers|main] [--pages-nice N]
+        [--results-to workers|main] [--pages-nice N] [--worker-processes N]
 
 For each database (PostgreSQL: ``--postgres URL``, else a private server started as the
 ladder's tests start one, tests/ladder_support.py):
@@ -16,7 +16,9 @@ ladder's tests start one, tests/ladder_support.py):
    it is given `--worker-port`, as a deployment whose workers return results to the worker
    listener (docs/ladder.md), and `--results-to main` has the workers use the main port,
    as every worker did before that listener existed (the pages' processes then run at
-   serve's default `--pages-nice`, 10, unless `--pages-nice` says otherwise; 0: as before it);
+   serve's default `--pages-nice`, 10, unless `--pages-nice` says otherwise; 0: as before it;
+   the worker port is served by serve's default number of processes, 2, unless
+   `--worker-processes` says otherwise; 1: as before);
 3. **scale**: 30 sequential GETs of the leaderboard page (/standings/flip-7) and of a
    bot's page (/bots/<bot>, ~2 x games / bots games): median and p99 in ms;
 4. **load**: `--clients` concurrent clients on loopback for at most `--seconds`: a
@@ -134,7 +136,9 @@ def free_port() -> int:
 
 class Server:
     def __init__(self, folder: Path, db: str | None, processes: int, worker_listener: bool,
-                 pages_nice: int | None = None):
+                 pages_nice: int | None = None, worker_processes: int | None = None):
+        from arena.cli.ladder import WORKER_PROCESSES
+
         self.port = free_port()
         self.worker_port = free_port() if worker_listener else self.port
         (folder / "ladder.toml").write_text(CONFIG)
@@ -142,6 +146,8 @@ class Server:
         args += ["--processes", str(processes)] if processes > 1 else []
         args += ["--worker-port", str(self.worker_port)] if worker_listener else []
         args += ["--pages-nice", str(pages_nice)] if worker_listener and pages_nice is not None else []
+        args += ["--worker-processes", str(worker_processes)] if worker_listener and worker_processes else []
+        self.worker_processes = worker_processes or WORKER_PROCESSES
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
                                          str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL,
@@ -156,9 +162,9 @@ class Server:
                     time.sleep(0.2)
         self.start_seconds = time.perf_counter() - self.started
 
-    def result_process(self) -> int | None:
-        """The pid of the process the result posters reach: the worker listener (the last process
-        the server forked) with `--results-to workers`; None otherwise or where /proc is missing."""
+    def result_processes(self) -> list[int] | None:
+        """The pids of the processes the result posters reach: the worker listeners (the last
+        processes the server forked) with `--results-to workers`; None otherwise or where /proc is missing."""
         if self.worker_port == self.port:
             return None
         try:
@@ -166,7 +172,7 @@ class Server:
             forked = [int(pid) for task in folder.iterdir() for pid in (task / "children").read_text().split()]
         except OSError:
             return None
-        return max(forked) if forked else None
+        return sorted(forked)[-self.worker_processes:] if forked else None
 
     def stop(self) -> None:
         """End the server and every process it forked (they end after the first otherwise, and
@@ -182,15 +188,15 @@ class Server:
             time.sleep(0.1)
 
 
-def cpu_seconds(pid: int | None) -> float | None:
-    """The CPU time (user + system) process `pid` has used so far (None: unknown)."""
-    if pid is None:
+def cpu_seconds(pids: list[int] | None) -> float | None:
+    """The CPU time (user + system) processes `pids` have used so far (None: unknown)."""
+    if pids is None:
         return None
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = [Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split() for pid in pids]
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")
 
 
 def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,
@@ -297,12 +303,12 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
     names, played, token = fill(url, args.bots, args.games, args.results)
     print(f"[{kind}] filled: {args.bots} bots, {args.games:,} games, {len(played)} results to return, "
           f"in {time.perf_counter() - started:.0f} s", flush=True)
-    server = Server(folder, db, args.processes, args.results_to == "workers", args.pages_nice)
+    server = Server(folder, db, args.processes, args.results_to == "workers", args.pages_nice, args.worker_processes)
     try:
         print(f"[{kind}] server started (rating {args.games:,} games) in {server.start_seconds:.1f} s", flush=True)
         for label, t in scale(server.port, names[len(names) // 2]).items():
             print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
-        listener = server.result_process()
+        listener = server.result_processes()
         cpu_before = cpu_seconds(listener)
         measured = load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
                         args.client_processes, args.posters == "apart")
@@ -338,10 +344,13 @@ def main() -> None:
                         help="processes the clients are spread over (threads in each; one keep-alive connection each)")
     parser.add_argument("--pages-nice", type=int, default=None,
                         help="with --results-to workers: serve's --pages-nice (default: serve's own, 10)")
+    parser.add_argument("--worker-processes", type=int, default=None,
+                        help="with --results-to workers: serve's --worker-processes (processes on the worker port; "
+                             "default: serve's own, 2)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
-          f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}, "
-          f"posters {args.posters}",
+          f"(shared: figures are upper bounds); --processes {args.processes}, results to {args.results_to}"
+          f"{f' (--worker-processes {args.worker_processes})' if args.worker_processes else ''}, posters {args.posters}",
           flush=True)
     kinds = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     for kind in kinds:

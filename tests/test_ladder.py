@@ -259,6 +259,27 @@ def test_a_record_whose_transcript_hash_alone_is_wrong_is_refused_by_the_replay(
     assert caught.value.status == 422 and ladder.counts()["games"] == stored
 
 
+def test_a_result_s_check_reads_its_form_once_hashes_once_and_resolves_no_options(tmp_path, monkeypatch):
+    import arena.match
+
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = setup_bots(ladder)
+    for _ in range(3):  # the two gates, then one game: the ladder's options resolved by then
+        task = ladder.lease(worker)["tasks"][0]
+        ladder.complete(worker, task["id"], inline_result(task))
+    task = ladder.lease(worker)["tasks"][0]
+    result = inline_result(task)
+    calls: list[str] = []
+    cls = ladder.rulesets[task["spec"]["ruleset"]["label"]]["cls"]
+    form, hashed, resolve = arena.match.record_problem, arena.match.transcript_hash, cls.resolve_options
+    monkeypatch.setattr(arena.match, "record_problem", lambda *a, **k: calls.append("form") or form(*a, **k))
+    monkeypatch.setattr(arena.match, "transcript_hash", lambda r: calls.append("hash") or hashed(r))
+    monkeypatch.setattr(cls, "resolve_options", classmethod(lambda c, given=None: calls.append("options")
+                                                            or resolve(given)))
+    assert ladder.complete(worker, task["id"], result)["stored"] is True
+    assert sorted(calls) == ["form", "hash"]
+
+
 def test_a_gate_with_one_forged_record_stores_none_of_its_games_and_runs_again(db_url):
     ladder = make_ladder(db_url)
     admin, worker = setup_bots(ladder, names=("alpha",))
@@ -393,6 +414,8 @@ def test_ladder_commands_fail_in_one_line_with_exit_code_2(tmp_path):
         (["ladder", "serve", "--config", str(bad), "--folder", str(tmp_path / "l")],
          f"{bad}: quotas.upload_bytes: must be an integer"),
         (["ladder", "serve", "--pages-nice", "5", "--folder", str(tmp_path / "l")], "--pages-nice needs --worker-port"),
+        (["ladder", "serve", "--worker-processes", "2", "--folder", str(tmp_path / "l")],
+         "--worker-processes needs --worker-port"),
         (["ladder", "admin", "create", "Not A Name", "--folder", str(tmp_path / "l")], "person name 'Not A Name'"),
         (["ladder", "submit", str(wheel), "--to", away, "--token", "submit_x"], "name the bot with --bot NAME"),
         (["ladder", "submit", str(wheel), "--to", away, "--token", "submit_x", "--bot", "b"], "cannot reach"),

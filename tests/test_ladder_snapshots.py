@@ -250,7 +250,7 @@ def ended(pid: int) -> bool:
         return True
 
 
-def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(tmp_path):
+def test_serve_with_two_processes_and_two_worker_listeners_stores_each_result_once(tmp_path):
     from ladder_support import _free_port
 
     from arena.ladder.worker import WorkerError
@@ -259,14 +259,14 @@ def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(
                                                'batch_games = 2\n')
     token, worker_port = server.admin(), _free_port()
     server.args = lambda: ["--folder", str(server.folder), "--config", str(server.config), "--processes", "2",
-                           "--worker-port", str(worker_port)]
+                           "--worker-port", str(worker_port), "--worker-processes", "2"]
     server.start()
     try:
         children = server_processes(server.process.pid)
-        assert len(children) == 2  # the second server process and the worker listener's
+        assert len(children) == 3  # the second server process and the two worker listeners
         # serve's default beside a worker listener: the pages' processes (the first, and the one
-        # forked first) nicer by PAGES_NICE, the worker listener (forked last) not
-        assert [niceness(pid) for pid in [server.process.pid, *sorted(children)]] == [PAGES_NICE, PAGES_NICE, 0]
+        # forked first) nicer by PAGES_NICE, the worker listeners (forked last) not
+        assert [niceness(pid) for pid in [server.process.pid, *sorted(children)]] == [PAGES_NICE, PAGES_NICE, 0, 0]
         admin = Client(server.url, token)
         worker_token = admin.call("POST", "/api/tokens", {"scope": "worker"})["token"]
         worker = Client(f"http://127.0.0.1:{worker_port}", worker_token)
@@ -279,7 +279,7 @@ def test_serve_with_two_processes_and_a_worker_listener_stores_each_result_once(
             tasks = worker.call("POST", "/api/work/lease", {})["tasks"]
             if not tasks:
                 break
-            for task in tasks:
+            for task in tasks:  # a connection a request (urllib): either listener may take each
                 stored += worker.call("POST", f"/api/work/{task['id']}/result", inline_result(task))["stored"]
         assert stored == 2 + 4  # 2 gates, 2 deals x 2 rotations
         deadline, table = time.monotonic() + 30, []
@@ -355,6 +355,32 @@ def test_a_store_failing_in_a_shared_transaction_fails_only_its_own_request(tmp_
     assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1
 
 
+def test_sqlite_writers_of_two_processes_queue_on_the_writers_file_and_store_each_result_once(tmp_path):
+    url = database_url(None, tmp_path)
+    first = make_ladder(url)
+    _, worker = gated(first, ("alpha", "beta", "gamma"))
+    second = Ladder(connect(url), first.config)  # as another process has it: its own engine, lock and descriptor
+    tasks = first.lease(worker)["tasks"] + first.lease(worker)["tasks"]
+    answers: dict[int, object] = {}
+
+    def post(ladder: Ladder, task: dict) -> None:
+        try:
+            answers[task["id"]] = ladder.complete(worker, task["id"], inline_result(task))
+        except Exception as exc:  # reported in the answers
+            answers[task["id"]] = exc
+
+    threads = [threading.Thread(target=post, args=((first, second)[k % 2], task)) for k, task in enumerate(tasks)]
+    with first.lock, first.writers.turn():  # the first process's turn, before its BEGIN: SQLite itself is free
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)
+        assert answers == {}  # the second process's stores wait for the turn, not only the first's
+    for thread in threads:
+        thread.join(timeout=60)
+    assert answers == {task["id"]: {"task": task["id"], "stored": True} for task in tasks}
+    assert first.counts()["games"] == 3 * 2 + len(tasks)
+
+
 def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):
     import sqlalchemy as sa
 
@@ -402,6 +428,30 @@ def test_a_result_reads_its_token_and_task_in_one_statement_on_one_connection(db
     assert statements[0] == "SELECT" and "SELECT" not in statements[2:], statements
     assert statements.count("UPDATE") + statements.count("INSERT") == 4, statements
     assert len(checkouts) == 2
+
+
+def test_a_result_s_read_and_store_run_as_driver_sql_compiled_once(db_url):
+    import sqlalchemy as sa
+
+    from arena.ladder import prebuilt
+
+    ladder = make_ladder(db_url)
+    admin, worker = gated(ladder)
+    token = ladder.issue_token(admin, "worker")
+    first, second = ladder.lease(worker)["tasks"][:2]
+    assert ladder.complete_request(f"Bearer {token}", first["id"], inline_result(first))["stored"]
+    built = len(prebuilt._BUILT)
+    ran: list[tuple[str, bool]] = []
+    sa.event.listen(ladder.engine, "before_cursor_execute", lambda conn, cursor, statement, parameters, context, many:
+                    ran.append((statement.split()[0].upper(), context.compiled is not None)))
+    assert ladder.complete_request(f"Bearer {token}", second["id"], inline_result(second))["stored"]
+    # the read, then the store (the write lock, the tasks marked done, the game, its seats, the counter),
+    # each as plain SQL that SQLAlchemy did not compile for this result, and none compiled anew
+    lock = "BEGIN" if ladder.engine.dialect.name == "sqlite" else "SELECT"  # BEGIN IMMEDIATE, an advisory lock
+    assert [kind for kind, _ in ran] == ["SELECT", lock, "UPDATE", "INSERT", "INSERT", "UPDATE"], ran
+    assert not any(compiled for _, compiled in ran), ran
+    assert len(prebuilt._BUILT) == built
+    assert ladder.counts()["games"] >= 2
 
 
 def test_a_revoked_token_is_refused_on_its_next_result_and_the_task_stays_unstored(db_url):
@@ -453,6 +503,36 @@ def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_r
     with engine.connect() as conn:  # pinged, found dead, replaced: the request does not fail
         assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() != backend
     assert pings
+    engine.dispose()
+
+
+def test_a_postgresql_connection_ended_while_it_idled_briefly_is_replaced_without_failing(pg_server, tmp_path,
+                                                                                           monkeypatch):
+    """A server restart (or a terminated backend) shorter than the idle-ping delay: the closed
+    socket is seen at checkout, the connection pinged and replaced, the request served."""
+    import sqlalchemy as sa
+    from ladder_support import fresh_database
+
+    engine = connect(database_url(fresh_database(pg_server), tmp_path))
+    pings: list[int] = []
+    real_ping = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda dbapi: pings.append(1) or real_ping(dbapi))
+    with engine.connect() as conn:
+        backend = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+    other = sa.create_engine(engine.url, poolclass=sa.pool.NullPool)
+    with other.connect() as conn:
+        conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})
+    other.dispose()
+    deadline = time.monotonic() + 1.0  # well within IDLE_PING_SECONDS (2 s)
+    while time.monotonic() < deadline:  # wait until the backend is gone, as the restart test's stop does
+        with other.connect() as conn:
+            if not conn.execute(sa.text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"),
+                                {"pid": backend}).scalar():
+                break
+    other.dispose()
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() != backend
+    assert pings == [1]
     engine.dispose()
 
 

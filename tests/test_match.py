@@ -10,7 +10,7 @@ import pytest
 
 import arena
 from arena.errors import BotError, IllegalActionError, ReplayMismatchError
-from arena.match import Entrant, FaultPolicy, play_game, replay
+from arena.match import Entrant, FaultPolicy, play_game, replay, replay_checked
 from arena.plugins import load_registry
 from arena.seats import BotFault, InlineHost, ProcessHost
 from arena_bots.random_bot import RandomBot
@@ -185,6 +185,25 @@ def test_replay_verifies_a_record_and_catches_tampering(ruleset):
     rehashed = dict(record, decisions=record["decisions"][:-1])
     with pytest.raises(ReplayMismatchError):
         replay(rehashed, ruleset)
+
+
+def test_replay_checked_skips_only_the_header_checks_and_still_catches_tampering(ruleset, monkeypatch):
+    import arena.match
+
+    record = json.loads(json.dumps(play(ruleset, seed=9).record))
+    calls = []
+    monkeypatch.setattr(arena.match, "record_problem", lambda *a, **k: calls.append("form"))
+    monkeypatch.setattr(ruleset, "resolve_options", classmethod(lambda cls, given=None: calls.append("options")))
+    hashed = arena.match.transcript_hash
+    monkeypatch.setattr(arena.match, "transcript_hash", lambda r: calls.append("hash") or hashed(r))
+    final = replay_checked(record, ruleset)
+    assert calls == ["hash"]  # the header was its caller's to check; the hash is computed once
+    assert json.loads(json.dumps(final.outcome())) == record["outcome"]
+    for tampered in (dict(record, transcript_hash="0" * 64), dict(record, decisions=record["decisions"][:-1]),
+                     dict(record, outcome=dict(record["outcome"], reason="tampered")),
+                     dict(record, deal_seed=record["deal_seed"] + 1)):
+        with pytest.raises(ReplayMismatchError):
+            replay_checked(tampered, ruleset)
 
 
 def test_clone_is_independent_of_the_original(ruleset):

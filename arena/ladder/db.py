@@ -14,13 +14,17 @@ Every write of the service runs under the database's write lock (`take_write_loc
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from arena.errors import ConfigError
+from arena.ladder.prebuilt import prebuilt
 
 metadata = sa.MetaData()
 
@@ -207,10 +211,47 @@ def take_write_lock(conn: Connection) -> None:
     if conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")  # pysqlite has not begun one yet: no statement ran
     else:
-        conn.execute(_ADVISORY_LOCK, {"key": WRITE_LOCK})
+        prebuilt(conn, "write_lock", lambda: _ADVISORY_LOCK).run(conn, {"key": WRITE_LOCK})
 
 
 _ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
+
+
+class WriterQueue:
+    """SQLite: an exclusive lock (flock) on a file beside the database, taken before a write
+    transaction's ``BEGIN IMMEDIATE`` (`Ladder.writing`), so that writers in several processes
+    wait in the kernel's queue, each woken as the one before it lets go, instead of retrying in
+    SQLite's busy handler, whose sleeps grow to 100 ms (two worker listeners' results waited for
+    them: p99 204 ms). PostgreSQL: nothing (its advisory lock queues writers already). Callers
+    hold their process's own write lock around it (one thread at a time); each process opens
+    the file for itself (a lock held through a descriptor inherited by fork would be shared)."""
+
+    def __init__(self, engine: Engine):
+        database = engine.url.database if engine.dialect.name == "sqlite" else None
+        self.path = f"{database}-writers" if database and database != ":memory:" else None
+        self._descriptor: tuple[int, int] | None = None  # (pid, fd) of this process's open file
+        self._held = 0  # turns taken and not given back (nested: the outer one holds the lock)
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold this process's turn to write (at once where there is no file to queue on)."""
+        if self.path is None or self._held:
+            self._held += 1
+            try:
+                yield
+            finally:
+                self._held -= 1
+            return
+        if self._descriptor is None or self._descriptor[0] != os.getpid():
+            self._descriptor = (os.getpid(), os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        descriptor = self._descriptor[1]
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        self._held = 1
+        try:
+            yield
+        finally:
+            self._held = 0
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
 
 
 GENERATION = "generation"
@@ -227,7 +268,7 @@ def bump_generation(conn: Connection, versions: bool = False) -> None:
     """Count a change of what the pages show (in the writing transaction); `versions`: more
     than new games (a version uploaded, gated or disabled)."""
     for name in (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,):
-        counted = conn.execute(_BUMP, {"setting": name}).rowcount
+        counted = prebuilt(conn, "bump", lambda: _BUMP).run(conn, {"setting": name}).rowcount
         if not counted:
             conn.execute(settings.insert().values(name=name, value="1"))
 
@@ -267,12 +308,15 @@ IDLE_PING_SECONDS = 2.0
 
 def _ping_after_idle(engine: Engine) -> None:
     """Ping a PostgreSQL connection at checkout only if it sat in the pool for more than
-    `IDLE_PING_SECONDS`; a dead one is replaced (the pool's documented pessimistic handling:
-    `DisconnectionError` at checkout makes it connect again). A ping at every checkout
-    (``pool_pre_ping``) cost a round trip per statement group under load, where connections
-    go back and out within milliseconds; what it guards against, a server restarted while the
-    connection was idle, is still caught. (A connection that breaks while in use fails its
-    request, as with ``pool_pre_ping``, and SQLAlchemy then discards the pool's connections.)"""
+    `IDLE_PING_SECONDS` or the server sent it something while it sat there; a dead one is
+    replaced (the pool's documented pessimistic handling: `DisconnectionError` at checkout
+    makes it connect again). A ping at every checkout (``pool_pre_ping``) cost a round trip
+    per statement group under load, where connections go back and out within milliseconds.
+    What it guards against, a server restarted or a backend ended while the connection sat in
+    the pool, is still caught however short the wait: the server's end closes the socket, which
+    is then readable (`_server_spoke`, one poll, no round trip). (A connection that breaks while
+    in use fails its request, as with ``pool_pre_ping``, and SQLAlchemy then discards the
+    pool's connections.)"""
     import time
 
     def returned(dbapi_connection: Any, record: Any) -> None:
@@ -280,7 +324,7 @@ def _ping_after_idle(engine: Engine) -> None:
 
     def checked_out(dbapi_connection: Any, record: Any, proxy: Any) -> None:
         since = record.info.pop("returned", None)
-        if since is None or time.monotonic() - since <= IDLE_PING_SECONDS:
+        if since is None or (time.monotonic() - since <= IDLE_PING_SECONDS and not _server_spoke(dbapi_connection)):
             return
         try:
             engine.dialect.do_ping(dbapi_connection)
@@ -289,6 +333,20 @@ def _ping_after_idle(engine: Engine) -> None:
 
     sa.event.listen(engine, "checkin", returned)
     sa.event.listen(engine, "checkout", checked_out)
+
+
+def _server_spoke(dbapi_connection: Any) -> bool:
+    """Whether an idle connection's socket has something to read: with no query out, that is the
+    server's end (EOF, a termination notice) or a notice; either way worth a ping. True when the
+    socket cannot be polled (closed: the ping then finds it dead)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(dbapi_connection.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    except Exception:  # OSError, ValueError, or psycopg's OperationalError on a closed connection
+        return True
 
 
 POOL_SIZE = 16

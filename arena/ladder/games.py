@@ -11,7 +11,8 @@ entry name and the version's content hash; the deal; the rotation). The deal see
 
 `record_problem_for` checks a returned record as `arena rank` checks a stored game
 (arena.verify): the record's form, ruleset, options, seats and seeds, then a replay with the
-installed ruleset (which checks the transcript hash) and its faults against what was played.
+installed ruleset (`arena.match.replay_checked`: the header not checked again; it checks the
+transcript hash) and its faults against what was played. Each check runs once a result.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _header_problem(spec: Spec, record: Mapping[str, Any], cls: Any) -> str | No
             return f"seat {s} is {got.get('bot')!r} {got.get('version')!r}, not {want['name']!r} {want['label']!r}"
     if record["deal_seed"] != spec["deal_seed"] or record.get("bot_seeds") != spec["bot_seeds"]:
         return "its seeds are not the ones the ladder's seed derives for it"
-    return None  # the transcript hash: checked by the replay (`arena.match.replay`), not twice
+    return None  # the transcript hash: checked by the replay (`arena.match.replay_checked`), not twice
 
 
 _RESOLVED: dict[tuple[Any, str], dict[str, Any]] = {}
@@ -90,7 +91,7 @@ def _resolved_options(cls: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 def record_problem_for(spec: Spec, record: Any, cls: Any) -> str | None:
     """Why `record` is not a faithful record of the game `spec` of ruleset `cls` (the
     installed class of the spec's ruleset id) (None: it is)."""
-    from arena.match import record_problem, replay
+    from arena.match import record_problem, replay_checked
     from arena.verify import fault_problem
 
     problem = record_problem(record)
@@ -104,7 +105,7 @@ def record_problem_for(spec: Spec, record: Any, cls: Any) -> str | None:
     if any(faults[seat] == 0 for seat in forfeited):
         return f"it forfeits seats {forfeited} that committed no fault"
     try:
-        replay(record, cls)
+        replay_checked(record, cls)  # the form, ruleset, options and players: checked above
         problem = fault_problem(record, cls) if record.get("faults") else None
     except Exception as exc:  # ReplayMismatchError, or an engine that cannot take the record
         return f"it does not replay ({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})"

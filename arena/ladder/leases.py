@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 from arena.ladder.accounts import VALID_TOKEN
 from arena.ladder.db import tasks, versions
 from arena.ladder.games import Spec
+from arena.ladder.prebuilt import prebuilt
 
 QUEUED, LEASED, DONE_STATE, FAILED = "queued", "leased", "done", "failed"
 MAX_ATTEMPTS = 5
@@ -104,8 +105,9 @@ task). Built once (`accounts.VALID_TOKEN`); bound as ``digest`` and ``task``."""
 
 
 def result_read(conn: Connection, token_digest: str, task_id: int) -> Any:
-    """The `RESULT_READ` row for a token's hash and a task (None: the token is not valid)."""
-    return conn.execute(RESULT_READ, {"digest": token_digest, "task": task_id}).first()
+    """The `RESULT_READ` row for a token's hash and a task (None: the token is not valid), run
+    as the driver's SQL (`prebuilt`)."""
+    return prebuilt(conn, "result_read", lambda: RESULT_READ).run(conn, {"digest": token_digest, "task": task_id}).first()
 
 
 def finish_once(conn: Connection, task_id: int) -> bool:
@@ -120,11 +122,15 @@ def finish_many(conn: Connection, task_ids: Sequence[int]) -> set[int]:
     a batch of results' store asks and marks at once)."""
     if not task_ids:
         return set()
-    return set(conn.execute(_FINISH_MANY, {"ids": list(task_ids)}).scalars())
+    statement = prebuilt(conn, ("finish_many", len(task_ids)), lambda: _finish_many(len(task_ids)))
+    return set(statement.run(conn, {f"id{k}": task for k, task in enumerate(task_ids)}).scalars())
 
 
-_FINISH_MANY = (tasks.update().where(tasks.c.id.in_(sa.bindparam("ids", expanding=True)), tasks.c.state != DONE_STATE)
-                .values(state=DONE_STATE, lease=None, expires=None).returning(tasks.c.id))
+def _finish_many(count: int) -> Any:
+    """`finish_many`'s statement for `count` tasks (bound as ``id0``, ``id1``, ...)."""
+    return (tasks.update().where(tasks.c.id.in_([sa.bindparam(f"id{k}") for k in range(count)]),
+                                 tasks.c.state != DONE_STATE)
+            .values(state=DONE_STATE, lease=None, expires=None).returning(tasks.c.id))
 
 
 def finish(conn: Connection, task_id: int) -> None:

@@ -6,9 +6,9 @@ per local worker. Each start issues the local workers a fresh ``worker`` token (
 environment, never on a command line. Workers exit when the server's process is gone.
 With ``--processes N`` the first process forks N - 1 more that serve the same listening
 socket (`fork_server`); the database is the only state they share. With ``--worker-port``
-it forks one more that serves the worker API alone on that port (`api.make_worker_app`: no
-pages, no snapshots), the address workers are given, so that a result never waits behind
-the page requests' event loop and GIL (docs/ladder.md, "Under load").
+it forks ``--worker-processes`` more that serve the worker API alone on that port
+(`api.make_worker_app`: no pages, no snapshots), the address workers are given, so that a
+result never waits behind the page requests' event loop and GIL (docs/ladder.md, "Under load").
 """
 
 from __future__ import annotations
@@ -81,13 +81,13 @@ def http_url(host: str, port: int) -> str:
 
 
 def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print,
-          processes: int = 1, worker_port: int | None = None, pages_nice: int = 0) -> None:
+          processes: int = 1, worker_port: int | None = None, pages_nice: int = 0, worker_processes: int = 1) -> None:
     """Serve `ladder`'s pages and API on host:port with `workers` local workers until
     interrupted; `processes` server processes share the listening socket (`fork_server`);
-    `worker_port` (0: any free port): one more process serves the worker API alone there, and
-    the local workers use it; `pages_nice`: the processes serving pages run that much nicer
-    (lower CPU priority) than the worker listener and the local workers, so a flood of page
-    requests does not queue the workers' results."""
+    `worker_port` (0: any free port): `worker_processes` more processes serve the worker API
+    alone there, and the local workers use it; `pages_nice`: the processes serving pages run
+    that much nicer (lower CPU priority) than the worker listeners and the local workers, so a
+    flood of page requests does not queue the workers' results."""
     import uvicorn
 
     from arena.ladder.api import make_app, make_worker_app
@@ -106,7 +106,8 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     if worker_port is not None:  # forked, as the others, before this process starts any thread
         worker_listener = tcp_listener(host, worker_port)
         direct = http_url(host, worker_listener.getsockname()[1])
-        children.append(fork_server(ladder, make_worker_app(ladder), worker_listener, pages=False))
+        worker_app = make_worker_app(ladder)
+        children += [fork_server(ladder, worker_app, worker_listener, pages=False) for _ in range(worker_processes)]
     running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
     os.nice(pages_nice)  # after the workers started; on Linux it holds for this thread and those it starts
     ladder.snapshots.start()

@@ -28,9 +28,10 @@ from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
 from arena.ladder.db import (POOL_SIZE, blobs, bots, bump_generation, game_seats, games, people,
-                             single_reads, take_write_lock, tasks, versions)
+                             single_reads, take_write_lock, tasks, versions, WriterQueue)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
+from arena.ladder.prebuilt import prebuilt
 from arena.ladder.ranking import Ranking
 from arena.ladder.scheduler import LadderGame
 from arena.ladder.standings import LiveStandings, refit_rows, top_comparison
@@ -141,6 +142,22 @@ def game_row(spec: Spec, record: Mapping[str, Any]) -> dict[str, Any]:
             "seats": seats}
 
 
+_GAME_COLUMNS = ("key", "ruleset", "seats", "deal", "rotation", "result", "record", "gate", "created")
+_SEAT_COLUMNS = ("game", "seat", "version")
+
+
+def _insert_rows(table: sa.Table, count: int, columns: Sequence[str], returning: Sequence[Any] = ()) -> Any:
+    """An INSERT of `count` rows of `columns` into `table` in one statement (row k's value of
+    column c bound as ``c_k``), returning `returning` per row."""
+    statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(count)])
+    return statement.returning(*returning) if returning else statement
+
+
+def _numbered(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> dict[str, Any]:
+    """`rows` as `_insert_rows`'s parameters."""
+    return {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns}
+
+
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
     """Each bot's current version, in the order they entered (passed the gate); disabled
     bots and versions left out."""
@@ -164,6 +181,8 @@ class Ladder:
         """`engine` for reads of one statement (`db.single_reads`)."""
         self.lock = threading.RLock()
         """Held by every write (`writing`)."""
+        self.writers = WriterQueue(engine)
+        """Taken after `lock` by every write: SQLite's writers in several processes queue on it."""
         self.commits = GroupCommit(self.writing, self.lock, self.store_results)
         """Stores results that arrive together in one transaction (arena.ladder.commits)."""
         self.standings_lock = threading.RLock()
@@ -201,7 +220,7 @@ class Ladder:
         (`db.take_write_lock`); `changes_pages`: it changes what the pages show (counted in
         `db.generation`, and `generation` bumped once it committed); `versions`: more than
         new games (`db.bump_generation`)."""
-        with self.lock:
+        with self.lock, self.writers.turn():
             with self.engine.begin() as conn:
                 take_write_lock(conn)
                 yield conn
@@ -424,16 +443,20 @@ class Ladder:
 
     @staticmethod
     def _insert_games(conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Checked games (`game_row`) stored: one INSERT for the games, one for their seats."""
+        """Checked games (`game_row`) stored: one INSERT for the games, one for their seats, each
+        the driver's SQL for that many rows (`prebuilt`)."""
         if not rows:
             return
         now = time.time()
-        # ids mapped back by key (UNIQUE): SQLAlchemy returns them in the rows' order only at the price of
-        # a statement per game here; the order of ids within one transaction is whatever the database gave
-        ids = {key: game_id for key, game_id in conn.execute(games.insert().returning(games.c.key, games.c.id),
-                                                             [dict(row["game"], created=now) for row in rows])}
-        conn.execute(game_seats.insert(), [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
-                                           for row in rows for seat, version in enumerate(row["seats"])])
+        stored = [dict(row["game"], created=now) for row in rows]
+        insert = prebuilt(conn, ("insert_games", len(stored)), lambda: _insert_rows(games, len(stored), _GAME_COLUMNS,
+                                                                                     (games.c.key, games.c.id)))
+        # ids mapped back by key (UNIQUE): the order of ids within one transaction is whatever the database gave
+        ids = {key: game_id for key, game_id in insert.run(conn, _numbered(stored, _GAME_COLUMNS))}
+        seats = [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
+                 for row in rows for seat, version in enumerate(row["seats"])]
+        prebuilt(conn, ("insert_seats", len(seats)), lambda: _insert_rows(game_seats, len(seats), _SEAT_COLUMNS)
+                 ).run(conn, _numbered(seats, _SEAT_COLUMNS))
 
     @classmethod
     def _insert_game(cls, conn: Connection, row: Mapping[str, Any]) -> None:

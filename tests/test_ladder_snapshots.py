@@ -43,6 +43,17 @@ def gated(ladder: Ladder, names=("alpha", "beta")):
     return admin, worker
 
 
+def one_result_stored(url: str):
+    """A gated ladder whose worker token has stored one result by `complete_request`: the ladder,
+    the admin, the token and a second leased task not yet returned."""
+    ladder = make_ladder(url)
+    admin, worker = gated(ladder)
+    token = ladder.issue_token(admin, "worker")
+    first, second = ladder.lease(worker)["tasks"][:2]
+    assert ladder.complete_request(f"Bearer {token}", first["id"], inline_result(first))["stored"]
+    return ladder, admin, token, second
+
+
 def test_a_record_is_checked_with_neither_the_process_nor_the_database_lock_held(tmp_path, monkeypatch):
     ladder = make_ladder(database_url(None, tmp_path))
     admin, worker = gated(ladder)
@@ -435,11 +446,7 @@ def test_a_result_s_read_and_store_run_as_driver_sql_compiled_once(db_url):
 
     from arena.ladder import prebuilt
 
-    ladder = make_ladder(db_url)
-    admin, worker = gated(ladder)
-    token = ladder.issue_token(admin, "worker")
-    first, second = ladder.lease(worker)["tasks"][:2]
-    assert ladder.complete_request(f"Bearer {token}", first["id"], inline_result(first))["stored"]
+    ladder, _, token, second = one_result_stored(db_url)
     built = len(prebuilt._BUILT)
     ran: list[tuple[str, bool]] = []
     sa.event.listen(ladder.engine, "before_cursor_execute", lambda conn, cursor, statement, parameters, context, many:
@@ -457,11 +464,7 @@ def test_a_result_s_read_and_store_run_as_driver_sql_compiled_once(db_url):
 def test_a_revoked_token_is_refused_on_its_next_result_and_the_task_stays_unstored(db_url):
     from arena.ladder.accounts import AccessError
 
-    ladder = make_ladder(db_url)
-    admin, worker = gated(ladder)
-    token = ladder.issue_token(admin, "worker")
-    first, second = ladder.lease(worker)["tasks"][:2]
-    assert ladder.complete_request(f"Bearer {token}", first["id"], inline_result(first))["stored"]
+    ladder, admin, token, second = one_result_stored(db_url)
     [listed] = [t for t in ladder.tokens(admin) if t["scope"] == "worker" and t["revoked"] is None][-1:]
     assert ladder.revoke(admin, listed["id"]) == 1
     with pytest.raises(AccessError, match="unknown or revoked") as refused:
@@ -477,12 +480,11 @@ def test_a_revoked_token_is_refused_on_its_next_result_and_the_task_stays_unstor
     assert ladder.counts()["games"] == before + 1
 
 
-def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_replaced(pg_server, tmp_path,
-                                                                                       monkeypatch):
+def engine_counting_pings(pg_server, tmp_path, monkeypatch):
+    """An engine on a fresh PostgreSQL database whose pings are counted (the list), and the
+    backend pid of its one pooled connection."""
     import sqlalchemy as sa
     from ladder_support import fresh_database
-
-    from arena.ladder import db
 
     engine = connect(database_url(fresh_database(pg_server), tmp_path))
     pings: list[int] = []
@@ -490,6 +492,16 @@ def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_r
     monkeypatch.setattr(engine.dialect, "do_ping", lambda dbapi: pings.append(1) or real_ping(dbapi))
     with engine.connect() as conn:
         backend = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+    return engine, pings, backend
+
+
+def test_postgresql_connections_are_pinged_only_after_idling_and_a_dead_one_is_replaced(pg_server, tmp_path,
+                                                                                       monkeypatch):
+    import sqlalchemy as sa
+
+    from arena.ladder import db
+
+    engine, pings, backend = engine_counting_pings(pg_server, tmp_path, monkeypatch)
     for _ in range(3):  # back and out again at once: no ping
         with engine.connect() as conn:
             assert conn.execute(sa.text("SELECT pg_backend_pid()")).scalar() == backend
@@ -511,14 +523,8 @@ def test_a_postgresql_connection_ended_while_it_idled_briefly_is_replaced_withou
     """A server restart (or a terminated backend) shorter than the idle-ping delay: the closed
     socket is seen at checkout, the connection pinged and replaced, the request served."""
     import sqlalchemy as sa
-    from ladder_support import fresh_database
 
-    engine = connect(database_url(fresh_database(pg_server), tmp_path))
-    pings: list[int] = []
-    real_ping = engine.dialect.do_ping
-    monkeypatch.setattr(engine.dialect, "do_ping", lambda dbapi: pings.append(1) or real_ping(dbapi))
-    with engine.connect() as conn:
-        backend = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+    engine, pings, backend = engine_counting_pings(pg_server, tmp_path, monkeypatch)
     other = sa.create_engine(engine.url, poolclass=sa.pool.NullPool)
     with other.connect() as conn:
         conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend})

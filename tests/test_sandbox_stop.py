@@ -4,39 +4,16 @@ before any rival is asked is `tests/test_attacks.py`'s."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 import arena.channel
 from arena.channel import Channel
-from arena.plugins import load_registry
 from arena.sandbox import SandboxHost, sandbox_unavailable
-from arena.seats import Limits, settle_stops
+from arena.seats import settle_stops
+from test_sandbox_prefork import INFO, LIMITS, OUTCOME, observation, state  # noqa: F401 (shared helpers)
 
 REASON = sandbox_unavailable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox can be made here: {REASON}")
-
-LIMITS = Limits(time_per_decision=2.0, time_bank=2.0, memory_mb=400, time_for_start=30)
-INFO = {"ruleset": "flip-7", "version": "1", "options": {}, "seat": 0, "players": 2, "bots": ["a", "b"]}
-OUTCOME = {"standing": [1, 2], "scores": [1, 0], "reason": "test"}
-
-
-def observation() -> dict:
-    """The first decision of a two-player Flip 7 deal, as a bot receives it."""
-    ruleset = load_registry().ruleset("flip-7").cls
-    game = ruleset.new_game(2, ruleset.resolve_options(), random.Random(1))
-    seat = game.current_seat()
-    return {"ruleset": ruleset.id, "version": ruleset.version, "options": ruleset.resolve_options(), "seat": seat,
-            "players": 2, "view": game.view(seat), "events": [], "legal_actions": game.legal_actions()}
-
-
-def state(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
-    except OSError:
-        return "gone"
 
 
 @pytest.fixture

@@ -142,20 +142,19 @@ def game_row(spec: Spec, record: Mapping[str, Any]) -> dict[str, Any]:
             "seats": seats}
 
 
-_GAME_COLUMNS = ("key", "ruleset", "seats", "deal", "rotation", "result", "record", "gate", "created")
-_SEAT_COLUMNS = ("game", "seat", "version")
+def _insert_many(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]],
+                 returning: Sequence[Any] = ()) -> Any:
+    """INSERT `rows` (each with the same columns, in the same order) into `table` in one
+    statement, the driver's SQL for that many rows of those columns (`prebuilt`: row k's value
+    of column c bound as ``c_k``); its result, one row of `returning` per row inserted."""
+    columns = tuple(rows[0])
 
+    def build() -> Any:
+        statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(len(rows))])
+        return statement.returning(*returning) if returning else statement
 
-def _insert_rows(table: sa.Table, count: int, columns: Sequence[str], returning: Sequence[Any] = ()) -> Any:
-    """An INSERT of `count` rows of `columns` into `table` in one statement (row k's value of
-    column c bound as ``c_k``), returning `returning` per row."""
-    statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(count)])
-    return statement.returning(*returning) if returning else statement
-
-
-def _numbered(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> dict[str, Any]:
-    """`rows` as `_insert_rows`'s parameters."""
-    return {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns}
+    key = ("insert", table.name, columns, len(rows), tuple(column.name for column in returning))
+    return prebuilt(conn, key, build).run(conn, {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns})
 
 
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
@@ -449,14 +448,10 @@ class Ladder:
             return
         now = time.time()
         stored = [dict(row["game"], created=now) for row in rows]
-        insert = prebuilt(conn, ("insert_games", len(stored)), lambda: _insert_rows(games, len(stored), _GAME_COLUMNS,
-                                                                                     (games.c.key, games.c.id)))
         # ids mapped back by key (UNIQUE): the order of ids within one transaction is whatever the database gave
-        ids = {key: game_id for key, game_id in insert.run(conn, _numbered(stored, _GAME_COLUMNS))}
-        seats = [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
-                 for row in rows for seat, version in enumerate(row["seats"])]
-        prebuilt(conn, ("insert_seats", len(seats)), lambda: _insert_rows(game_seats, len(seats), _SEAT_COLUMNS)
-                 ).run(conn, _numbered(seats, _SEAT_COLUMNS))
+        ids = {key: game_id for key, game_id in _insert_many(conn, games, stored, (games.c.key, games.c.id))}
+        _insert_many(conn, game_seats, [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
+                                        for row in rows for seat, version in enumerate(row["seats"])])
 
     @classmethod
     def _insert_game(cls, conn: Connection, row: Mapping[str, Any]) -> None:

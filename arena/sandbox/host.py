@@ -201,8 +201,7 @@ class SandboxHost(BotHost):
         launcher = self.launcher
         launcher.check_escape()
         channel = self._channel()
-        if pending_stops:
-            self._resuming()
+        self._resuming()
         try:
             return channel.request(message, timeout, launcher.cont, self._stop)
         except BaseException:
@@ -218,8 +217,8 @@ class SandboxHost(BotHost):
     def _resuming(self) -> None:
         """Before the bot is resumed: every other bot's stop verified; its own, if not
         yet verified, needs no verification (it is asked again before any rival is)."""
-        if pending_stops:
-            pending_stops.pop(id(self), None)
+        if pending_stops:  # a dict, empty unless a stop awaits its verification
+            forget_stop(self)
             settle_stops()
 
     # -- the protocol ----------------------------------------------------------

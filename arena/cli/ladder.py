@@ -24,9 +24,9 @@ PAGES_NICE = 10
 "Under load"): with 10 the listener is given ~9 times a page process's share of a busy core."""
 WORKER_PROCESSES = 2
 """How many processes serve the worker port by default (docs/ladder.md, "Under load"): two
-listeners get results more of a busy machine's CPU than one (lower medians on both databases,
-a lower p99 on SQLite, mixed on PostgreSQL, in loaded interleaved runs); SQLite's writers
-queue on a file lock (`db.WriterQueue`)."""
+listeners get results more of a busy machine's CPU than one (a lower results p99 on both
+databases in every one of 3 quiet interleaved rounds); SQLite's writers queue on a file lock
+(`db.WriterQueue`)."""
 TOKEN_HELP = "API token (default: $ARENA_LADDER_TOKEN)."
 
 

@@ -3,10 +3,14 @@ next transaction and its one commit (a group commit), in a fixed number of state
 
 A commit waits for the disk (a WAL fsync on SQLite, a WAL flush on PostgreSQL): most of a
 result's time under the write lock, and with results stored one transaction each, the
-posting workers queue behind one another's fsyncs. `GroupCommit.run(item)` queues `item`,
-then waits for the lock; the thread that gets it takes every item queued by then and stores
+posting workers queue behind one another's fsyncs. `GroupCommit.run(item)` queues `item`;
+one thread at a time leads: it waits for the lock, takes every item queued by then and stores
 them all with one call, `store(conn, items)`, in one transaction (`Ladder.writing`), so one
-commit stores them all, and the others find theirs done. `store` issues the same statements
+commit stores them all. The others wait for their item to be done, not for the lock: each is
+answered as soon as its transaction committed (they queued on the lock before, and one whose
+item was done then waited behind the next batch's whole store: the slowest results under the
+load benchmark, docs/ladder.md); a waiter whose item is still queued leads the next batch.
+`store` issues the same statements
 for one item as for a hundred (`Ladder.store_results`): the lock is held for a few statements,
 not a few per result, and each statement is a point where a thread gives up the GIL and may
 wait for it. If that transaction fails, each item is stored again in a transaction of its
@@ -36,13 +40,16 @@ class _Job:
 
 class GroupCommit:
     """Stores items in shared transactions (see the module docstring). `writing(changes_pages,
-    versions)` opens a write transaction; `lock` is the one it takes (re-entrant); `store`
-    stores a batch in it."""
+    versions)` opens a write transaction; `lock` is the one it takes (re-entrant), which the
+    thread calling `run` must not hold; `store` stores a batch in it."""
 
     def __init__(self, writing: Callable[..., ContextManager[Connection]], lock: Any, store: Store):
         self._writing, self._lock, self._store_batch = writing, lock, store
         self._queue: list[_Job] = []
-        self._mutex = threading.Lock()
+        self._changed = threading.Condition(threading.Lock())
+        """Guards `_queue` and `_leading`; notified when a batch is done."""
+        self._leading = False
+        """Whether a thread is storing a batch (or waiting for the lock to)."""
         self.transactions = 0
         """How many transactions stored the items so far (fewer than the items: they were shared)."""
 
@@ -50,13 +57,23 @@ class GroupCommit:
         """`item`'s value from `store` once its transaction committed (its exception if it
         failed); `versions`: it changes more than games (`db.bump_generation`)."""
         job = _Job(item, versions)
-        with self._mutex:
+        with self._changed:
             self._queue.append(job)
-        with self._lock:  # whoever holds it is storing a batch; ours may be in it
-            if not job.done:
-                with self._mutex:
-                    batch, self._queue = self._queue, []
-                self._store(batch)
+            while self._leading and not job.done:
+                self._changed.wait()
+            lead = not job.done  # no one is storing, and ours is not stored: ours leads the next batch
+            if lead:
+                self._leading = True
+        if lead:
+            try:
+                with self._lock:
+                    with self._changed:
+                        batch, self._queue = self._queue, []
+                    self._store(batch)
+            finally:
+                with self._changed:
+                    self._leading = False
+                    self._changed.notify_all()
         if job.error is not None:
             raise job.error
         return job.value

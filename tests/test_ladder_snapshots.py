@@ -443,6 +443,41 @@ def test_a_result_stored_in_a_shared_transaction_is_answered_before_the_lock_is_
         second.join(timeout=30)
 
 
+def test_results_queued_while_a_store_waits_for_the_database_write_lock_join_its_transaction():
+    import contextlib
+
+    from arena.ladder.commits import GroupCommit
+
+    waiting, other_process_done = threading.Event(), threading.Event()
+    stored: list[list[str]] = []
+
+    @contextlib.contextmanager
+    def writing(**_: object):
+        waiting.set()
+        assert other_process_done.wait(30)  # another process's transaction holds the database's write lock
+        yield None
+
+    def store(conn, items):
+        stored.append(list(items))
+        return [f"{item} stored" for item in items]
+
+    commits = GroupCommit(writing, threading.RLock(), store)
+    answers: dict[str, object] = {}
+    threads = [threading.Thread(target=lambda item=item: answers.update({item: commits.run(item)}))
+               for item in ("first", "second")]
+    threads[0].start()
+    assert waiting.wait(30)  # the first leads, and waits for the write lock
+    threads[1].start()
+    deadline = time.monotonic() + 30
+    while not any(job.item == "second" for job in commits._queue) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    other_process_done.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert stored == [["first", "second"]]  # one transaction: the second was queued before the lock was held
+    assert answers == {"first": "first stored", "second": "second stored"}
+
+
 def test_sqlite_writers_of_two_processes_queue_on_the_writers_file_and_store_each_result_once(tmp_path):
     url = database_url(None, tmp_path)
     first = make_ladder(url)

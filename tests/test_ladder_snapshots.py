@@ -368,6 +368,116 @@ def test_a_store_failing_in_a_shared_transaction_fails_only_its_own_request(tmp_
     assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1
 
 
+class TurnLock:
+    """A lock granted in the order it was asked for (a ticket each), so a test decides who gets it next."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.asked = 0
+        self._serving = 0
+
+    def __enter__(self) -> None:
+        with self._changed:
+            ticket, self.asked = self.asked, self.asked + 1
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: self._serving == ticket)
+
+    def __exit__(self, *exc: object) -> None:
+        with self._changed:
+            self._serving += 1
+            self._changed.notify_all()
+
+    def wait_asked(self, count: int) -> None:
+        with self._changed:
+            assert self._changed.wait_for(lambda: self.asked >= count, timeout=30)
+
+
+def test_a_result_stored_in_a_shared_transaction_is_answered_before_the_lock_is_free_again():
+    import contextlib
+
+    from arena.ladder.commits import GroupCommit
+
+    lock, other_write_done = TurnLock(), threading.Event()
+    stored: list[list[str]] = []
+
+    @contextlib.contextmanager
+    def writing(**_: object):
+        yield None
+
+    def store(conn, items):
+        stored.append(list(items))
+        return [f"{item} stored" for item in items]
+
+    commits = GroupCommit(writing, lock, store)
+    answers: dict[str, object] = {}
+
+    def post(item: str) -> None:
+        answers[item] = commits.run(item)
+
+    def other_write() -> None:  # a lease or heartbeat: holds the lock until the test lets go
+        with lock:
+            other_write_done.wait(30)
+
+    with lock:  # ticket 0: the test's
+        first = threading.Thread(target=post, args=("first",))
+        first.start()
+        lock.wait_asked(2)  # the first result leads: it waits for the lock (ticket 1)
+        writer = threading.Thread(target=other_write)
+        writer.start()
+        lock.wait_asked(3)  # the other write is next after it (ticket 2)
+        second = threading.Thread(target=post, args=("second",))
+        second.start()
+        deadline = time.monotonic() + 30
+        while len(commits._queue) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    # the first result's batch stores both; the other write then holds the lock
+    first.join(timeout=30)
+    second.join(timeout=5)
+    try:
+        assert stored == [["first", "second"]]
+        assert not second.is_alive()  # answered once its batch committed, not after the other write
+        assert answers == {"first": "first stored", "second": "second stored"}
+    finally:
+        other_write_done.set()
+        writer.join(timeout=30)
+        second.join(timeout=30)
+
+
+def test_results_queued_while_a_store_waits_for_the_database_write_lock_join_its_transaction():
+    import contextlib
+
+    from arena.ladder.commits import GroupCommit
+
+    waiting, other_process_done = threading.Event(), threading.Event()
+    stored: list[list[str]] = []
+
+    @contextlib.contextmanager
+    def writing(**_: object):
+        waiting.set()
+        assert other_process_done.wait(30)  # another process's transaction holds the database's write lock
+        yield None
+
+    def store(conn, items):
+        stored.append(list(items))
+        return [f"{item} stored" for item in items]
+
+    commits = GroupCommit(writing, threading.RLock(), store)
+    answers: dict[str, object] = {}
+    threads = [threading.Thread(target=lambda item=item: answers.update({item: commits.run(item)}))
+               for item in ("first", "second")]
+    threads[0].start()
+    assert waiting.wait(30)  # the first leads, and waits for the write lock
+    threads[1].start()
+    deadline = time.monotonic() + 30
+    while not any(job.item == "second" for job in commits._queue) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    other_process_done.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert stored == [["first", "second"]]  # one transaction: the second was queued before the lock was held
+    assert answers == {"first": "first stored", "second": "second stored"}
+
+
 def test_sqlite_writers_of_two_processes_queue_on_the_writers_file_and_store_each_result_once(tmp_path):
     url = database_url(None, tmp_path)
     first = make_ladder(url)

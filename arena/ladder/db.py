@@ -268,9 +268,14 @@ def bump_generation(conn: Connection, versions: bool = False) -> None:
     """Count a change of what the pages show (in the writing transaction); `versions`: more
     than new games (a version uploaded, gated or disabled)."""
     for name in (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,):
-        counted = prebuilt(conn, "bump", lambda: _BUMP).run(conn, {"setting": name}).rowcount
-        if not counted:
-            conn.execute(settings.insert().values(name=name, value="1"))
+        bump_setting(conn, name)
+
+
+def bump_setting(conn: Connection, name: str) -> None:
+    """Add one to the `settings` counter `name` (in the writing transaction)."""
+    counted = prebuilt(conn, "bump", lambda: _BUMP).run(conn, {"setting": name}).rowcount
+    if not counted:
+        conn.execute(settings.insert().values(name=name, value="1"))
 
 
 _BUMP = settings.update().where(settings.c.name == sa.bindparam("setting")).values(

@@ -27,8 +27,8 @@ from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import (POOL_SIZE, blobs, bots, bump_generation, game_seats, games, people,
-                             single_reads, take_write_lock, tasks, versions, WriterQueue)
+from arena.ladder.db import (POOL_SIZE, VERSIONS_GENERATION, blobs, bots, bump_generation, bump_setting, game_seats,
+                             games, people, single_reads, take_write_lock, tasks, versions, WriterQueue)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
 from arena.ladder.prebuilt import prebuilt
@@ -336,7 +336,7 @@ class Ladder:
         checked = self.checked_result(caller, task_id, result)
         if not isinstance(checked, Storing):
             return checked
-        return dict(self.commits.run(checked, versions=checked.checked.version is not None))
+        return dict(self.commits.run(checked))
 
     def complete_request(self, authorization: str | None, task_id: int, result: Mapping[str, Any]) -> dict[str, Any]:
         """`complete` for the ``Authorization`` header of a request: the token's caller and the
@@ -349,7 +349,7 @@ class Ladder:
         checked = self._checked_task(caller, task_id, row if row.kind is not None else None, result)
         if not isinstance(checked, Storing):
             return checked
-        return dict(self.commits.run(checked, versions=checked.checked.version is not None))
+        return dict(self.commits.run(checked))
 
     def warm_results(self) -> None:
         """Make this process's first results cost what its later ones do (a worker listener's
@@ -398,9 +398,10 @@ class Ladder:
         """Store checked results (`commits.GroupCommit`'s batch) in `conn`'s transaction, each once,
         in the order given, with the same statements for one as for many: the tasks marked done
         (one UPDATE), the games and their seats (one INSERT each), and a gate's version (two per
-        gate). A task already done, or given twice, is answered "already stored" after its first."""
+        gate, and the versions' change counter once). A task already done, or given twice, is
+        answered "already stored" after its first."""
         fresh = leases.finish_many(conn, [item.task for item in items])  # those done by no one before
-        answers, rows = [], []
+        answers, rows, gated = [], [], False
         for item in items:
             if item.task not in fresh:  # stored while this one was checked
                 answers.append({"task": item.task, "stored": False, "note": "already stored"})
@@ -410,8 +411,11 @@ class Ladder:
             if item.checked.version is not None:
                 assert item.version is not None  # a gate's spec names its version
                 self._store_version(conn, item.version, item.checked.version)
+                gated = True
             answers.append({"task": item.task, "stored": True})
         self._insert_games(conn, rows)
+        if gated:  # more than new games (the batch's `writing` counts the change itself: `db.bump_generation`)
+            bump_setting(conn, VERSIONS_GENERATION)
         return answers
 
     def _checked_game(self, spec: Spec, record: Any) -> "Checked | str":

@@ -39,7 +39,7 @@ import stat
 import time
 from dataclasses import dataclass
 
-from arena.sandbox import seccomp
+from arena.sandbox import mappings, seccomp
 
 PROTOCOL_FDS = frozenset({0, 1, 2, 3, 4})
 NAMESPACES = ("user", "pid", "mnt", "ipc") + (("net",) if seccomp.game_program() is None else ())
@@ -133,15 +133,11 @@ def _fds(pid: int) -> set[int]:
         raise Unreadable(f"/proc/{pid}/fd") from exc
 
 
-SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
-
-
 def _shared_writable(pid: int) -> str | None:
-    text = _read(f"/proc/{pid}/maps", 1 << 28)
-    if b"w-s " not in text and b"wxs " not in text:  # the usual case, without the slower search
-        return None
-    found = SHARED_WRITABLE.search(text)
-    return None if found is None else found.group().decode("utf-8", "replace")[:100]
+    try:
+        return mappings.shared_writable(f"/proc/{pid}/maps")
+    except PermissionError as exc:
+        raise Unreadable(f"/proc/{pid}/maps") from exc
 
 
 def _dumpable(pid: int) -> bool:

@@ -49,7 +49,7 @@ import sys
 import time
 import traceback
 
-from arena.sandbox import seccomp
+from arena.sandbox import mappings, seccomp
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -138,13 +138,8 @@ def check_fit_to_fork(wait: float = 2.0) -> None:
     for fd, before in sorted(_IDENTITIES.items()):
         if _identity(fd) not in (before, None):
             raise SandboxCheckError(f"descriptor {fd} was replaced (it is now {_describe(fd)})")
-    with open("/proc/self/maps", "rb") as maps:
-        text = maps.read()
-    if b"w-s " in text or b"wxs " in text:  # else no shared writable mapping: skip the slower parse
-        for line in text.decode("utf-8", "replace").splitlines():
-            perms = line.split()[1]
-            if "w" in perms and perms.endswith("s"):
-                raise SandboxCheckError(f"a shared writable mapping is open: {line.strip()[:100]}")
+    if (mapping := mappings.shared_writable("/proc/self/maps")) is not None:
+        raise SandboxCheckError(f"a shared writable mapping is open: {mapping}")
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise SandboxCheckError("cannot make the zygote non-dumpable")

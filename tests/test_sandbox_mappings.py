@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import mmap
 import os
 import subprocess
 import sys
@@ -57,9 +56,18 @@ def test_kernel_query_finds_the_shared_writable_mapping_the_maps_text_shows(kind
 
 
 def test_own_shared_writable_mapping_is_found_and_then_gone():
-    assert mappings.shared_writable("/proc/self/maps") is None
-    shared = mmap.mmap(-1, 4096)
-    found = mappings.shared_writable("/proc/self/maps")
+    """As the zygote checks itself (/proc/self/maps), in a fresh interpreter."""
+    code = textwrap.dedent("""
+        import mmap
+        from arena.sandbox import mappings
+        seen = [mappings.shared_writable("/proc/self/maps")]
+        shared = mmap.mmap(-1, 4096)
+        seen.append(mappings.shared_writable("/proc/self/maps"))
+        shared.close()
+        seen.append(mappings.shared_writable("/proc/self/maps"))
+        print(repr(seen))
+    """)
+    before, found, after = eval(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                               text=True).stdout)
+    assert before is None and after is None
     assert found is not None and " rw-s " in found
-    shared.close()
-    assert mappings.shared_writable("/proc/self/maps") is None

@@ -192,18 +192,18 @@ def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
         time.sleep(0.0002)
 
 
-def problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None = None) -> str | None:
+def problem(zygote: int, game: int, descriptors: Descriptors | None = None) -> str | None:
     """Why the game process may not start, or None. Without `descriptors` (what the
     harness made), only the descriptors' numbers are checked."""
     try:
-        return _problem(zygote, waiter, game, descriptors)
+        return _problem(zygote, game, descriptors)
     except OSError:  # ENOENT, or ESRCH from a /proc file of a process that died while read
         return "a process of the sandbox ended while it was being checked"
 
 
-def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
-    statuses = {pid: _status_or_none(pid) for pid in (zygote, waiter, game)}  # each read once
-    return (_processes_problem(zygote, waiter, game, descriptors, statuses)
+def _problem(zygote: int, game: int, descriptors: Descriptors | None) -> str | None:
+    statuses = {pid: _status_or_none(pid) for pid in (zygote, game)}  # each read once
+    return (_processes_problem(zygote, game, descriptors, statuses)
             or _privileges_problem(statuses[zygote], statuses[game], game)
             or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game))
 
@@ -215,12 +215,12 @@ def _status_or_none(pid: int) -> dict[str, str] | None:
         return None
 
 
-def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None,
+def _processes_problem(zygote: int, game: int, descriptors: Descriptors | None,
                        statuses: dict[int, dict[str, str] | None]) -> str | None:
-    """Threads, descriptors and shared mappings of all three (`statuses`: their status
-    fields, None where unreadable); whether the zygote and the waiter are dumpable."""
+    """Threads, descriptors and shared mappings of both (`statuses`: their status
+    fields, None where unreadable); whether the zygote is dumpable."""
     fd_check = _descriptors if descriptors is None else descriptors.problem
-    for pid, who in ((zygote, "zygote"), (waiter, "game's waiter"), (game, "game process")):
+    for pid, who in ((zygote, "zygote"), (game, "game process")):
         status = statuses[pid]
         threads = None if status is None or status.get("Threads") == "1" else status.get("Threads", "?")
         if threads is not None:
@@ -231,9 +231,8 @@ def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descrip
                     return f"its {who} {found}"
             except Unreadable:
                 pass
-    for pid, who in ((zygote, "zygote"), (waiter, "game's waiter")):
-        if os.geteuid() == 0 and _dumpable(pid):
-            return f"its {who} is dumpable (its memory could be written through /proc)"
+    if os.geteuid() == 0 and _dumpable(zygote):
+        return "its zygote is dumpable (its memory could be written through /proc)"
     return None
 
 

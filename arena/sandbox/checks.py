@@ -2,14 +2,13 @@
 
 The zygote checks itself before every fork, but it runs in the interpreter that
 imported the bot: import-time code could rewrite those checks. So the harness
-checks again, from outside, once the zygote and the game's waiter are stopped
-(they stay stopped for the whole game) and before the game starts: nothing the
-bot's code does can change what is read here. A game may start only if:
+checks again, from outside, once the zygote is stopped (it stays stopped for the
+whole game) and before the game starts: nothing the bot's code does can change what
+is read here. A game may start only if:
 
-- the zygote and the waiter run one thread each, map nothing shared and
-  writable, and are not dumpable (so no process of their uid can read or write
-  their memory);
-- every descriptor of all three is what the harness made (`Descriptors`),
+- the zygote runs one thread, maps nothing shared and writable, and is not
+  dumpable (so no process of its uid can read or write its memory);
+- every descriptor of both is what the harness made (`Descriptors`),
   compared by what it points to, not by its number: 0 is /dev/null, 1 and 2 the
   bot's log (write-only, append-only), 3 and 4 the harness's pipes. Anything else
   (a file of the zygote's /tmp moved onto descriptor 0, say) would carry notes

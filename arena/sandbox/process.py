@@ -39,9 +39,9 @@ class SandboxLauncher(Launched):
         self.watch_fd: int | None = None
         """The game process's pidfd while a zygote's game runs: readable once it ended."""
         self.base: frozenset[int] = frozenset()  # bwrap, its init and the zygote: they run no bot code
-        self.keep: frozenset[int] = frozenset()  # those never stopped: the base, and the game's waiter
+        self.keep: frozenset[int] = frozenset()  # those never stopped between decisions: the base
         self.stopped: set[int] = set()  # the bot's processes, stopped between its requests
-        self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
+        self._paused: list[int] = []  # the zygote, stopped for the whole game
         self._lease: UidLease | None = None
         self._log: BotLog | None = None
         self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox

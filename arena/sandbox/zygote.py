@@ -10,7 +10,7 @@ a few milliseconds and nothing one game does can reach another:
   the file or pipe it was before the import), no shared writable mapping, and not
   dumpable (no game can write into its memory). A failed check is reported to the
   harness as the bot's fault;
-- the game process gets new user, PID, mount and IPC namespaces: it cannot see or
+- the game process gets new user, PID, mount and IPC namespaces (`_fork_game`): it cannot see or
   signal the zygote or any earlier game, System V IPC starts empty, `/tmp` (its
   working directory) and `/dev/shm` are fresh, size-capped tmpfs, `/proc` is empty;
   then it drops every capability, becomes undumpable and adds the game's seccomp
@@ -23,19 +23,24 @@ every installed plugin when none are named; a bot from a file (``PATH.py:Class``
 is imported from its file.
 
 Import-time code runs in this interpreter and could rewrite these checks, so the
-harness does not rely on them alone: it stops the zygote and the game's waiter for
-the whole game and checks all three processes from outside (`arena.sandbox.checks`)
-before the game starts, then kills the waiter, still stopped, when the game ends.
+harness does not rely on them alone: it stops the zygote for the whole game and
+checks it and the game process from outside (`arena.sandbox.checks`) before the game
+starts, then kills the game's processes before it lets the zygote run again.
 
 The protocol is `arena.protocol`'s, with messages of its own. The harness sends
 `hello` once (with ``"pause": true`` when it stops and checks every game from
 outside, and resumes the zygote after it). The zygote keeps the next game's process
-ready (forked and set up before its game starts); that process says
-``{"type": "ready"}`` (with `pause`, its waiter says it once the zygote, the game
-process and the waiter itself are stopped), then reads the game's `start` and answers
-it and the game's `act` and `end` messages itself on the same channel. When it has ended (the harness kills it after `end`) the
-zygote reports ``{"type": "exit", "code": C}`` and forks the next one when the
-harness sends ``{"type": "next"}``.
+ready (forked with one `clone` into its namespaces and set up before its game
+starts). With `pause` the game process tells the zygote on a private pipe, and the
+zygote says ``{"type": "ready"}`` (the harness then stops the zygote and the game
+process, checks both and holds them: nothing here stops itself, so no stop of its
+own can land after the harness resumed it); without, the game process says it. The
+game process then reads the game's `start` and answers it and the game's `act` and
+`end` messages itself on the same channel. When it has ended (the harness kills it
+after `end`) the zygote reports ``{"type": "exit", "code": C}`` (C: None with
+`pause`, where the game process is the zygote's sibling and its end is not the
+zygote's to see) and forks the next one when the harness sends ``{"type": "next"}``
+(with `pause`: it reads `next` first, then reports).
 """
 
 from __future__ import annotations
@@ -388,6 +393,33 @@ def _said_ready(said: int, told: int) -> bool:
     return word == b"r"
 
 
+def _serve_game(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> dict | None:
+    """Fork one game's process, report its end (``exit``); the harness's next message."""
+    sys.stderr.flush()
+    ids = os.getuid(), os.getgid()
+    ready = os.pipe() if pause else (-1, -1)
+    pid = _fork_game(pause)
+    if pid == 0:
+        _game_process(bot_cls, channel, tmp_mb, ids, ready)
+    channel.buffer = b""  # what was read ahead is the game process's (its `start`)
+    if pause:
+        # Its sibling: the harness ends it, then lets this zygote read `next`; its end is
+        # not this zygote's to see (None). The harness stops this zygote once it hears
+        # `ready` and keeps it stopped for the game: nothing here stops itself.
+        if _said_ready(*ready):
+            channel.send({"type": "ready"})
+            message = channel.read()
+            channel.send({"type": "exit", "code": None})
+            return message
+        channel.send({"type": "exit", "code": None})
+        return channel.read()
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code > 128 and _CLONE is None:
+        code = 128 - code  # the game process died of signal code-128 (the middle process's word): -N
+    channel.send({"type": "exit", "code": code})
+    return channel.read()
+
+
 def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) -> int:
     """Load the bot (the plugins of `distributions` only; None: every installed plugin),
     then keep one game process ready: fork it, report how it ended (``exit``), and fork
@@ -428,30 +460,7 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
             blame = f" (first seen after importing the distribution {culprit!r})" if culprit else ""
             channel.send({"type": "error", "message": f"sandbox check failed: {exc}{blame}"})
             return 1
-        sys.stderr.flush()
-        ids = os.getuid(), os.getgid()
-        ready = os.pipe() if pause else (-1, -1)
-        pid = _fork_game(pause)
-        if pid == 0:
-            _game_process(bot_cls, channel, tmp_mb, ids, ready)
-        channel.buffer = b""  # what was read ahead is the game process's (its `start`)
-        if pause:
-            # Its sibling: the harness ends it, then lets this zygote read `next`; its end is
-            # not this zygote's to see (None). The harness stops this zygote once it hears
-            # `ready` and keeps it stopped for the game: nothing here stops itself.
-            if _said_ready(*ready):
-                channel.send({"type": "ready"})
-                message = channel.read()
-                channel.send({"type": "exit", "code": None})
-            else:
-                channel.send({"type": "exit", "code": None})
-                message = channel.read()
-        else:
-            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-            if code > 128 and _CLONE is None:
-                code = 128 - code  # the game process died of signal code-128 (the middle process's word): -N
-            channel.send({"type": "exit", "code": code})
-            message = channel.read()
+        message = _serve_game(bot_cls, channel, tmp_mb, pause)
         if message is None or message.get("type") == "shutdown":
             return 0
         if message.get("type") != "next":

@@ -357,6 +357,8 @@ class SandboxHost(BotHost):
             return BotFault(FaultKind.MEMORY, f"ran out of memory in {what}()", fatal=True)
         if isinstance(code, int):
             return exit_fault(code, f" in {what}()")
+        if code is None:  # a paused zygote's game process, which the zygote cannot wait for
+            return BotFault(FaultKind.CRASH, f"its game process ended before it was ready (in {what}())", fatal=True)
         return BotFault(FaultKind.CRASH, f"exited with code {code} in {what}()", fatal=True)
 
     def _charge_cpu(self, wall: float) -> None:

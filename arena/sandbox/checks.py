@@ -2,14 +2,13 @@
 
 The zygote checks itself before every fork, but it runs in the interpreter that
 imported the bot: import-time code could rewrite those checks. So the harness
-checks again, from outside, once the zygote and the game's waiter are stopped
-(they stay stopped for the whole game) and before the game starts: nothing the
-bot's code does can change what is read here. A game may start only if:
+checks again, from outside, once the zygote is stopped (it stays stopped for the
+whole game) and before the game starts: nothing the bot's code does can change what
+is read here. A game may start only if:
 
-- the zygote and the waiter run one thread each, map nothing shared and
-  writable, and are not dumpable (so no process of their uid can read or write
-  their memory);
-- every descriptor of all three is what the harness made (`Descriptors`),
+- the zygote runs one thread, maps nothing shared and writable, and is not
+  dumpable (so no process of its uid can read or write its memory);
+- every descriptor of both is what the harness made (`Descriptors`),
   compared by what it points to, not by its number: 0 is /dev/null, 1 and 2 the
   bot's log (write-only, append-only), 3 and 4 the harness's pipes. Anything else
   (a file of the zygote's /tmp moved onto descriptor 0, say) would carry notes
@@ -39,7 +38,7 @@ import stat
 import time
 from dataclasses import dataclass
 
-from arena.sandbox import seccomp
+from arena.sandbox import mappings, seccomp
 
 PROTOCOL_FDS = frozenset({0, 1, 2, 3, 4})
 NAMESPACES = ("user", "pid", "mnt", "ipc") + (("net",) if seccomp.game_program() is None else ())
@@ -133,15 +132,11 @@ def _fds(pid: int) -> set[int]:
         raise Unreadable(f"/proc/{pid}/fd") from exc
 
 
-SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
-
-
 def _shared_writable(pid: int) -> str | None:
-    text = _read(f"/proc/{pid}/maps", 1 << 28)
-    if b"w-s " not in text and b"wxs " not in text:  # the usual case, without the slower search
-        return None
-    found = SHARED_WRITABLE.search(text)
-    return None if found is None else found.group().decode("utf-8", "replace")[:100]
+    try:
+        return mappings.shared_writable(f"/proc/{pid}/maps")
+    except PermissionError as exc:
+        raise Unreadable(f"/proc/{pid}/maps") from exc
 
 
 def _dumpable(pid: int) -> bool:
@@ -196,18 +191,18 @@ def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
         time.sleep(0.0002)
 
 
-def problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None = None) -> str | None:
+def problem(zygote: int, game: int, descriptors: Descriptors | None = None) -> str | None:
     """Why the game process may not start, or None. Without `descriptors` (what the
     harness made), only the descriptors' numbers are checked."""
     try:
-        return _problem(zygote, waiter, game, descriptors)
+        return _problem(zygote, game, descriptors)
     except OSError:  # ENOENT, or ESRCH from a /proc file of a process that died while read
         return "a process of the sandbox ended while it was being checked"
 
 
-def _problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None) -> str | None:
-    statuses = {pid: _status_or_none(pid) for pid in (zygote, waiter, game)}  # each read once
-    return (_processes_problem(zygote, waiter, game, descriptors, statuses)
+def _problem(zygote: int, game: int, descriptors: Descriptors | None) -> str | None:
+    statuses = {pid: _status_or_none(pid) for pid in (zygote, game)}  # each read once
+    return (_processes_problem(zygote, game, descriptors, statuses)
             or _privileges_problem(statuses[zygote], statuses[game], game)
             or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game))
 
@@ -219,12 +214,12 @@ def _status_or_none(pid: int) -> dict[str, str] | None:
         return None
 
 
-def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descriptors | None,
+def _processes_problem(zygote: int, game: int, descriptors: Descriptors | None,
                        statuses: dict[int, dict[str, str] | None]) -> str | None:
-    """Threads, descriptors and shared mappings of all three (`statuses`: their status
-    fields, None where unreadable); whether the zygote and the waiter are dumpable."""
+    """Threads, descriptors and shared mappings of both (`statuses`: their status
+    fields, None where unreadable); whether the zygote is dumpable."""
     fd_check = _descriptors if descriptors is None else descriptors.problem
-    for pid, who in ((zygote, "zygote"), (waiter, "game's waiter"), (game, "game process")):
+    for pid, who in ((zygote, "zygote"), (game, "game process")):
         status = statuses[pid]
         threads = None if status is None or status.get("Threads") == "1" else status.get("Threads", "?")
         if threads is not None:
@@ -235,9 +230,8 @@ def _processes_problem(zygote: int, waiter: int, game: int, descriptors: Descrip
                     return f"its {who} {found}"
             except Unreadable:
                 pass
-    for pid, who in ((zygote, "zygote"), (waiter, "game's waiter")):
-        if os.geteuid() == 0 and _dumpable(pid):
-            return f"its {who} is dumpable (its memory could be written through /proc)"
+    if os.geteuid() == 0 and _dumpable(zygote):
+        return "its zygote is dumpable (its memory could be written through /proc)"
     return None
 
 

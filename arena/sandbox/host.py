@@ -156,7 +156,7 @@ class SandboxHost(BotHost):
         deadline = time.monotonic() + self.limits.startup_seconds
         hello = {"type": "hello", "protocol": PROTOCOL_VERSION}
         if self.zygote and self.launcher.cgroup is not None:  # it admits (stops, checks, resumes) every game
-            hello["pause"] = True  # so the zygote and the waiter stop themselves once a game process is ready
+            hello["pause"] = True  # so the zygote forks its games as its siblings, which it cannot wait for
         channel.send(hello, self.limits.startup_seconds, deadline)
         reply = channel.receive(deadline, self.limits.startup_seconds)
         if reply.get("type") == "error":
@@ -357,6 +357,8 @@ class SandboxHost(BotHost):
             return BotFault(FaultKind.MEMORY, f"ran out of memory in {what}()", fatal=True)
         if isinstance(code, int):
             return exit_fault(code, f" in {what}()")
+        if code is None:  # a paused zygote's game process, which the zygote cannot wait for
+            return BotFault(FaultKind.CRASH, f"its game process ended before it was ready (in {what}())", fatal=True)
         return BotFault(FaultKind.CRASH, f"exited with code {code} in {what}()", fatal=True)
 
     def _charge_cpu(self, wall: float) -> None:

@@ -39,9 +39,9 @@ class SandboxLauncher(Launched):
         self.watch_fd: int | None = None
         """The game process's pidfd while a zygote's game runs: readable once it ended."""
         self.base: frozenset[int] = frozenset()  # bwrap, its init and the zygote: they run no bot code
-        self.keep: frozenset[int] = frozenset()  # those never stopped: the base, and the game's waiter
+        self.keep: frozenset[int] = frozenset()  # those never stopped between decisions: the base
         self.stopped: set[int] = set()  # the bot's processes, stopped between its requests
-        self._paused: list[int] = []  # the zygote and the game's waiter, stopped for the whole game
+        self._paused: list[int] = []  # the zygote, stopped for the whole game
         self._lease: UidLease | None = None
         self._log: BotLog | None = None
         self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox
@@ -117,17 +117,18 @@ class SandboxLauncher(Launched):
             self.stop()
 
     def _sandbox_processes(self) -> frozenset[int]:
-        """bwrap (outside), its init (inside) and the zygote: they run no bot code."""
+        """bwrap (outside), its init (inside) and the zygote: they run no bot code. The
+        zygote is the init's child in the init's PID namespace (a game process, its sibling
+        once forked, is in one of its own)."""
         if self.cgroup is None or self.popen is None:
             return frozenset()
         parents = {pid: parent_of(pid) for pid in self.cgroup.procs()}
-        chain = [self.popen.pid]
-        for _ in range(2):
-            children = [pid for pid, parent in parents.items() if parent == chain[-1]]
-            if len(children) != 1:
-                break
-            chain.append(children[0])
-        return frozenset(chain)
+        inits = [pid for pid, parent in parents.items() if parent == self.popen.pid]
+        if len(inits) != 1:
+            return frozenset({self.popen.pid})
+        depth = _namespace_depth(inits[0])
+        zygotes = [pid for pid, parent in parents.items() if parent == inits[0] and _namespace_depth(pid) == depth]
+        return frozenset([self.popen.pid, *inits, *zygotes[:1]] if len(zygotes) == 1 else [self.popen.pid, *inits])
 
     def kill(self) -> None:
         """Kill every process of the sandbox."""
@@ -276,52 +277,57 @@ class SandboxLauncher(Launched):
     # -- a zygote's games ---------------------------------------------------------
 
     def admit_game(self) -> None:
-        """Stop the zygote and the game's waiter for the whole game (they run the bot's
-        imported code too, and must learn nothing of the game), and check all three from
-        outside (`checks`); a fatal fault, the sandbox killed, if the check fails."""
+        """Stop the zygote for the whole game (it runs the bot's imported code too, and
+        must learn nothing of the game) and check it and the game process from outside
+        (`checks`); a fatal fault, the sandbox killed, if the check fails. The game process
+        is the zygote's sibling, a child of the sandbox's init (`zygote._fork_game`)."""
         if self.cgroup is None:
             return  # no cgroup to find them by (a harness that is not root): the zygote's own checks only
-        if len(self.base) != 3:  # its processes not found: the zygote's own checks only
-            self.cgroup.signal_all(signal.SIGCONT)  # a zygote and waiter told to pause (`SandboxHost._start`)
-            return
-        zygote = max(self.base, key=self._depth)
-        parents = {pid: parent_of(pid) for pid in self.cgroup.procs() if pid not in self.base}
-        waiters = [pid for pid, parent in parents.items() if parent == zygote]
-        games = [pid for pid, parent in parents.items() if parent in waiters]
-        if len(waiters) != 1 or len(games) != 1 or len(parents) != 2:
+        if len(self.base) != 3:  # told to pause, its zygote reads the game's channel until stopped
             self.kill()
-            raise BotFault(FaultKind.CRASH, f"sandbox check failed: expected one game process, found {len(parents)} "
+            raise BotFault(FaultKind.CRASH, "sandbox check failed: its zygote could not be found", fatal=True)
+        zygote = max(self.base, key=self._depth)
+        init = parent_of(zygote)
+        others = [pid for pid in self.cgroup.procs() if pid not in self.base]
+        if len(others) != 1 or parent_of(others[0]) != init:
+            self.kill()
+            raise BotFault(FaultKind.CRASH, f"sandbox check failed: expected one game process, found {len(others)} "
                                             "processes", fatal=True)
-        paused = [zygote, waiters[0]]
-        for pid in paused:
-            send_signal(pid, signal.SIGSTOP)  # one that is gone fails the check below
-        why = None if checks.wait_stopped(paused) else "its zygote could not be stopped"
-        why = why or checks.problem(zygote, waiters[0], games[0], self._descriptors)
+        game = others[0]
+        send_signal(zygote, signal.SIGSTOP)  # one that is gone fails the check below
+        why = None if checks.wait_stopped([zygote]) else "its zygote could not be stopped"
+        why = why or checks.problem(zygote, game, self._descriptors)
         if why:
             self.kill()
             raise BotFault(FaultKind.CRASH, f"sandbox check failed: {why}", fatal=True)
-        self._paused = paused
-        self.keep = self.base | {waiters[0]}
+        self._paused = [zygote]
+        self.keep = self.base
         try:
-            self.watch_fd = os.pidfd_open(games[0])
+            self.watch_fd = os.pidfd_open(game)
         except (AttributeError, OSError):
             self.watch_fd = None
-        self._hold(games[0])
+        self._hold(game)
 
     def _hold(self, game: int) -> None:
         """Keep the admitted game process stopped until its hand-over (its `start`):
-        from here to there nothing of the bot runs, which `hand_over` verifies."""
+        from here to there nothing of the bot runs, which `hand_over` verifies. No other
+        process may have come meanwhile (one forked before the check would have missed it)."""
         send_signal(game, signal.SIGSTOP)
         if not checks.wait_stopped([game]) or _state(game) != "T":
             self.kill()
             raise BotFault(FaultKind.CRASH, "sandbox check failed: its game process could not be stopped",
                            fatal=True)
+        procs = sorted(self.cgroup.procs()) if self.cgroup else []
+        if self.cgroup is not None and set(procs) != self.base | {game}:
+            self.kill()
+            raise BotFault(FaultKind.CRASH, "sandbox check failed: a process came beside its game process "
+                                            "before its game", fatal=True)
         self.stopped = {game}  # `cont` lets it run at its first request, the game's start
-        self._held = (tuple(self._paused) + (game,), sorted(self.cgroup.procs()) if self.cgroup else [])
+        self._held = (tuple(self._paused) + (game,), procs)
 
     def held(self) -> list[int]:
         """The processes kept stopped from the check of the next game's process to its
-        hand-over (the zygote, the game's waiter, the game process), or [] when none is."""
+        hand-over (the zygote, the game process), or [] when none is."""
         return [] if self._held is None else list(self._held[0])
 
     def hand_over(self) -> None:
@@ -347,16 +353,16 @@ class SandboxLauncher(Launched):
         return depth
 
     def end_game(self) -> None:
-        """Kill the game's processes, its waiter still stopped, so nothing of the game
+        """Kill the game's processes, the zygote still stopped, so nothing of the game
         outlives it and the zygote learns nothing of how it ended; take the game's log;
         then let the zygote run again (`kill_game`, then `resume_zygote`)."""
         self.kill_game()
         self.resume_zygote()
 
     def kill_game(self) -> None:
-        """SIGKILL the game's processes, its waiter still stopped (none of them runs
-        the bot's code again), and take the game's log: the part of `end_game` a game's
-        end waits for. The zygote stays stopped until `resume_zygote`."""
+        """SIGKILL the game's processes (none of them runs the bot's code again) and take
+        the game's log: the part of `end_game` a game's end waits for. The zygote stays
+        stopped until `resume_zygote`."""
         if self.cgroup is not None:
             self.cgroup.signal_all(signal.SIGKILL, self.base)
         self._end_watch()
@@ -403,6 +409,18 @@ def readable(fd: int) -> bool:
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     return bool(poller.poll(0))
+
+
+def _namespace_depth(pid: int) -> int:
+    """How many PID namespaces `pid` is in (its NSpid's length; 0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"NSpid:"):
+                    return len(line.split()) - 1
+    except OSError:
+        pass
+    return 0
 
 
 def parent_of(pid: int) -> int:

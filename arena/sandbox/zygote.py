@@ -10,7 +10,7 @@ a few milliseconds and nothing one game does can reach another:
   the file or pipe it was before the import), no shared writable mapping, and not
   dumpable (no game can write into its memory). A failed check is reported to the
   harness as the bot's fault;
-- the game process gets new user, PID, mount and IPC namespaces: it cannot see or
+- the game process gets new user, PID, mount and IPC namespaces (`_fork_game`): it cannot see or
   signal the zygote or any earlier game, System V IPC starts empty, `/tmp` (its
   working directory) and `/dev/shm` are fresh, size-capped tmpfs, `/proc` is empty;
   then it drops every capability, becomes undumpable and adds the game's seccomp
@@ -23,25 +23,31 @@ every installed plugin when none are named; a bot from a file (``PATH.py:Class``
 is imported from its file.
 
 Import-time code runs in this interpreter and could rewrite these checks, so the
-harness does not rely on them alone: it stops the zygote and the game's waiter for
-the whole game and checks all three processes from outside (`arena.sandbox.checks`)
-before the game starts, then kills the waiter, still stopped, when the game ends.
+harness does not rely on them alone: it stops the zygote for the whole game and
+checks it and the game process from outside (`arena.sandbox.checks`) before the game
+starts, then kills the game's processes before it lets the zygote run again.
 
 The protocol is `arena.protocol`'s, with messages of its own. The harness sends
 `hello` once (with ``"pause": true`` when it stops and checks every game from
 outside, and resumes the zygote after it). The zygote keeps the next game's process
-ready (forked and set up before its game starts); that process says
-``{"type": "ready"}`` (with `pause`, its waiter says it once the zygote, the game
-process and the waiter itself are stopped), then reads the game's `start` and answers
-it and the game's `act` and `end` messages itself on the same channel. When it has ended (the harness kills it after `end`) the
-zygote reports ``{"type": "exit", "code": C}`` and forks the next one when the
-harness sends ``{"type": "next"}``.
+ready (forked with one `clone` into its namespaces and set up before its game
+starts). With `pause` the game process tells the zygote on a private pipe, and the
+zygote says ``{"type": "ready"}`` (the harness then stops the zygote and the game
+process, checks both and holds them: nothing here stops itself, so no stop of its
+own can land after the harness resumed it); without, the game process says it. The
+game process then reads the game's `start` and answers it and the game's `act` and
+`end` messages itself on the same channel. When it has ended (the harness kills it
+after `end`) the zygote reports ``{"type": "exit", "code": C}`` (C: None with
+`pause`, where the game process is the zygote's sibling and its end is not the
+zygote's to see) and forks the next one when the harness sends ``{"type": "next"}``
+(with `pause`: it reads `next` first, then reports).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import random
 import signal
 import stat
@@ -49,8 +55,9 @@ import sys
 import time
 import traceback
 
-from arena.sandbox import seccomp
+from arena.sandbox import mappings, seccomp
 
+CLONE_PARENT = 0x00008000
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
@@ -65,6 +72,11 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _GAME_FILTER = seccomp.game_program()
 _GAME_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (CLONE_NEWNET if _GAME_FILTER is None else 0)
 """A game's own namespaces: a network one only where no filter keeps it to unix sockets."""
+_CLONE = seccomp.ABIS.get(platform.machine(), [(0, {})])[0][1].get("clone")
+"""The number of this machine's `clone` system call (None: not known here, `_fork_game` forks twice).
+Not `clone3`: the sandbox's filter refuses it (its flags are out of a filter's reach)."""
+_syscall = ctypes.PyDLL(None, use_errno=True).syscall  # a PyDLL call keeps the GIL, as os.fork does
+_syscall.restype = ctypes.c_long
 
 
 class SandboxCheckError(Exception):
@@ -138,13 +150,8 @@ def check_fit_to_fork(wait: float = 2.0) -> None:
     for fd, before in sorted(_IDENTITIES.items()):
         if _identity(fd) not in (before, None):
             raise SandboxCheckError(f"descriptor {fd} was replaced (it is now {_describe(fd)})")
-    with open("/proc/self/maps", "rb") as maps:
-        text = maps.read()
-    if b"w-s " in text or b"wxs " in text:  # else no shared writable mapping: skip the slower parse
-        for line in text.decode("utf-8", "replace").splitlines():
-            perms = line.split()[1]
-            if "w" in perms and perms.endswith("s"):
-                raise SandboxCheckError(f"a shared writable mapping is open: {line.strip()[:100]}")
+    if (mapping := mappings.shared_writable("/proc/self/maps")) is not None:
+        raise SandboxCheckError(f"a shared writable mapping is open: {mapping}")
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise SandboxCheckError("cannot make the zygote non-dumpable")
@@ -210,13 +217,57 @@ def _check(result: int, what: str) -> None:
         raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
 
-def _enter_fresh_namespaces(uid: int, gid: int) -> None:
-    """New user, PID, mount and IPC namespaces (the PID one for its children). Not a
-    network namespace (making and later freeing one cost 1.5-2 ms of CPU a game): the
-    sandbox's own (loopback only) is shared by its games, which the game's seccomp
-    filter lets open unix sockets only (`seccomp.SOCKET_RULES`); a new one where this
-    machine has no filter."""
-    _check(_libc.unshare(_GAME_NAMESPACES), "unshare")
+def _fork_game(pause: bool) -> int:
+    """Fork the game's process into new user, PID, mount and IPC namespaces (the init of
+    its PID namespace): 0 in it, its pid in the zygote. Not a network namespace (making
+    and later freeing one cost 1.5-2 ms of CPU a game): the sandbox's own (loopback only)
+    is shared by its games, which the game's seccomp filter lets open unix sockets only
+    (`seccomp.SOCKET_RULES`); a new one where this machine has no filter.
+
+    One `clone` system call (a fork of the loaded bot costs ~1.5 ms of CPU: one, not two).
+    With `pause` the game process is the zygote's sibling (CLONE_PARENT): the sandbox's
+    init reaps it, so the zygote learns nothing of how it ended, not even its resource
+    usage (`wait4`); else the zygote's child, whose exit code it reports. Where the
+    `clone` number is not known: fork, `unshare`, fork again; the middle process exits at
+    once with `pause` (its child goes to the sandbox's init), else it waits and passes on
+    the game's exit code. Either way the game process writes its own uid and gid maps
+    (`_write_id_maps`)."""
+    flags = _GAME_NAMESPACES | (CLONE_PARENT if pause else 0)
+    if _CLONE is not None:
+        ctypes.pythonapi.PyOS_BeforeFork()  # what os.fork does around fork(): locks, at-fork hooks
+        pid = _syscall(ctypes.c_long(_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD), None, None, None, None)
+        if pid == 0:
+            ctypes.pythonapi.PyOS_AfterFork_Child()
+            return 0
+        error = ctypes.get_errno()
+        ctypes.pythonapi.PyOS_AfterFork_Parent()
+        if pid < 0:
+            raise OSError(error, f"clone: {os.strerror(error)}")
+        return pid
+    middle = os.fork()
+    if middle != 0:
+        if pause:
+            os.waitpid(middle, 0)  # it ended at once
+        return middle
+    status = 70
+    try:
+        _check(_libc.unshare(_GAME_NAMESPACES), "unshare")
+        game = os.fork()
+        if game == 0:
+            return 0
+        status = 0 if pause else os.waitstatus_to_exitcode(os.waitpid(game, 0)[1])
+        status = status if status >= 0 else 128 - status
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        if os.getpid() != 1:  # not the game process: the middle one ends here
+            sys.stderr.flush()
+            os._exit(status)
+    return 0
+
+
+def _write_id_maps(uid: int, gid: int) -> None:
+    """In the game process, in its new user namespace: its uid and gid are the zygote's."""
     with open("/proc/self/setgroups", "w") as f:
         f.write("deny")
     with open("/proc/self/uid_map", "w") as f:
@@ -299,76 +350,74 @@ def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
     return 0
 
 
-def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> None:
-    """In the forked child (the game's waiter): make the namespaces, fork the game's init,
-    wait for it. The init prepares its files, then waits for the game's `start` and plays it.
-    With `pause` the waiter stops the zygote, the ready init and itself (`_pause_when_ready`)."""
-    status = 70
+def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, ids: tuple[int, int], ready: tuple[int, int]) -> None:
+    """In the game process (`_fork_game`'s child, in its new namespaces, with the zygote's
+    uid and gid `ids`): make its id maps and fresh files, say it is ready, then wait for
+    the game's `start` and play it. With `pause`, it says so to the zygote alone, on the
+    pipe `ready` (read end, write end), whose ends it closes (it keeps no descriptor of
+    it); else to the harness, on the channel."""
+    said, told = ready
+    code = 70
     try:
-        # Dumpable only while it writes its own uid map (/proc/self is root's otherwise).
-        _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-        _enter_fresh_namespaces(os.getuid(), os.getgid())
-        _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the game cannot write into this waiter
-        said, told = os.pipe() if pause else (-1, -1)
-        pid = os.fork()
-        if pid == 0:
-            code = 70
-            try:
-                _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # until its files are set up (/proc/self)
-                _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # its namespace dies with this process
-                _fresh_files(tmp_mb)
-                if pause:  # its waiter says "ready" once this process is stopped
-                    from arena.protocol import encode
+        _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # until its maps and files are set up (/proc/self)
+        if said < 0:  # the zygote's child: its namespace dies with the zygote
+            _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
+        _write_id_maps(*ids)
+        _fresh_files(tmp_mb)
+        if said >= 0:  # the harness hears from the zygote, then stops and checks both
+            from arena.protocol import encode
 
-                    encode({"type": "ready"})  # what replying first touches is copied now, not in its start
-                    os.close(said)
-                    os.write(told, b"r")
-                    os.close(told)
-                else:
-                    channel.send({"type": "ready"})  # the harness checks this process, then starts it
-                start = channel.read()
-                code = 0 if start is None or start.get("type") != "start" else play_game(bot_cls, start, channel)
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stderr.flush()
-                os._exit(code)
-        wait_status = _pause_when_ready(pid, said, told, channel) if pause else None
-        if wait_status is None:  # not reaped while it paused
-            _, wait_status = os.waitpid(pid, 0)
-        status = os.waitstatus_to_exitcode(wait_status)
-        status = status if status >= 0 else 128 - status
+            encode({"type": "ready"})  # what replying first touches is copied now, not in its start
+            os.close(said)
+            os.write(told, b"r")
+            os.close(told)
+        else:
+            channel.send({"type": "ready"})  # the harness checks this process, then starts it
+        start = channel.read()
+        code = 0 if start is None or start.get("type") != "start" else play_game(bot_cls, start, channel)
     except BaseException:
         traceback.print_exc()
     finally:
         sys.stderr.flush()
-        os._exit(status)
+        os._exit(code)
 
 
-def _pause_when_ready(game: int, said: int, told: int, channel: Channel) -> int | None:
-    """In the game's waiter, once the game process said on the pipe (`said`, read until the
-    game closed its end, so that it holds no descriptor of it) that it is ready: stop it and
-    wait until it is stopped, stop the zygote, say "ready" for it, and stop this waiter.
-    The harness stops all three again and verifies it (code of the bot's import could skip
-    this): stopped here, they are found stopped at once, not each woken by the harness's
-    SIGSTOP. Signals from here all come before the harness's SIGCONT of the zygote after
-    the game, so none can stop it after that. A game process that ended before it was
-    stopped stops nothing (its end is reported): its wait status, if it was reaped here."""
+def _said_ready(said: int, told: int) -> bool:
+    """In the zygote: whether the game process said on the pipe that it is ready (read
+    until it closed its end, so that it holds no descriptor of it)."""
     os.close(told)
     word = b""
     while chunk := os.read(said, 16):
         word += chunk
     os.close(said)
-    if word != b"r":
-        return None
-    os.kill(game, signal.SIGSTOP)
-    _, wait_status = os.waitpid(game, os.WUNTRACED)
-    if not os.WIFSTOPPED(wait_status):
-        return wait_status
-    os.kill(os.getppid(), signal.SIGSTOP)
-    channel.send({"type": "ready"})  # the harness checks all three, then starts the game
-    os.kill(os.getpid(), signal.SIGSTOP)  # never resumed: killed with the game
-    return None
+    return word == b"r"
+
+
+def _serve_game(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> dict | None:
+    """Fork one game's process, report its end (``exit``); the harness's next message."""
+    sys.stderr.flush()
+    ids = os.getuid(), os.getgid()
+    ready = os.pipe() if pause else (-1, -1)
+    pid = _fork_game(pause)
+    if pid == 0:
+        _game_process(bot_cls, channel, tmp_mb, ids, ready)
+    channel.buffer = b""  # what was read ahead is the game process's (its `start`)
+    if pause:
+        # Its sibling: the harness ends it, then lets this zygote read `next`; its end is
+        # not this zygote's to see (None). The harness stops this zygote once it hears
+        # `ready` and keeps it stopped for the game: nothing here stops itself.
+        if _said_ready(*ready):
+            channel.send({"type": "ready"})
+            message = channel.read()
+            channel.send({"type": "exit", "code": None})
+            return message
+        channel.send({"type": "exit", "code": None})
+        return channel.read()
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code > 128 and _CLONE is None:
+        code = 128 - code  # the game process died of signal code-128 (the middle process's word): -N
+    channel.send({"type": "exit", "code": code})
+    return channel.read()
 
 
 def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) -> int:
@@ -411,17 +460,7 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
             blame = f" (first seen after importing the distribution {culprit!r})" if culprit else ""
             channel.send({"type": "error", "message": f"sandbox check failed: {exc}{blame}"})
             return 1
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            _game_process(bot_cls, channel, tmp_mb, pause)
-        channel.buffer = b""  # what was read ahead is the game process's (its `start`)
-        _, wait_status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(wait_status)
-        if code > 128:
-            code = 128 - code  # the game process died of signal code-128: report -N
-        channel.send({"type": "exit", "code": code})
-        message = channel.read()
+        message = _serve_game(bot_cls, channel, tmp_mb, pause)
         if message is None or message.get("type") == "shutdown":
             return 0
         if message.get("type") != "next":
@@ -431,15 +470,13 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
 
 def probe() -> None:
     """Exit 0 if a game process can be made here (the harness's one-time check)."""
-    pid = os.fork()
+    ids = os.getuid(), os.getgid()
+    pid = _fork_game(pause=False)
     if pid == 0:
         try:
-            _enter_fresh_namespaces(os.getuid(), os.getgid())
-            inner = os.fork()
-            if inner == 0:
-                _fresh_files(1)
-                os._exit(0)
-            os._exit(os.waitstatus_to_exitcode(os.waitpid(inner, 0)[1]))
+            _write_id_maps(*ids)
+            _fresh_files(1)
+            os._exit(0)
         except BaseException:
             traceback.print_exc()
             os._exit(1)

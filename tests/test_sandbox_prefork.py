@@ -120,3 +120,34 @@ def test_a_zygote_not_told_to_pause_readies_and_plays_its_games(monkeypatch):
         assert host.launcher.cgroup is None and host.launcher.held() == []
     finally:
         host.close()
+
+
+FALLBACK_FORK = """
+import os, sys
+from arena.sandbox import zygote
+zygote._CLONE = None  # as on a machine whose clone number is not known
+pause = sys.argv[1] == "pause"
+said, told = os.pipe()
+pid = zygote._fork_game(pause)
+if pid == 0:  # the game process
+    os.close(said)
+    os.write(told, str(os.getpid()).encode())
+    os._exit(7)
+os.close(told)
+seen = os.read(said, 16).decode()
+code = None if pause else os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(seen, code)
+"""
+
+
+@pytest.mark.parametrize("pause", ["pause", "no-pause"])
+def test_where_the_clone_number_is_unknown_a_game_process_is_still_the_init_of_a_new_pid_namespace(pause):
+    """The fork, unshare, fork fallback: the game is pid 1 of its own namespace; without pause
+    the middle process passes on its exit code, with pause it has already exited."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FALLBACK_FORK, pause], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == (["1", "None"] if pause == "pause" else ["1", "7"])

@@ -31,23 +31,23 @@ class _Query(ctypes.Structure):
 READABLE, WRITABLE, EXECUTABLE, SHARED, COVERING_OR_NEXT = 0x1, 0x2, 0x4, 0x8, 0x10
 PROCMAP_QUERY = (3 << 30) | (ctypes.sizeof(_Query) << 16) | (ord("f") << 8) | 17  # _IOWR('f', 17, ...)
 SHARED_WRITABLE = re.compile(rb"^\S+ [r-]w[x-]s .*$", re.MULTILINE)
-_query_works: bool | None = None  # learnt at the first query: whether this kernel has PROCMAP_QUERY
+_no_query = False  # set once this kernel was found without PROCMAP_QUERY
 
 
 def shared_writable(path: str) -> str | None:
     """The first mapping of the process whose maps file is `path` that is writable and
     shared, as a line like the maps file's (at most 100 characters), or None. Raises
     what opening `path` raises (PermissionError where the caller may not read it)."""
-    global _query_works
+    global _no_query
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        if _query_works is not False:
+        if not _no_query:
             try:
                 return _query(fd)
             except OSError as exc:
                 if exc.errno not in (errno.ENOTTY, errno.EINVAL, errno.EOPNOTSUPP):
                     raise
-                _query_works = False
+                _no_query = True
         return _from_text(fd)
     finally:
         os.close(fd)
@@ -55,7 +55,6 @@ def shared_writable(path: str) -> str | None:
 
 def _query(fd: int) -> str | None:
     """Ask the kernel for the first mapping from address 0 on that is writable and shared."""
-    global _query_works
     name = ctypes.create_string_buffer(256)
     query = _Query(size=ctypes.sizeof(_Query), query_flags=COVERING_OR_NEXT | WRITABLE | SHARED, query_addr=0,
                    vma_name_size=len(name), vma_name_addr=ctypes.addressof(name))
@@ -63,10 +62,8 @@ def _query(fd: int) -> str | None:
         fcntl.ioctl(fd, PROCMAP_QUERY, query)
     except OSError as exc:
         if exc.errno == errno.ENOENT:  # no such mapping
-            _query_works = True
             return None
         raise
-    _query_works = True
     flags = query.vma_flags
     perms = "".join(letter if flags & bit else "-" for letter, bit in (("r", READABLE), ("w", WRITABLE),
                                                                         ("x", EXECUTABLE))) + "s"

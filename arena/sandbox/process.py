@@ -128,7 +128,7 @@ class SandboxLauncher(Launched):
             return frozenset({self.popen.pid})
         depth = _namespace_depth(inits[0])
         zygotes = [pid for pid, parent in parents.items() if parent == inits[0] and _namespace_depth(pid) == depth]
-        return frozenset([self.popen.pid, *inits, *zygotes[:1]] if len(zygotes) == 1 else [self.popen.pid, *inits])
+        return frozenset([self.popen.pid, *inits, *(zygotes if len(zygotes) == 1 else [])])
 
     def kill(self) -> None:
         """Kill every process of the sandbox."""

@@ -10,6 +10,8 @@ isolation (one process reused across games) show the same bots remembering.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from arena.match import Entrant
@@ -66,14 +68,15 @@ def test_control_keyrings_remember_across_processes_of_one_uid(hosts, token):
     assert "game-1" in str(found_in_game_2(second, "memo-keyring"))
 
 
-CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "filter",
+CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "filter", "rusage",
             # the same, after import-time code rewrote the zygote's self-check: the harness's
             # checks from outside must still refuse
             "patchedthread", "patchedchild", "patchedfd", "patchedmapping", "patchedstdin", "patchedmount"]
-SERVED = ("sysv", "keyring", "log", "files")
+SERVED = ("sysv", "keyring", "log", "files", "rusage")
 """Channels the sandbox leaves open to the zygote but empty for every game: System V IPC
 and keys are refused or namespaced, the log cannot be read back, the writable places
-are fresh (or read-only)."""
+are fresh (or read-only), and a game process is not the zygote's child (`wait4` and
+`RUSAGE_CHILDREN` tell it nothing of a game's CPU time or peak memory)."""
 REFUSED_BY = {"stdin": "descriptor 0", "patchedstdin": "descriptor 0 open on /tmp/attack-memo",
               "patchedmount": "can write into the zygote's tmpfs",
               "filter": "another filter is in its place"}
@@ -128,6 +131,18 @@ def test_a_command_bot_remembers_nothing_in_the_kernels_keyrings(hosts, token):
     assert found_in_game_2(second, "memo-keyring") == {}
     assert_rivals_played_normally(first.record, attacker=0)
     assert_rivals_played_normally(second.record, attacker=1)
+
+
+def test_control_a_parent_reads_the_peak_memory_of_the_child_it_reaps():
+    """The rusage channel is real where a game process is its zygote's child: a parent
+    that reaps a child learns its peak memory (what the "rusage" leftover reads)."""
+    child = os.fork()
+    if child == 0:
+        kept = bytearray(b"\1") * (150 << 20)
+        os._exit(0 if kept else 1)
+    _, status, usage = os.wait4(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert usage.ru_maxrss >= 100 << 10  # KiB: the "rusage" leftover's threshold for a game's peak
 
 
 @pytest.mark.parametrize("channel", ["stdin", "log", "files"])

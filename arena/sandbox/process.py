@@ -330,6 +330,11 @@ class SandboxLauncher(Launched):
                                             "before its game", fatal=True)
         self.stopped = {game}  # `cont` lets it run at its first request, the game's start
         self._held = (tuple(self._paused) + (game,), procs)
+        if self.cgroup is not None:  # its threads listed now, off the game's path: nothing of the bot runs
+            stopper = cgroups.Stopper(self.cgroup, self.keep)
+            stopper.watch()
+            self._end_stopper()
+            self._stopper = stopper
 
     def held(self) -> list[int]:
         """The processes kept stopped from the check of the next game's process to its

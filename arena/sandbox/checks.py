@@ -21,7 +21,9 @@ is read here. A game may start only if:
   where there is no filter, a network namespace of its own too), sees a /tmp that is
   not the zygote's and an empty /proc,
   and can write into no filesystem the zygote can reach (every writable mount it
-  sees is one it made).
+  sees is one it made). The zygote's filesystems are the sandbox's own, read once
+  (`SandboxMounts`), while it is in the sandbox's mount namespace, where nothing of
+  the bot can mount; a zygote in a namespace of its own has its mounts read each time.
 
 Where the harness may not read another process's /proc files (a harness that is
 not root), the checks it cannot make are skipped; docs/security.md says so.

@@ -366,15 +366,15 @@ class SandboxLauncher(Launched):
     def kill_game(self) -> None:
         """SIGKILL the game's processes (none of them runs the bot's code again) and take
         the game's log: the part of `end_game` a game's end waits for. The zygote stays
-        stopped until `resume_zygote`. The game process is the init of its own PID
-        namespace (`zygote._fork_game`): its SIGKILL, sent through its pidfd, makes the
-        kernel kill every other process of the game, all of which are in that namespace,
-        and wait for them before the game process ends; `resume_zygote` verifies that."""
+        stopped until `resume_zygote`. Every process of the game is signalled at once, so
+        none runs on while rivals are asked; the game process first, through its pidfd: it
+        is the init of its own PID namespace (`zygote._fork_game`), so the kernel also kills
+        anything the listing misses, and ends it only once the rest are gone, which
+        `resume_zygote` waits for."""
         if self.cgroup is not None:
-            if self.watch_fd is None:
-                self.cgroup.signal_all(signal.SIGKILL, self.base)
-            else:
+            if self.watch_fd is not None:
                 _pidfd_kill(self.watch_fd)
+            self.cgroup.signal_all(signal.SIGKILL, self.base)
         self._ending_fd, self.watch_fd = self.watch_fd, None
         self._end_stopper()
         self._game_log = self._take_log()  # before the zygote runs again

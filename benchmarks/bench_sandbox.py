@@ -11,7 +11,9 @@ Prints, for the same bot and observation, the median over interleaved rounds of:
 - milliseconds per game start+end (start_game, one act, end_game, back to back) for a
   Python bot: a ProcessHost reuses its process, a SandboxHost forks a fresh game process
   in new namespaces from its zygote (one `clone`; +11.6 -> +7.9 ms over a ProcessHost
-  when the waiter's fork went, load 2-3, see docs/security.md); and for a command bot (tests/isolation/first_legal.sh
+  when the waiter's fork went, load 2-3; +8.3 -> +7.2 ms, medians of 7 interleaved pairs at
+  load 1-3 (quiet: +7.2 -> +6.2, 3 pairs), when a game's end became one wait on the game process's pidfd and the checks read less; the
+  floor of a game process is `bench_sandbox_floor.py`'s, see docs/security.md); and for a command bot (tests/isolation/first_legal.sh
   under /bin/sh), which a SandboxHost starts in a new sandbox every game;
 - milliseconds of start_game alone for a Python bot when its games are 50 ms apart (a
   SandboxHost readies the next game's process in that pause: the start is a hand-over);

@@ -68,17 +68,19 @@ def test_control_keyrings_remember_across_processes_of_one_uid(hosts, token):
     assert "game-1" in str(found_in_game_2(second, "memo-keyring"))
 
 
-CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "filter", "rusage",
+CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "tmpfs",
+            "filter", "rusage",
             # the same, after import-time code rewrote the zygote's self-check: the harness's
             # checks from outside must still refuse
-            "patchedthread", "patchedchild", "patchedfd", "patchedmapping", "patchedstdin", "patchedmount"]
+            "patchedthread", "patchedchild", "patchedfd", "patchedmapping", "patchedstdin", "patchedmount",
+            "patchedtmpfs"]
 SERVED = ("sysv", "keyring", "log", "files", "rusage")
 """Channels the sandbox leaves open to the zygote but empty for every game: System V IPC
 and keys are refused or namespaced, the log cannot be read back, the writable places
 are fresh (or read-only), and a game process is not the zygote's child (`wait4` and
 `RUSAGE_CHILDREN` tell it nothing of a game's CPU time or peak memory)."""
 REFUSED_BY = {"stdin": "descriptor 0", "patchedstdin": "descriptor 0 open on /tmp/attack-memo",
-              "patchedmount": "can write into the zygote's tmpfs",
+              "patchedmount": "can write into the zygote's tmpfs", "patchedtmpfs": "can write into the zygote's tmpfs",
               "filter": "another filter is in its place"}
 """What the fault says for channels whose refusal names the thing found."""
 

@@ -238,7 +238,7 @@ class Stopper:
             if not relist:
                 return self.pids
         signalled = self.group.signal_all(signal.SIGSTOP, self.keep)
-        self._watch()
+        self.watch()
         return signalled | self.pids
 
     def unstopped(self) -> list[int] | None:
@@ -264,8 +264,10 @@ class Stopper:
         for pid in sorted({self.owners.get(tid, 0) for tid in threads} - self.keep - {0}):
             _kill(pid, signal.SIGSTOP)
 
-    def _watch(self) -> None:
-        """List the threads (again until the task count holds still around the listing)."""
+    def watch(self) -> None:
+        """List the threads (again until the task count holds still around the listing).
+        Called by the first `stop`; or before it, while every process of the bot is
+        stopped (then the first `stop` signals those it knows, as any later one)."""
         for _ in range(100):
             self.close()
             before = self.group.task_count()

@@ -21,7 +21,9 @@ is read here. A game may start only if:
   where there is no filter, a network namespace of its own too), sees a /tmp that is
   not the zygote's and an empty /proc,
   and can write into no filesystem the zygote can reach (every writable mount it
-  sees is one it made).
+  sees is one it made). The zygote's filesystems are the sandbox's own, read once
+  (`SandboxMounts`), while it is in the sandbox's mount namespace, where nothing of
+  the bot can mount; a zygote in a namespace of its own has its mounts read each time.
 
 Where the harness may not read another process's /proc files (a harness that is
 not root), the checks it cannot make are skipped; docs/security.md says so.
@@ -37,6 +39,7 @@ import re
 import stat
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from arena.sandbox import mappings, seccomp
 
@@ -144,8 +147,7 @@ def _dumpable(pid: int) -> bool:
     return os.stat(f"/proc/{pid}/mem").st_uid != 0
 
 
-@dataclass(frozen=True)
-class Mount:
+class Mount(NamedTuple):
     """One line of /proc/PID/mountinfo. `device` names the filesystem (one tmpfs,
     wherever it is mounted or bound); mount ids differ between namespaces."""
 
@@ -161,17 +163,44 @@ def _mounts(pid: int) -> list[Mount]:
     """The mounts `pid` sees, in mount order."""
     found = []
     for line in _read(f"/proc/{pid}/mountinfo").decode("utf-8", "replace").splitlines():
-        fields = line.split()
-        if " - " in line and len(fields) > 5:
-            fstype = line.split(" - ", 1)[1].split()[0]
-            writable = "rw" in fields[5].split(",")
-            found.append(Mount(fields[0], fields[1], fields[2], fields[4], writable, fstype))
+        fields = line.split()  # a mount point's spaces are escaped (\040): one field each
+        if "-" in fields[6:-1]:  # the optional fields end at "-", then the filesystem type
+            fstype = fields[fields.index("-", 6) + 1]
+            found.append(Mount(fields[0], fields[1], fields[2], fields[4], "rw" in fields[5].split(","), fstype))
     return found
 
 
 def _devices(pid: int) -> set[str]:
     """The filesystems (major:minor) of every mount `pid` sees."""
     return {line.split(b" ", 3)[2].decode() for line in _read(f"/proc/{pid}/mountinfo").splitlines() if line}
+
+
+@dataclass(frozen=True)
+class SandboxMounts:
+    """The filesystems of a sandbox's own mount namespace, read once from its init (bwrap's),
+    for the checks of all its games: no process of the bot can change that namespace's
+    mounts (it has no capability there), so a zygote still in it sees exactly these. A
+    zygote in a namespace of its own (import-time code can make one, and mount in it)
+    has its mounts read at every check."""
+
+    namespace: str
+    devices: frozenset[str]
+
+    @classmethod
+    def of(cls, init: int) -> "SandboxMounts | None":
+        try:
+            return cls(os.readlink(f"/proc/{init}/ns/mnt"), frozenset(_devices(init)))
+        except (OSError, Unreadable):
+            return None
+
+    def devices_of(self, zygote: int) -> set[str] | frozenset[str]:
+        """The filesystems `zygote` sees: these, if it is in this namespace."""
+        try:
+            if os.readlink(f"/proc/{zygote}/ns/mnt") == self.namespace:
+                return self.devices
+        except PermissionError:
+            pass
+        return _devices(zygote)
 
 
 def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
@@ -191,20 +220,22 @@ def wait_stopped(pids: list[int], seconds: float = 2.0) -> bool:
         time.sleep(0.0002)
 
 
-def problem(zygote: int, game: int, descriptors: Descriptors | None = None) -> str | None:
+def problem(zygote: int, game: int, descriptors: Descriptors | None = None,
+            sandbox: SandboxMounts | None = None) -> str | None:
     """Why the game process may not start, or None. Without `descriptors` (what the
-    harness made), only the descriptors' numbers are checked."""
+    harness made), only the descriptors' numbers are checked; `sandbox`: the sandbox's
+    own mounts, read once (else the zygote's are read)."""
     try:
-        return _problem(zygote, game, descriptors)
+        return _problem(zygote, game, descriptors, sandbox)
     except OSError:  # ENOENT, or ESRCH from a /proc file of a process that died while read
         return "a process of the sandbox ended while it was being checked"
 
 
-def _problem(zygote: int, game: int, descriptors: Descriptors | None) -> str | None:
+def _problem(zygote: int, game: int, descriptors: Descriptors | None, sandbox: SandboxMounts | None) -> str | None:
     statuses = {pid: _status_or_none(pid) for pid in (zygote, game)}  # each read once
     return (_processes_problem(zygote, game, descriptors, statuses)
             or _privileges_problem(statuses[zygote], statuses[game], game)
-            or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game))
+            or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game, sandbox))
 
 
 def _status_or_none(pid: int) -> dict[str, str] | None:
@@ -268,10 +299,10 @@ def _namespaces_problem(zygote: int, game: int) -> str | None:
     return None
 
 
-def _mounts_problem(zygote: int, game: int) -> str | None:
+def _mounts_problem(zygote: int, game: int, sandbox: SandboxMounts | None) -> str | None:
     """A fresh /tmp, an empty /proc, and no writable filesystem the zygote also has."""
     try:
-        zygote_devices = _devices(zygote)
+        zygote_devices = _devices(zygote) if sandbox is None else sandbox.devices_of(zygote)
         game_mounts = _mounts(game)
     except Unreadable:
         return None

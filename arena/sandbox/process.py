@@ -38,13 +38,16 @@ class SandboxLauncher(Launched):
         self.cgroup: BotCgroup | None = None
         self.watch_fd: int | None = None
         """The game process's pidfd while a zygote's game runs: readable once it ended."""
+        self._ending_fd: int | None = None  # the killed game process's pidfd, until `resume_zygote`
         self.base: frozenset[int] = frozenset()  # bwrap, its init and the zygote: they run no bot code
+        self._chain: tuple[int, ...] = ()  # the same in order (bwrap, init, zygote), as far as found
         self.keep: frozenset[int] = frozenset()  # those never stopped between decisions: the base
         self.stopped: set[int] = set()  # the bot's processes, stopped between its requests
         self._paused: list[int] = []  # the zygote, stopped for the whole game
         self._lease: UidLease | None = None
         self._log: BotLog | None = None
         self._descriptors: checks.Descriptors | None = None  # what the harness gave the sandbox
+        self._mounts: checks.SandboxMounts | None = None  # the sandbox's own, read at its first game's check
         self._game_log: tuple[bytes, int] | None = None  # the last game's log, taken before the zygote ran on
         self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
         self._stopper: cgroups.Stopper | None = None
@@ -111,24 +114,25 @@ class SandboxLauncher(Launched):
     def note_started(self) -> None:
         """After the handshake: a zygote's sandbox processes are known; a command bot is
         stopped until its first request."""
-        self.base = self._sandbox_processes() if self.zygote else frozenset()
+        self._chain = self._sandbox_processes() if self.zygote else ()
+        self.base = frozenset(self._chain)
         self.keep = self.base
         if not self.zygote:
             self.stop()
 
-    def _sandbox_processes(self) -> frozenset[int]:
-        """bwrap (outside), its init (inside) and the zygote: they run no bot code. The
-        zygote is the init's child in the init's PID namespace (a game process, its sibling
-        once forked, is in one of its own)."""
+    def _sandbox_processes(self) -> tuple[int, ...]:
+        """bwrap (outside), its init (inside) and the zygote, in that order, as far as they
+        are found: they run no bot code. The zygote is the init's child in the init's PID
+        namespace (a game process, its sibling once forked, is in one of its own)."""
         if self.cgroup is None or self.popen is None:
-            return frozenset()
+            return ()
         parents = {pid: parent_of(pid) for pid in self.cgroup.procs()}
         inits = [pid for pid, parent in parents.items() if parent == self.popen.pid]
         if len(inits) != 1:
-            return frozenset({self.popen.pid})
+            return (self.popen.pid,)
         depth = _namespace_depth(inits[0])
         zygotes = [pid for pid, parent in parents.items() if parent == inits[0] and _namespace_depth(pid) == depth]
-        return frozenset([self.popen.pid, *inits, *(zygotes if len(zygotes) == 1 else [])])
+        return (self.popen.pid, *inits, *(zygotes if len(zygotes) == 1 else []))
 
     def kill(self) -> None:
         """Kill every process of the sandbox."""
@@ -141,6 +145,7 @@ class SandboxLauncher(Launched):
                 pass
         kill_process_group(self.popen)
         self.popen = None
+        self._mounts = None  # a new sandbox's namespace may get this one's number
         self._end_watch()
         self._end_stopper()
         self.stopped = set()
@@ -283,11 +288,10 @@ class SandboxLauncher(Launched):
         is the zygote's sibling, a child of the sandbox's init (`zygote._fork_game`)."""
         if self.cgroup is None:
             return  # no cgroup to find them by (a harness that is not root): the zygote's own checks only
-        if len(self.base) != 3:  # told to pause, its zygote reads the game's channel until stopped
+        if len(self._chain) != 3:  # told to pause, its zygote reads the game's channel until stopped
             self.kill()
             raise BotFault(FaultKind.CRASH, "sandbox check failed: its zygote could not be found", fatal=True)
-        zygote = max(self.base, key=self._depth)
-        init = parent_of(zygote)
+        _, init, zygote = self._chain
         others = [pid for pid in self.cgroup.procs() if pid not in self.base]
         if len(others) != 1 or parent_of(others[0]) != init:
             self.kill()
@@ -296,7 +300,9 @@ class SandboxLauncher(Launched):
         game = others[0]
         send_signal(zygote, signal.SIGSTOP)  # one that is gone fails the check below
         why = None if checks.wait_stopped([zygote]) else "its zygote could not be stopped"
-        why = why or checks.problem(zygote, game, self._descriptors)
+        if self._mounts is None:
+            self._mounts = checks.SandboxMounts.of(init)
+        why = why or checks.problem(zygote, game, self._descriptors, self._mounts)
         if why:
             self.kill()
             raise BotFault(FaultKind.CRASH, f"sandbox check failed: {why}", fatal=True)
@@ -324,6 +330,11 @@ class SandboxLauncher(Launched):
                                             "before its game", fatal=True)
         self.stopped = {game}  # `cont` lets it run at its first request, the game's start
         self._held = (tuple(self._paused) + (game,), procs)
+        if self.cgroup is not None:  # its threads listed now, off the game's path: nothing of the bot runs
+            stopper = cgroups.Stopper(self.cgroup, self.keep)
+            stopper.watch()
+            self._end_stopper()
+            self._stopper = stopper
 
     def held(self) -> list[int]:
         """The processes kept stopped from the check of the next game's process to its
@@ -345,13 +356,6 @@ class SandboxLauncher(Launched):
             raise BotFault(FaultKind.CRASH, f"sandbox check failed: {what} between the check of its next game's "
                                             "process and the game's start", fatal=True)
 
-    def _depth(self, pid: int) -> int:
-        """How far below bwrap `pid` is in the sandbox's base chain (bwrap 0, zygote 2)."""
-        depth = 0
-        while pid != (self.popen.pid if self.popen else 0) and depth < 3:
-            pid, depth = parent_of(pid), depth + 1
-        return depth
-
     def end_game(self) -> None:
         """Kill the game's processes, the zygote still stopped, so nothing of the game
         outlives it and the zygote learns nothing of how it ended; take the game's log;
@@ -362,31 +366,45 @@ class SandboxLauncher(Launched):
     def kill_game(self) -> None:
         """SIGKILL the game's processes (none of them runs the bot's code again) and take
         the game's log: the part of `end_game` a game's end waits for. The zygote stays
-        stopped until `resume_zygote`."""
+        stopped until `resume_zygote`. Every process of the game is signalled at once, so
+        none runs on while rivals are asked; the game process first, through its pidfd: it
+        is the init of its own PID namespace (`zygote._fork_game`), so the kernel also kills
+        anything the listing misses, and ends it only once the rest are gone, which
+        `resume_zygote` waits for."""
         if self.cgroup is not None:
+            if self.watch_fd is not None:
+                _pidfd_kill(self.watch_fd)
             self.cgroup.signal_all(signal.SIGKILL, self.base)
-        self._end_watch()
+        self._ending_fd, self.watch_fd = self.watch_fd, None
         self._end_stopper()
         self._game_log = self._take_log()  # before the zygote runs again
 
     def resume_zygote(self) -> None:
         """Once the killed game's processes are gone, let the zygote run again (a fatal
-        fault, the sandbox killed, if they cannot be killed)."""
+        fault, the sandbox killed, if they cannot be killed). Gone: the game process ended
+        (its pidfd, so every other process of its PID namespace ended before it) and the
+        cgroup lists none but the sandbox's base (one listing); else every process left
+        is killed and waited for, listing by listing (`BotCgroup.kill_all`)."""
         if self.cgroup is not None:
             # Wait until they are gone, not only signalled: a process with SIGKILL pending
             # that is entering a read of the shared channel can still take the `next`
             # the host writes next (the zygote would then wait for it forever).
-            if not self.cgroup.kill_all(keep=self.base):
+            ended = self._ending_fd is not None and _ended(self._ending_fd, 5.0)
+            if not (ended and all(pid in self.base for pid in self.cgroup.procs())) \
+                    and not self.cgroup.kill_all(keep=self.base):
                 self.kill()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
+        self._end_watch()
         for pid in self._paused:
             send_signal(pid, signal.SIGCONT)
         self.keep, self.stopped, self._paused, self._held = self.base, set(), [], None
 
     def _end_watch(self) -> None:
-        if self.watch_fd is not None:
-            os.close(self.watch_fd)
-            self.watch_fd = None
+        """Close the game process's pidfd (and a killed one's)."""
+        for fd in (self.watch_fd, self._ending_fd):
+            if fd is not None:
+                os.close(fd)
+        self.watch_fd = self._ending_fd = None
 
 
 def send_signal(pid: int, sig: int) -> None:
@@ -406,9 +424,22 @@ def _state(pid: int) -> str:
 
 
 def readable(fd: int) -> bool:
+    return _ended(fd, 0.0)
+
+
+def _ended(pidfd: int, seconds: float) -> bool:
+    """Whether the process of `pidfd` ended (waiting up to `seconds` for it)."""
     poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return bool(poller.poll(0))
+    poller.register(pidfd, select.POLLIN)
+    return bool(poller.poll(int(seconds * 1000)))
+
+
+def _pidfd_kill(pidfd: int) -> None:
+    """SIGKILL the process of `pidfd` (no other process, even if its pid was reused)."""
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # it ended already
 
 
 def _namespace_depth(pid: int) -> int:

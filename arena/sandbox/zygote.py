@@ -268,21 +268,35 @@ def _fork_game(pause: bool) -> int:
 
 def _write_id_maps(uid: int, gid: int) -> None:
     """In the game process, in its new user namespace: its uid and gid are the zygote's."""
-    with open("/proc/self/setgroups", "w") as f:
-        f.write("deny")
-    with open("/proc/self/uid_map", "w") as f:
-        f.write(f"{uid} {uid} 1")
-    with open("/proc/self/gid_map", "w") as f:
-        f.write(f"{gid} {gid} 1")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
 
 
-def _fresh_files(tmp_mb: int) -> None:
-    """Fresh tmpfs on /tmp and /dev/shm (code the sandbox bound below /tmp is bound
-    again on top, read-only), an empty read-only /proc (the sandbox's shows the zygote),
-    then no capabilities at all, and not dumpable."""
+def bound_under_tmp() -> list[str]:
+    """What the sandbox binds below /tmp (code on the import path), outermost first: a
+    game process binds it again on its fresh /tmp. Read once, before any bot code runs:
+    a zygote that changed its mounts since gets no other binds (and the harness's outside
+    check still finds a game's /tmp fresh, or fails)."""
     with open("/proc/self/mountinfo") as mountinfo:
-        under_tmp = sorted({line.split()[4] for line in mountinfo if line.split()[4].startswith("/tmp/")},
-                           key=len)
+        return sorted({line.split()[4] for line in mountinfo if line.split()[4].startswith("/tmp/")}, key=len)
+
+
+class _CapabilityHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapabilityData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _fresh_files(tmp_mb: int, under_tmp: list[str]) -> None:
+    """Fresh tmpfs on /tmp and /dev/shm (`under_tmp`, code the sandbox bound below /tmp,
+    is bound again on top, read-only), an empty read-only /proc (the sandbox's shows the
+    zygote), then no capabilities at all, and not dumpable."""
     kept = [(path, os.open(path, os.O_PATH)) for path in under_tmp]
     options = f"size={tmp_mb << 20},mode=1777".encode()
     for target in (b"/tmp", b"/dev/shm"):
@@ -302,15 +316,7 @@ def _fresh_files(tmp_mb: int) -> None:
     os.chdir("/tmp")
     _check(_libc.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                        b"size=4k,mode=555"), "hide /proc")
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
-
-    _check(_libc.capset(ctypes.byref(Header(CAPABILITY_VERSION_3, 0)), (Data * 2)()), "capset")
+    _check(_libc.capset(ctypes.byref(_CapabilityHeader(CAPABILITY_VERSION_3, 0)), (_CapabilityData * 2)()), "capset")
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if _GAME_FILTER is not None:
@@ -350,7 +356,8 @@ def play_game(bot_cls: type, start: dict, channel: Channel) -> int:
     return 0
 
 
-def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, ids: tuple[int, int], ready: tuple[int, int]) -> None:
+def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, under_tmp: list[str], ids: tuple[int, int],
+                  ready: tuple[int, int]) -> None:
     """In the game process (`_fork_game`'s child, in its new namespaces, with the zygote's
     uid and gid `ids`): make its id maps and fresh files, say it is ready, then wait for
     the game's `start` and play it. With `pause`, it says so to the zygote alone, on the
@@ -363,7 +370,7 @@ def _game_process(bot_cls: type, channel: Channel, tmp_mb: int, ids: tuple[int, 
         if said < 0:  # the zygote's child: its namespace dies with the zygote
             _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
         _write_id_maps(*ids)
-        _fresh_files(tmp_mb)
+        _fresh_files(tmp_mb, under_tmp)
         if said >= 0:  # the harness hears from the zygote, then stops and checks both
             from arena.protocol import encode
 
@@ -393,14 +400,14 @@ def _said_ready(said: int, told: int) -> bool:
     return word == b"r"
 
 
-def _serve_game(bot_cls: type, channel: Channel, tmp_mb: int, pause: bool) -> dict | None:
+def _serve_game(bot_cls: type, channel: Channel, tmp_mb: int, under_tmp: list[str], pause: bool) -> dict | None:
     """Fork one game's process, report its end (``exit``); the harness's next message."""
     sys.stderr.flush()
     ids = os.getuid(), os.getgid()
     ready = os.pipe() if pause else (-1, -1)
     pid = _fork_game(pause)
     if pid == 0:
-        _game_process(bot_cls, channel, tmp_mb, ids, ready)
+        _game_process(bot_cls, channel, tmp_mb, under_tmp, ids, ready)
     channel.buffer = b""  # what was read ahead is the game process's (its `start`)
     if pause:
         # Its sibling: the harness ends it, then lets this zygote read `next`; its end is
@@ -425,6 +432,7 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
     then keep one game process ready: fork it, report how it ended (``exit``), and fork
     the next when the harness says ``next``."""
     _private_channel()
+    under_tmp = bound_under_tmp()
     _IDENTITIES.update({fd: identity for fd in (0, 1, 2, CHANNEL_IN, CHANNEL_OUT)
                         if (identity := _identity(fd)) is not None})
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -460,7 +468,7 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
             blame = f" (first seen after importing the distribution {culprit!r})" if culprit else ""
             channel.send({"type": "error", "message": f"sandbox check failed: {exc}{blame}"})
             return 1
-        message = _serve_game(bot_cls, channel, tmp_mb, pause)
+        message = _serve_game(bot_cls, channel, tmp_mb, under_tmp, pause)
         if message is None or message.get("type") == "shutdown":
             return 0
         if message.get("type") != "next":
@@ -475,7 +483,7 @@ def probe() -> None:
     if pid == 0:
         try:
             _write_id_maps(*ids)
-            _fresh_files(1)
+            _fresh_files(1, bound_under_tmp())
             os._exit(0)
         except BaseException:
             traceback.print_exc()

@@ -108,7 +108,8 @@ elif KIND == "files":  # a note in every writable place the zygote has
             PLACES.append(_path)
         except OSError:
             pass
-elif KIND == "mount":  # the zygote's /tmp bound over a folder that games do not remount
+elif KIND in ("mount", "tmpfs"):  # over a folder that games do not remount: the zygote's /tmp bound, or a
+    # tmpfs of the zygote's own mount namespace (which the sandbox's mounts, read once, do not show)
     _libc.prctl(4, 1, 0, 0, 0)  # dumpable, to write its own uid map
     _uid, _gid = os.getuid(), os.getgid()
     if _libc.unshare(0x10000000 | 0x00020000) == 0:  # CLONE_NEWUSER | CLONE_NEWNS
@@ -120,7 +121,8 @@ elif KIND == "mount":  # the zygote's /tmp bound over a folder that games do not
             _f.write(f"{_gid} {_gid} 1")
         os.makedirs("/tmp/attack-shared", exist_ok=True)
         _TARGET = "/etc/alternatives" if os.path.isdir("/etc/alternatives") else "/usr/share"
-        if _libc.mount(b"/tmp/attack-shared", _TARGET.encode(), None, 0x1000, None) == 0:  # MS_BIND
+        if (_libc.mount(b"/tmp/attack-shared", _TARGET.encode(), None, 0x1000, None) if KIND == "mount"  # MS_BIND
+                else _libc.mount(b"tmpfs", _TARGET.encode(), b"tmpfs", 0, b"size=1m,mode=777")) == 0:
             PLACES.append(os.path.join(_TARGET, "attack-note"))
     _libc.prctl(4, 0, 0, 0, 0)
 elif KIND == "filter":  # games get an allow-all seccomp filter in place of the game's (same count)
@@ -193,7 +195,7 @@ def recall():
     if KIND == "log":
         time.sleep(0.01)
         return sorted({tag for note in NOTES for tag in re.findall(r"LEFT:(\S+)", note)})
-    if KIND in ("files", "mount", "filter"):
+    if KIND in ("files", "mount", "tmpfs", "filter"):
         found = []
         for path in PLACES:
             try:
@@ -233,7 +235,7 @@ def leave(tag):
         print(f"LEFT:{tag}", file=sys.stderr, flush=True)
         if not IN_ZYGOTE:  # read back at once, so a quick game is not over before the thread looks
             _read_log()
-    elif KIND in ("files", "mount", "filter"):
+    elif KIND in ("files", "mount", "tmpfs", "filter"):
         for path in PLACES:
             try:
                 with open(path, "a") as note:

@@ -7,8 +7,8 @@ one transaction with the version row it bumps. (Alembic would need a script fold
 env.py shipped as package data for what is, so far, one migration; a later move to
 Alembic stamps its baseline revision at `SCHEMA_VERSION`.)
 
-Every write of the service runs under the database's write lock (`take_write_lock`: SQLite's
-``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so writes from several server processes
+Every write of the service runs under the database's write lock (`begin_writing`, `take_write_lock`:
+SQLite's ``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so writes from several server processes
 (``arena ladder serve --processes N``) happen one at a time and games commit in id order.
 """
 

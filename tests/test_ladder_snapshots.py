@@ -741,3 +741,18 @@ def test_a_batch_of_games_on_postgresql_is_stored_in_one_round_trip_each_once_as
         stored[ladder.engine.dialect.name] = ([tuple(r) for r in rows], [tuple(r) for r in seats], ratings)
     assert len(stored["sqlite"][0]) == 3 * 2 + len(tasks) - 1
     assert stored["postgresql"] == stored["sqlite"]
+
+
+def test_a_warmed_worker_listener_compiles_no_statement_for_its_first_batches_of_results(db_url, monkeypatch):
+    from arena.ladder import prebuilt
+
+    ladder = make_ladder(db_url)
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    monkeypatch.setattr(prebuilt, "_BUILT", {})  # as a fresh listener process: nothing compiled yet
+    ladder.warm_results()
+    warmed = dict(prebuilt._BUILT)
+    answers = results_queued_behind_the_lock(ladder, worker, tasks[:3])  # a batch of 3, then one of 1
+    answers += results_queued_behind_the_lock(ladder, worker, tasks[3:])
+    assert answers == [{"task": task["id"], "stored": True} for task in tasks]
+    assert prebuilt._BUILT == warmed  # each batch's statements were compiled before it came

@@ -233,12 +233,20 @@ def begin_writing(conn: Connection, counters: Sequence[str] = ()) -> None:
         return
     driver = conn.connection.driver_connection
     assert driver is not None and driver.autocommit, "a write transaction's connection is in autocommit"
-    counted = prebuilt(conn, "count_change", lambda: _COUNT_CHANGE)
+    lock, counted = prepare_writing(conn)
     with driver.pipeline():
         driver.execute("BEGIN")
-        prebuilt(conn, "write_lock", lambda: _ADVISORY_LOCK).send(driver.cursor(), {"key": WRITE_LOCK})
+        lock.send(driver.cursor(), {"key": WRITE_LOCK})
         for name in counters:
             counted.send(driver.cursor(), {"setting": name})
+
+
+def prepare_writing(conn: Connection) -> tuple[Any, Any]:
+    """The write lock's and a counter's statements as `conn`'s driver SQL (`prebuilt`: compiled
+    on first use, so a process may compile them before its first write)."""
+    if conn.dialect.name == "sqlite":
+        return None, prebuilt(conn, "bump", lambda: _BUMP)
+    return prebuilt(conn, "write_lock", lambda: _ADVISORY_LOCK), prebuilt(conn, "count_change", lambda: _COUNT_CHANGE)
 
 
 class WriterQueue:

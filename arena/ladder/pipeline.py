@@ -23,7 +23,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from arena.ladder.db import game_seats, games
-from arena.ladder.leases import finish_many_statement
+from arena.ladder.leases import finish_many_statement_for
 from arena.ladder.prebuilt import prebuilt
 
 GAME_COLUMNS = ("key", "ruleset", "seats", "deal", "rotation", "result", "record", "gate", "created")
@@ -37,16 +37,25 @@ def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[s
     assert driver is not None
     marked = driver.cursor()
     with driver.pipeline():
-        prebuilt(conn, ("finish_many", len(tasks)), lambda: finish_many_statement(len(tasks))).send(
-            marked, {f"id{k}": task for k, task in enumerate(tasks)})
+        finish_many_statement_for(conn, len(tasks)).send(marked, {f"id{k}": task for k, task in enumerate(tasks)})
         if rows:
             values: dict[str, Any] = {f"{c}_{k}": row["game"][c] for k, row in enumerate(rows) for c in GAME_COLUMNS}
             seats = [(row["game"]["key"], seat, version) for row in rows for seat, version in enumerate(row["seats"])]
             values.update(seat_keys=[s[0] for s in seats], seat_numbers=[s[1] for s in seats],
                           seat_versions=[s[2] for s in seats])
-            prebuilt(conn, ("games_and_seats", len(rows)), lambda: _games_and_seats(len(rows))).send(
-                driver.cursor(), values)
+            _games_and_seats_for(conn, len(rows)).send(driver.cursor(), values)
     return {row[0] for row in marked.fetchall()}
+
+
+def prepare_store(conn: Connection, size: int) -> None:
+    """Compile `store_games`'s statements for `size` tasks of one game each (`prebuilt`), as its
+    first batch of that size would."""
+    finish_many_statement_for(conn, size)
+    _games_and_seats_for(conn, size)
+
+
+def _games_and_seats_for(conn: Connection, count: int) -> Any:
+    return prebuilt(conn, ("games_and_seats", count), lambda: _games_and_seats(count))
 
 
 def _games_and_seats(count: int) -> Any:

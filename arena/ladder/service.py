@@ -28,11 +28,11 @@ from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
 from arena.ladder.db import (POOL_SIZE, VERSIONS_GENERATION, begin_writing, blobs, bots, bump_setting, changed_counters,
-                             game_seats, games, people, single_reads, tasks, versions, write_transactions,
-                             WriterQueue)
+                             game_seats, games, people, prepare_writing, single_reads, tasks, versions,
+                             write_transactions, WriterQueue)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
-from arena.ladder.pipeline import store_games
+from arena.ladder.pipeline import GAME_COLUMNS, prepare_store, store_games
 from arena.ladder.prebuilt import prebuilt
 from arena.ladder.ranking import Ranking
 from arena.ladder.scheduler import LadderGame
@@ -150,13 +150,20 @@ def _insert_many(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, 
     statement, the driver's SQL for that many rows of those columns (`prebuilt`: row k's value
     of column c bound as ``c_k``); its result, one row of `returning` per row inserted."""
     columns = tuple(rows[0])
+    return _insert_statement(conn, table, columns, len(rows), returning).run(
+        conn, {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns})
+
+
+def _insert_statement(conn: Connection, table: sa.Table, columns: tuple[str, ...], count: int,
+                      returning: Sequence[Any] = ()) -> Any:
+    """`_insert_many`'s statement for `count` rows of `columns` (`prebuilt`: compiled on first use)."""
 
     def build() -> Any:
-        statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(len(rows))])
+        statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(count)])
         return statement.returning(*returning) if returning else statement
 
-    key = ("insert", table.name, columns, len(rows), tuple(column.name for column in returning))
-    return prebuilt(conn, key, build).run(conn, {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns})
+    key = ("insert", table.name, columns, count, tuple(column.name for column in returning))
+    return prebuilt(conn, key, build)
 
 
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
@@ -357,8 +364,11 @@ class Ladder:
         """Make this process's first results cost what its later ones do (a worker listener's
         first result took ~50 ms of CPU, and a burst of results arriving at a fresh listener
         shared that): import the modules the check loads on first use, run the result's read
-        once (its statement compiled) and open the pool's connections (`db.POOL_SIZE`: a burst
-        of results at a fresh listener opened one per thread, a PostgreSQL backend each)."""
+        once (its statement compiled), open the pool's connections (`db.POOL_SIZE`: a burst
+        of results at a fresh listener opened one per thread, a PostgreSQL backend each) and
+        compile the store's statements for batches of games of up to `db.POOL_SIZE` results
+        (`prebuilt`: each size's SQL is compiled on its first use, 3-5 ms on a quiet machine and
+        20-45 ms in the load benchmark's first wave, with the write lock held)."""
         import arena.match  # noqa: F401 - imported by the check (games.record_problem_for) on first use
         import arena.store  # noqa: F401
         import arena.verify  # noqa: F401
@@ -367,6 +377,16 @@ class Ladder:
             for _ in range(POOL_SIZE):
                 conn = held.enter_context(self.single_reads.connect())
                 leases.result_read(conn, "", 0)
+            prepare_writing(conn)
+            players = sorted({ruleset["players"] for ruleset in self.rulesets.values()})
+            for size in range(1, POOL_SIZE + 1):
+                if conn.dialect.name == "postgresql":
+                    prepare_store(conn, size)
+                    continue
+                leases.finish_many_statement_for(conn, size)
+                _insert_statement(conn, games, GAME_COLUMNS, size, (games.c.key, games.c.id))
+                for seats in players:
+                    _insert_statement(conn, game_seats, ("game", "seat", "version"), size * seats)
 
     def checked_result(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> "Storing | dict[str, Any]":
         """`complete` up to the store: what to store (`Storing`, for `commits`), or the answer

@@ -427,7 +427,8 @@ class Ladder:
         if at_once:
             first = {item.task: item for item in reversed(items)}  # each task's first copy (the one stored)
             tasks_once = list(dict.fromkeys(item.task for item in items))
-            fresh = store_games(conn, tasks_once, self._stored_rows([r for t in tasks_once for r in first[t].checked.games]))
+            rows_once = [row for task in tasks_once for row in first[task].checked.games]
+            fresh = store_games(conn, tasks_once, self._stored_rows(rows_once))
         else:
             fresh = leases.finish_many(conn, [item.task for item in items])  # those done by no one before
         answers, rows, gated = [], [], False

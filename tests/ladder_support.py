@@ -23,7 +23,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import pytest
 
@@ -213,3 +213,62 @@ def serve_in_thread(ladder: Any) -> Iterator[str]:
     finally:
         served.should_exit = True
         thread.join(timeout=30)
+
+
+@contextlib.contextmanager
+def postgresql_messages(engine: Any) -> Iterator[list[list["Message"]]]:
+    """What each connection checked out of `engine`'s pool meanwhile said to its PostgreSQL
+    server and heard back, per checkout in the order they ended (libpq's trace). Nothing on SQLite."""
+    import sqlalchemy as sa
+
+    checkouts: list[list[Message]] = []
+    if engine.dialect.name == "sqlite":
+        yield checkouts
+        return
+    import psycopg
+
+    def checked_out(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        trace = tempfile.TemporaryFile()
+        record.info["trace"] = trace
+        dbapi_connection.pgconn.trace(os.dup(trace.fileno()))
+        dbapi_connection.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+
+    def checked_in(dbapi_connection: Any, record: Any) -> None:
+        trace = record.info.pop("trace", None)
+        if trace is None:
+            return
+        dbapi_connection.pgconn.untrace()  # flushes it
+        trace.seek(0)
+        lines = [line.split("\t") for line in trace.read().decode(errors="replace").splitlines()]
+        trace.close()
+        checkouts.append([Message(fields[0], fields[2], fields[3].strip() if len(fields) > 3 else "")
+                          for fields in lines if len(fields) > 2])
+
+    sa.event.listen(engine.pool, "checkout", checked_out)
+    sa.event.listen(engine.pool, "checkin", checked_in)
+    try:
+        yield checkouts
+    finally:
+        sa.event.remove(engine.pool, "checkout", checked_out)
+        sa.event.remove(engine.pool, "checkin", checked_in)
+
+
+class Message(NamedTuple):
+    """A PostgreSQL protocol message in libpq's trace: `direction` ``F`` (sent) or ``B`` (received),
+    `kind` (``Parse``, ``Query``, ``Sync``, ``ReadyForQuery``, ...: each ``ReadyForQuery`` ends one
+    round trip) and the rest of its line (a ``Parse``'s or ``Query``'s SQL, quoted)."""
+
+    direction: str
+    kind: str
+    detail: str
+
+    @property
+    def statement(self) -> str:
+        """The first word of a sent ``Parse``'s or ``Query``'s SQL, upper case ("" for others)."""
+        if self.direction != "F" or self.kind not in ("Parse", "Query"):
+            return ""
+        return self.detail.split('"')[-2 if self.kind == "Query" else 3].split()[0].upper()
+
+
+def round_trips(messages: list[Message]) -> int:
+    return sum(1 for message in messages if message.kind == "ReadyForQuery")

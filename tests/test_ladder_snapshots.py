@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from ladder_support import Server, inline_result
+from ladder_support import Server, inline_result, postgresql_messages, round_trips
 
 from arena.cli.ladder import PAGES_NICE
 from arena.ladder import service
@@ -519,16 +519,19 @@ def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):
 
     sa.event.listen(ladder.engine, "before_cursor_execute", seen)
     before = ladder.commits.transactions
-    answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    with postgresql_messages(ladder.engine) as checkouts:  # PostgreSQL's store is the driver's (arena.ladder.pipeline)
+        answers = results_queued_behind_the_lock(ladder, worker, tasks)
+    statements += [message.statement for checkout in checkouts for message in checkout]
     assert ladder.commits.transactions == before + 1
     assert answers[1:-1] == [{"task": task["id"], "stored": True} for task in tasks[1:-1]]
     copies = sorted((answers[0], answers[-1]), key=lambda answer: answer["stored"])  # whichever queued first
     assert copies == [{"task": tasks[0]["id"], "stored": False, "note": "already stored"},
                       {"task": tasks[0]["id"], "stored": True}]
-    writes = [s for s in statements if s.upper() in ("UPDATE", "INSERT")]
+    writes = [s for s in statements if s.upper() in ("UPDATE", "INSERT", "WITH")]
     # the tasks marked done, the games, their seats, the change counter: 4 for 4 results and a copy
-    # (storing them one by one in the shared transaction took 3 each plus the counter: 13)
-    assert len(writes) == 4, statements
+    # (storing them one by one in the shared transaction took 3 each plus the counter: 13); on
+    # PostgreSQL the games and their seats are one statement (arena.ladder.pipeline): 3
+    assert len(writes) == (4 if ladder.engine.dialect.name == "sqlite" else 3), statements
     assert ladder.counts()["games"] == 3 * 2 + len(tasks) - 1
 
 
@@ -544,12 +547,18 @@ def test_a_result_reads_its_token_and_task_in_one_statement_on_one_connection(db
     sa.event.listen(ladder.engine, "before_cursor_execute", lambda conn, cursor, statement, *rest:
                     statements.append(statement.split()[0].upper()))
     sa.event.listen(ladder.engine.pool, "checkout", lambda *args: checkouts.append(1))
-    answer = ladder.complete_request(f"Bearer {token}", task["id"], inline_result(task))
+    with postgresql_messages(ladder.engine) as sent:  # PostgreSQL's statements, as its driver sent them
+        answer = ladder.complete_request(f"Bearer {token}", task["id"], inline_result(task))
     assert answer == {"task": task["id"], "stored": True}
+    if sent:
+        statements = [message.statement for checkout in sent for message in checkout if message.statement]
+        statements = [s for s in statements if s not in ("BEGIN", "COMMIT", "ROLLBACK")]
     # before the store: one SELECT (token, person and task) on one connection; then the store's own
     # (the write lock, the tasks marked done, the game, its seats, the change counter) on one more
+    # (PostgreSQL: the game and its seats in one statement, arena.ladder.pipeline)
     assert statements[0] == "SELECT" and "SELECT" not in statements[2:], statements
-    assert statements.count("UPDATE") + statements.count("INSERT") == 4, statements
+    assert statements.count("UPDATE") + statements.count("INSERT") + statements.count("WITH") == \
+        (4 if ladder.engine.dialect.name == "sqlite" else 3), statements
     assert len(checkouts) == 2
 
 
@@ -564,10 +573,12 @@ def test_a_result_s_read_and_store_run_as_driver_sql_compiled_once(db_url):
     sa.event.listen(ladder.engine, "before_cursor_execute", lambda conn, cursor, statement, parameters, context, many:
                     ran.append((statement.split()[0].upper(), context.compiled is not None)))
     assert ladder.complete_request(f"Bearer {token}", second["id"], inline_result(second))["stored"]
-    # the read, then the store (the write lock, the tasks marked done, the game, its seats, the counter),
-    # each as plain SQL that SQLAlchemy did not compile for this result, and none compiled anew
-    lock = "BEGIN" if ladder.engine.dialect.name == "sqlite" else "SELECT"  # BEGIN IMMEDIATE, an advisory lock
-    assert [kind for kind, _ in ran] == ["SELECT", lock, "UPDATE", "INSERT", "INSERT", "UPDATE"], ran
+    # the read, then the store (the write lock, the change counter, the tasks marked done, the game, its
+    # seats), each as plain SQL that SQLAlchemy did not compile for this result, and none compiled anew
+    # (on PostgreSQL the store's are sent by the driver itself, not through SQLAlchemy: arena.ladder.pipeline)
+    sqlite = ladder.engine.dialect.name == "sqlite"
+    assert [kind for kind, _ in ran] == (["SELECT", "BEGIN", "UPDATE", "UPDATE", "INSERT", "INSERT"] if sqlite
+                                         else ["SELECT"]), ran
     assert not any(compiled for _, compiled in ran), ran
     assert len(prebuilt._BUILT) == built
     assert ladder.counts()["games"] >= 2
@@ -693,3 +704,55 @@ def test_a_warmed_worker_listener_opens_no_connection_for_its_first_burst_of_res
         thread.join()
     assert sorted(a["task"] for a in answers if a["stored"]) == sorted(t["id"] for t in tasks)
     assert len(opened) == POOL_SIZE  # the burst used the warmed connections
+
+
+def test_a_batch_of_games_on_postgresql_is_stored_in_one_round_trip_each_once_as_on_sqlite(pg_server, tmp_path):
+    """The batch's write transaction on PostgreSQL makes 3 round trips (BEGIN with the write lock
+    and the change counter; the tasks marked done with the games and their seats; COMMIT: it made
+    7, a statement each), and stores what the statement-by-statement path stores on SQLite: the
+    same games, seats, answers and ratings, a copy returned in the same batch stored once."""
+    import sqlalchemy as sa
+
+    from arena.ladder.db import game_seats, games
+    from ladder_support import fresh_database
+
+    stored = {}
+    for url in (database_url(None, tmp_path), database_url(fresh_database(pg_server), tmp_path)):
+        ladder = make_ladder(url)
+        _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+        tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+        tasks.append(tasks[0])  # a second copy of one result in the same batch
+        batch = [ladder.checked_result(worker, task["id"], inline_result(task)) for task in tasks]
+        with postgresql_messages(ladder.engine) as checkouts:
+            with ladder.writing(changes_pages=True) as conn:  # as `commits.GroupCommit` stores a batch
+                answers = ladder.store_results(conn, batch)
+        assert answers == [{"task": task["id"], "stored": True} for task in tasks[:-1]] + [
+            {"task": tasks[0]["id"], "stored": False, "note": "already stored"}]
+        if ladder.engine.dialect.name == "postgresql":
+            [store] = [c for c in checkouts if "COMMIT" in [message.statement for message in c]]
+            assert round_trips(store) == 3, store
+        with ladder.engine.connect() as conn:
+            rows = conn.execute(sa.select(games.c.id, games.c.key, games.c.seats, games.c.result, games.c.gate)
+                                .order_by(games.c.id)).all()
+            seats = conn.execute(sa.select(game_seats).order_by(game_seats.c.game, game_seats.c.seat)).all()
+        ladder.catch_up()
+        ratings = {label: {v: (round(r.mu, 9), round(r.sigma, 9)) for v, r in table.items()}
+                   for label, table in ladder.standings.ratings.items()}
+        stored[ladder.engine.dialect.name] = ([tuple(r) for r in rows], [tuple(r) for r in seats], ratings)
+    assert len(stored["sqlite"][0]) == 3 * 2 + len(tasks) - 1
+    assert stored["postgresql"] == stored["sqlite"]
+
+
+def test_a_warmed_worker_listener_compiles_no_statement_for_its_first_batches_of_results(db_url, monkeypatch):
+    from arena.ladder import prebuilt
+
+    ladder = make_ladder(db_url)
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    monkeypatch.setattr(prebuilt, "_BUILT", {})  # as a fresh listener process: nothing compiled yet
+    ladder.warm_results()
+    warmed = dict(prebuilt._BUILT)
+    answers = results_queued_behind_the_lock(ladder, worker, tasks[:3])  # a batch of 3, then one of 1
+    answers += results_queued_behind_the_lock(ladder, worker, tasks[3:])
+    assert answers == [{"task": task["id"], "stored": True} for task in tasks]
+    assert prebuilt._BUILT == warmed  # each batch's statements were compiled before it came

@@ -7,8 +7,8 @@ one transaction with the version row it bumps. (Alembic would need a script fold
 env.py shipped as package data for what is, so far, one migration; a later move to
 Alembic stamps its baseline revision at `SCHEMA_VERSION`.)
 
-Every write of the service runs under the database's write lock (`take_write_lock`: SQLite's
-``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so writes from several server processes
+Every write of the service runs under the database's write lock (`begin_writing`, `take_write_lock`:
+SQLite's ``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so writes from several server processes
 (``arena ladder serve --processes N``) happen one at a time and games commit in id order.
 """
 
@@ -18,9 +18,10 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Engine
 
 from arena.errors import ConfigError
@@ -217,6 +218,37 @@ def take_write_lock(conn: Connection) -> None:
 _ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
 
 
+def begin_writing(conn: Connection, counters: Sequence[str] = ()) -> None:
+    """Begin `conn`'s write transaction holding the database's write lock (`take_write_lock`),
+    with one added to each `settings` counter named in `counters` (`bump_setting`): the first
+    statements of every write transaction (`Ladder.writing`). On PostgreSQL `conn` is in
+    autocommit (`write_transactions`) and its BEGIN, the advisory lock and the counters are sent
+    at once, in a psycopg pipeline: one round trip, where the driver's own BEGIN, the lock and
+    each counter took one each (under load each round trip is a point where the storing thread
+    gives up the GIL and waits to get it back, with the write lock held)."""
+    if conn.dialect.name == "sqlite":
+        take_write_lock(conn)
+        for name in counters:
+            bump_setting(conn, name)
+        return
+    driver = conn.connection.driver_connection
+    assert driver is not None and driver.autocommit, "a write transaction's connection is in autocommit"
+    lock, counted = prepare_writing(conn)
+    with driver.pipeline():
+        driver.execute("BEGIN")
+        lock.send(driver.cursor(), {"key": WRITE_LOCK})
+        for name in counters:
+            counted.send(driver.cursor(), {"setting": name})
+
+
+def prepare_writing(conn: Connection) -> tuple[Any, Any]:
+    """The write lock's and a counter's statements as `conn`'s driver SQL (`prebuilt`: compiled
+    on first use, so a process may compile them before its first write)."""
+    if conn.dialect.name == "sqlite":
+        return None, prebuilt(conn, "bump", lambda: _BUMP)
+    return prebuilt(conn, "write_lock", lambda: _ADVISORY_LOCK), prebuilt(conn, "count_change", lambda: _COUNT_CHANGE)
+
+
 class WriterQueue:
     """SQLite: an exclusive lock (flock) on a file beside the database, taken before a write
     transaction's ``BEGIN IMMEDIATE`` (`Ladder.writing`), so that writers in several processes
@@ -264,11 +296,10 @@ def setting_number(conn: Connection, name: str) -> int:
     return int(conn.execute(sa.select(settings.c.value).where(settings.c.name == name)).scalar() or 0)
 
 
-def bump_generation(conn: Connection, versions: bool = False) -> None:
-    """Count a change of what the pages show (in the writing transaction); `versions`: more
-    than new games (a version uploaded, gated or disabled)."""
-    for name in (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,):
-        bump_setting(conn, name)
+def changed_counters(versions: bool = False) -> tuple[str, ...]:
+    """The `settings` counters a change of what the pages show adds one to (`begin_writing`);
+    `versions`: more than new games (a version uploaded, gated or disabled)."""
+    return (GENERATION, VERSIONS_GENERATION) if versions else (GENERATION,)
 
 
 def bump_setting(conn: Connection, name: str) -> None:
@@ -280,6 +311,10 @@ def bump_setting(conn: Connection, name: str) -> None:
 
 _BUMP = settings.update().where(settings.c.name == sa.bindparam("setting")).values(
     value=sa.cast(sa.cast(settings.c.value, sa.Integer) + 1, sa.String))
+_COUNT_CHANGE = postgresql.insert(settings).values(name=sa.bindparam("setting"), value="1").on_conflict_do_update(
+    index_elements=[settings.c.name], set_={"value": sa.cast(sa.cast(settings.c.value, sa.Integer) + 1, sa.String)})
+"""`bump_setting` in one statement (PostgreSQL's upsert): a pipeline's statements cannot depend on
+one another's row counts."""
 
 
 def generation(conn: Connection) -> int:
@@ -381,6 +416,18 @@ def single_reads(engine: Engine) -> Engine:
     """`engine` for reads of one statement: on PostgreSQL in autocommit, so that a lone SELECT
     is one round trip (no BEGIN before it, no ROLLBACK when the connection goes back); SQLite's
     as it is (no round trips to save, and its isolation reset would cost a PRAGMA)."""
+    return _autocommit_on_postgresql(engine)
+
+
+def write_transactions(engine: Engine) -> Engine:
+    """`engine` for write transactions, each begun by `begin_writing` itself: on PostgreSQL in
+    autocommit (the driver sends no BEGIN of its own; ours goes with the write lock, and
+    SQLAlchemy's commit or rollback ends the transaction as before); SQLite's as it is (its
+    ``BEGIN IMMEDIATE`` is ours already)."""
+    return _autocommit_on_postgresql(engine)
+
+
+def _autocommit_on_postgresql(engine: Engine) -> Engine:
     return engine if engine.dialect.name == "sqlite" else engine.execution_options(isolation_level="AUTOCOMMIT")
 
 

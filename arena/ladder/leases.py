@@ -122,11 +122,16 @@ def finish_many(conn: Connection, task_ids: Sequence[int]) -> set[int]:
     a batch of results' store asks and marks at once)."""
     if not task_ids:
         return set()
-    statement = prebuilt(conn, ("finish_many", len(task_ids)), lambda: _finish_many(len(task_ids)))
+    statement = finish_many_statement_for(conn, len(task_ids))
     return set(statement.run(conn, {f"id{k}": task for k, task in enumerate(task_ids)}).scalars())
 
 
-def _finish_many(count: int) -> Any:
+def finish_many_statement_for(conn: Connection, count: int) -> Any:
+    """`finish_many`'s statement for `count` tasks as `conn`'s driver SQL (`prebuilt`: compiled on first use)."""
+    return prebuilt(conn, ("finish_many", count), lambda: finish_many_statement(count))
+
+
+def finish_many_statement(count: int) -> Any:
     """`finish_many`'s statement for `count` tasks (bound as ``id0``, ``id1``, ...)."""
     return (tasks.update().where(tasks.c.id.in_([sa.bindparam(f"id{k}") for k in range(count)]),
                                  tasks.c.state != DONE_STATE)

@@ -31,10 +31,16 @@ class Prebuilt:
 
     def run(self, conn: Connection, values: Mapping[str, Any]) -> Any:
         """Execute on `conn` with `values` for the statement's named parameters (its CursorResult)."""
+        return conn.exec_driver_sql(self.sql, self._parameters(values))
+
+    def send(self, cursor: Any, values: Mapping[str, Any]) -> None:
+        """Execute on the driver's own `cursor` (one of a psycopg pipeline's: its rows are there
+        once the pipeline synced); no SQLAlchemy events or error wrapping."""
+        cursor.execute(self.sql, self._parameters(values))
+
+    def _parameters(self, values: Mapping[str, Any]) -> Any:
         params = {**self._defaults, **values}
-        if self._order is None:
-            return conn.exec_driver_sql(self.sql, params)
-        return conn.exec_driver_sql(self.sql, tuple(params[name] for name in self._order))
+        return params if self._order is None else tuple(params[name] for name in self._order)
 
 
 _BUILT: dict[tuple[str, str, str, Hashable], Prebuilt] = {}

@@ -27,10 +27,12 @@ from arena.ladder import accounts, admin, leases
 from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
-from arena.ladder.db import (POOL_SIZE, VERSIONS_GENERATION, blobs, bots, bump_generation, bump_setting, game_seats,
-                             games, people, single_reads, take_write_lock, tasks, versions, WriterQueue)
+from arena.ladder.db import (POOL_SIZE, VERSIONS_GENERATION, begin_writing, blobs, bots, bump_setting, changed_counters,
+                             game_seats, games, people, prepare_writing, single_reads, tasks, versions,
+                             write_transactions, WriterQueue)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
+from arena.ladder.pipeline import GAME_COLUMNS, prepare_store, store_games
 from arena.ladder.prebuilt import prebuilt
 from arena.ladder.ranking import Ranking
 from arena.ladder.scheduler import LadderGame
@@ -148,13 +150,20 @@ def _insert_many(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, 
     statement, the driver's SQL for that many rows of those columns (`prebuilt`: row k's value
     of column c bound as ``c_k``); its result, one row of `returning` per row inserted."""
     columns = tuple(rows[0])
+    return _insert_statement(conn, table, columns, len(rows), returning).run(
+        conn, {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns})
+
+
+def _insert_statement(conn: Connection, table: sa.Table, columns: tuple[str, ...], count: int,
+                      returning: Sequence[Any] = ()) -> Any:
+    """`_insert_many`'s statement for `count` rows of `columns` (`prebuilt`: compiled on first use)."""
 
     def build() -> Any:
-        statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(len(rows))])
+        statement = table.insert().values([{c: sa.bindparam(f"{c}_{k}") for c in columns} for k in range(count)])
         return statement.returning(*returning) if returning else statement
 
-    key = ("insert", table.name, columns, len(rows), tuple(column.name for column in returning))
-    return prebuilt(conn, key, build).run(conn, {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns})
+    key = ("insert", table.name, columns, count, tuple(column.name for column in returning))
+    return prebuilt(conn, key, build)
 
 
 def current_field(conn: Connection) -> list[tuple[FieldEntry, dict[str, Any]]]:
@@ -178,6 +187,8 @@ class Ladder:
         self.engine, self.config = engine, config
         self.single_reads = single_reads(engine)
         """`engine` for reads of one statement (`db.single_reads`)."""
+        self.write_engine = write_transactions(engine)
+        """`engine` for `writing`'s transactions (`db.write_transactions`)."""
         self.lock = threading.RLock()
         """Held by every write (`writing`)."""
         self.writers = WriterQueue(engine)
@@ -216,15 +227,13 @@ class Ladder:
     @contextlib.contextmanager
     def writing(self, changes_pages: bool = False, versions: bool = False) -> Iterator[Connection]:
         """A write transaction under this process's lock and the database's write lock
-        (`db.take_write_lock`); `changes_pages`: it changes what the pages show (counted in
+        (`db.begin_writing`); `changes_pages`: it changes what the pages show (counted in
         `db.generation`, and `generation` bumped once it committed); `versions`: more than
-        new games (`db.bump_generation`)."""
+        new games (`db.changed_counters`)."""
         with self.lock, self.writers.turn():
-            with self.engine.begin() as conn:
-                take_write_lock(conn)
+            with self.write_engine.begin() as conn:
+                begin_writing(conn, changed_counters(versions) if changes_pages or versions else ())
                 yield conn
-                if changes_pages or versions:
-                    bump_generation(conn, versions)
             if changes_pages or versions:
                 self.generation += 1
 
@@ -355,8 +364,11 @@ class Ladder:
         """Make this process's first results cost what its later ones do (a worker listener's
         first result took ~50 ms of CPU, and a burst of results arriving at a fresh listener
         shared that): import the modules the check loads on first use, run the result's read
-        once (its statement compiled) and open the pool's connections (`db.POOL_SIZE`: a burst
-        of results at a fresh listener opened one per thread, a PostgreSQL backend each)."""
+        once (its statement compiled), open the pool's connections (`db.POOL_SIZE`: a burst
+        of results at a fresh listener opened one per thread, a PostgreSQL backend each) and
+        compile the store's statements for batches of games of up to `db.POOL_SIZE` results
+        (`prebuilt`: each size's SQL is compiled on its first use, 3-5 ms on a quiet machine and
+        20-45 ms in the load benchmark's first wave, with the write lock held)."""
         import arena.match  # noqa: F401 - imported by the check (games.record_problem_for) on first use
         import arena.store  # noqa: F401
         import arena.verify  # noqa: F401
@@ -365,6 +377,16 @@ class Ladder:
             for _ in range(POOL_SIZE):
                 conn = held.enter_context(self.single_reads.connect())
                 leases.result_read(conn, "", 0)
+            prepare_writing(conn)
+            players = sorted({ruleset["players"] for ruleset in self.rulesets.values()})
+            for size in range(1, POOL_SIZE + 1):
+                if conn.dialect.name == "postgresql":
+                    prepare_store(conn, size)
+                    continue
+                leases.finish_many_statement_for(conn, size)
+                _insert_statement(conn, games, GAME_COLUMNS, size, (games.c.key, games.c.id))
+                for seats in players:
+                    _insert_statement(conn, game_seats, ("game", "seat", "version"), size * seats)
 
     def checked_result(self, caller: Caller, task_id: int, result: Mapping[str, Any]) -> "Storing | dict[str, Any]":
         """`complete` up to the store: what to store (`Storing`, for `commits`), or the answer
@@ -398,9 +420,17 @@ class Ladder:
         """Store checked results (`commits.GroupCommit`'s batch) in `conn`'s transaction, each once,
         in the order given, with the same statements for one as for many: the tasks marked done
         (one UPDATE), the games and their seats (one INSERT each), and a gate's version (two per
-        gate, and the versions' change counter once). A task already done, or given twice, is
-        answered "already stored" after its first."""
-        fresh = leases.finish_many(conn, [item.task for item in items])  # those done by no one before
+        gate, and the versions' change counter once); on PostgreSQL a batch of games sends its
+        statements at once, one round trip (`pipeline.store_games`). A task already done, or
+        given twice, is answered "already stored" after its first."""
+        at_once = conn.dialect.name == "postgresql" and all(item.checked.version is None for item in items)
+        if at_once:
+            first = {item.task: item for item in reversed(items)}  # each task's first copy (the one stored)
+            tasks_once = list(dict.fromkeys(item.task for item in items))
+            rows_once = [row for task in tasks_once for row in first[task].checked.games]
+            fresh = store_games(conn, tasks_once, self._stored_rows(rows_once))
+        else:
+            fresh = leases.finish_many(conn, [item.task for item in items])  # those done by no one before
         answers, rows, gated = [], [], False
         for item in items:
             if item.task not in fresh:  # stored while this one was checked
@@ -413,8 +443,9 @@ class Ladder:
                 self._store_version(conn, item.version, item.checked.version)
                 gated = True
             answers.append({"task": item.task, "stored": True})
-        self._insert_games(conn, rows)
-        if gated:  # more than new games (the batch's `writing` counts the change itself: `db.bump_generation`)
+        if not at_once:
+            self._insert_games(conn, rows)
+        if gated:  # more than new games (the batch's `writing` counts the change itself: `db.changed_counters`)
             bump_setting(conn, VERSIONS_GENERATION)
         return answers
 
@@ -450,12 +481,18 @@ class Ladder:
         the driver's SQL for that many rows (`prebuilt`)."""
         if not rows:
             return
-        now = time.time()
-        stored = [dict(row["game"], created=now) for row in rows]
+        rows = Ladder._stored_rows(rows)
         # ids mapped back by key (UNIQUE): the order of ids within one transaction is whatever the database gave
-        ids = {key: game_id for key, game_id in _insert_many(conn, games, stored, (games.c.key, games.c.id))}
+        ids = {key: game_id for key, game_id in _insert_many(conn, games, [row["game"] for row in rows],
+                                                             (games.c.key, games.c.id))}
         _insert_many(conn, game_seats, [{"game": ids[row["game"]["key"]], "seat": seat, "version": version}
                                         for row in rows for seat, version in enumerate(row["seats"])])
+
+    @staticmethod
+    def _stored_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """`game_row`s as stored now: their games' `created` set."""
+        now = time.time()
+        return [{"game": dict(row["game"], created=now), "seats": row["seats"]} for row in rows]
 
     @classmethod
     def _insert_game(cls, conn: Connection, row: Mapping[str, Any]) -> None:

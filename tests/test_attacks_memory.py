@@ -11,6 +11,8 @@ isolation (one process reused across games) show the same bots remembering.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -69,7 +71,7 @@ def test_control_keyrings_remember_across_processes_of_one_uid(hosts, token):
 
 
 CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log", "files", "mount", "tmpfs",
-            "filter", "rusage",
+            "filter", "rusage", "rusagekept",
             # the same, after import-time code rewrote the zygote's self-check: the harness's
             # checks from outside must still refuse
             "patchedthread", "patchedchild", "patchedfd", "patchedmapping", "patchedstdin", "patchedmount",
@@ -77,11 +79,12 @@ CHANNELS = ["thread", "child", "fd", "mapping", "sysv", "keyring", "stdin", "log
 SERVED = ("sysv", "keyring", "log", "files", "rusage")
 """Channels the sandbox leaves open to the zygote but empty for every game: System V IPC
 and keys are refused or namespaced, the log cannot be read back, the writable places
-are fresh (or read-only), and a game process is not the zygote's child (`wait4` and
-`RUSAGE_CHILDREN` tell it nothing of a game's CPU time or peak memory)."""
+are fresh (or read-only), and the kernel reaps a game process (its parent, the zygote,
+ignores SIGCHLD: `wait4` and `RUSAGE_CHILDREN` tell it nothing of a game's CPU time or
+peak memory)."""
 REFUSED_BY = {"stdin": "descriptor 0", "patchedstdin": "descriptor 0 open on /tmp/attack-memo",
               "patchedmount": "can write into the zygote's tmpfs", "patchedtmpfs": "can write into the zygote's tmpfs",
-              "filter": "another filter is in its place"}
+              "filter": "another filter is in its place", "rusagekept": "could reap its game process"}
 """What the fault says for channels whose refusal names the thing found."""
 
 
@@ -136,8 +139,9 @@ def test_a_command_bot_remembers_nothing_in_the_kernels_keyrings(hosts, token):
 
 
 def test_control_a_parent_reads_the_peak_memory_of_the_child_it_reaps():
-    """The rusage channel is real where a game process is its zygote's child: a parent
-    that reaps a child learns its peak memory (what the "rusage" leftover reads)."""
+    """The rusage channel is real where a game process is its zygote's child and the zygote
+    does not ignore SIGCHLD: a parent that reaps a child learns its peak memory (what the
+    "rusage" leftovers read)."""
     child = os.fork()
     if child == 0:
         kept = bytearray(b"\1") * (150 << 20)
@@ -145,6 +149,24 @@ def test_control_a_parent_reads_the_peak_memory_of_the_child_it_reaps():
     _, status, usage = os.wait4(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert usage.ru_maxrss >= 100 << 10  # KiB: the "rusage" leftover's threshold for a game's peak
+
+
+def test_control_a_parent_that_ignores_sigchld_learns_nothing_of_its_child():
+    """Why a zygote may be its game process's parent: with SIGCHLD ignored the kernel reaps
+    the child at its end; the parent's wait4 finds no child and RUSAGE_CHILDREN counts none."""
+    script = ("import os, resource, signal\n"
+              "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+              "child = os.fork()\n"
+              "if child == 0:\n"
+              "    kept = bytearray(b'\\1') * (150 << 20)\n"
+              "    os._exit(0 if kept else 1)\n"
+              "try:\n"
+              "    os.wait4(child, 0)\n"
+              "    print('reaped')\n"
+              "except ChildProcessError:\n"
+              "    print('no child', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30).stdout.split()
+    assert out[:2] == ["no", "child"] and int(out[2]) < 100 << 10, out
 
 
 @pytest.mark.parametrize("channel", ["stdin", "log", "files"])

@@ -4,6 +4,7 @@ its game starts, when the hand-over verifies that nothing of the bot ran meanwhi
 
 from __future__ import annotations
 
+import ctypes
 import os
 import random
 import signal
@@ -13,10 +14,10 @@ import pytest
 
 from arena.faults import BotFault
 from arena.plugins import load_registry
-from arena.sandbox import SandboxHost, sandbox_unavailable
+from arena.sandbox import SandboxHost, checks, sandbox_unavailable
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.process import parent_of
-from arena.seats import Limits
+from arena.seats import Limits, settle_stops
 
 REASON = sandbox_unavailable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox can be made here: {REASON}")
@@ -90,18 +91,73 @@ def test_a_held_process_that_ran_or_ended_before_the_hand_over_fails_the_sandbox
         host.close()
 
 
-def test_a_game_process_is_forked_once_as_the_zygotes_sibling_which_the_zygote_cannot_reap():
+def signals_ignored(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1], 16) for line in status if line.startswith("SigIgn:"))
+
+
+def wake_ups(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("voluntary_ctxt_switches:"))
+
+
+def test_a_game_process_is_forked_once_as_the_zygotes_child_which_the_kernel_reaps():
     """Told to pause (a harness that admits every game), the zygote makes the game process
-    with one fork, no waiter between, as a child of the sandbox's init: the zygote cannot
-    wait for it, so not even its resource usage (wait4: CPU time, peak memory) tells the
-    zygote anything of the game."""
+    with one fork, no waiter between, as its child with SIGCHLD ignored: the kernel reaps
+    the game at its end, so the zygote cannot wait for it, and not even its resource usage
+    (wait4: CPU time, peak memory) tells the zygote anything of the game. The game
+    process takes SIGCHLD back (its own children are reaped as anywhere)."""
     host = SandboxHost.for_bot("random", LIMITS)
     try:
         zygote, game = held_after_a_game(host)
-        assert parent_of(game) == parent_of(zygote) != zygote
+        assert parent_of(game) == zygote
+        assert signals_ignored(zygote) & 1 << (signal.SIGCHLD - 1)
+        assert not signals_ignored(game) & 1 << (signal.SIGCHLD - 1)
         assert sorted(host.launcher.cgroup.procs()) == sorted(host.launcher.base | {game})
         host.start_game(2, {}, INFO)
         assert host.act(observation(), 2.0) in observation()["legal_actions"]
+        host.end_game(OUTCOME)
+    finally:
+        host.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or checks.KCMP is None, reason="kcmp asked as root, on x86-64 and arm64")
+def test_the_outside_check_finds_a_game_process_that_shares_its_zygotes_memory():
+    """A zygote could make its game process with CLONE_VM: the game would write into the
+    zygote's memory (and could change its SIGCHLD, the signal handlers being shareable
+    only with the memory). kcmp finds it; a forked child shares nothing."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    stack = ctypes.create_string_buffer(1 << 16)
+    sharing = libc.clone(ctypes.cast(libc.pause, ctypes.c_void_p), ctypes.c_void_p(ctypes.addressof(stack) + (1 << 16)),
+                         0x100 | signal.SIGCHLD, None)  # CLONE_VM: it sleeps in pause() on its own stack
+    forked = os.fork()
+    if forked == 0:
+        signal.pause()
+        os._exit(0)
+    try:
+        assert sharing > 0, ctypes.get_errno()
+        assert checks._same_memory(os.getpid(), sharing)
+        assert not checks._same_memory(os.getpid(), forked)
+    finally:
+        for pid in (sharing, forked):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def test_a_games_stops_and_resumptions_wake_no_other_process_of_the_sandbox():
+    """Between its decisions the game process is stopped and resumed; its parent hears of
+    each (the kernel wakes a parent waiting in wait()). The parent is the zygote, itself
+    stopped for the whole game: no process of the sandbox but the game runs for them (a
+    sandbox's init, a game's parent before, woke twice a decision)."""
+    host = SandboxHost.for_bot("random", LIMITS)
+    try:
+        held_after_a_game(host)
+        host.start_game(2, {}, INFO)
+        before = {pid: wake_ups(pid) for pid in host.launcher.base if pid != host.launcher.popen.pid}
+        for _ in range(20):
+            assert host.act(observation(), 2.0) in observation()["legal_actions"]
+            settle_stops()
+        assert {pid: wake_ups(pid) for pid in before} == before
         host.end_game(OUTCOME)
     finally:
         host.close()

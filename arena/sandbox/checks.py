@@ -13,6 +13,8 @@ is read here. A game may start only if:
   bot's log (write-only, append-only), 3 and 4 the harness's pipes. Anything else
   (a file of the zygote's /tmp moved onto descriptor 0, say) would carry notes
   from one game to the next;
+- the zygote cannot learn how the game process ends: it is the game's parent only
+  with SIGCHLD ignored (the kernel reaps the game), and shares no memory with it;
 - the game process has no capability left (and cannot gain one), runs under more
   seccomp filters than the zygote, the game's own (`seccomp.game_program`, read back
   through ptrace) among them,
@@ -35,7 +37,9 @@ import ctypes
 import errno
 import functools
 import os
+import platform
 import re
+import signal
 import stat
 import time
 from dataclasses import dataclass
@@ -120,7 +124,10 @@ def _read(path: str, limit: int = 1 << 20) -> bytes:
         os.close(fd)
 
 
-STATUS_FIELD = re.compile(rb"^(Threads|CapPrm|CapEff|NoNewPrivs|Seccomp_filters):\s*(\S+)$", re.MULTILINE)
+STATUS_FIELD = re.compile(rb"^(Threads|SigIgn|CapPrm|CapEff|NoNewPrivs|Seccomp_filters):\s*(\S+)$", re.MULTILINE)
+SIGCHLD_IGNORED = 1 << (signal.SIGCHLD - 1)  # its bit in SigIgn
+KCMP = seccomp.ABIS.get(platform.machine(), [(0, {})])[0][1].get("kcmp")
+KCMP_VM = 1
 
 
 def _status(pid: int) -> dict[str, str]:
@@ -233,7 +240,7 @@ def problem(zygote: int, game: int, descriptors: Descriptors | None = None,
 
 def _problem(zygote: int, game: int, descriptors: Descriptors | None, sandbox: SandboxMounts | None) -> str | None:
     statuses = {pid: _status_or_none(pid) for pid in (zygote, game)}  # each read once
-    return (_processes_problem(zygote, game, descriptors, statuses)
+    return (_processes_problem(zygote, game, descriptors, statuses) or _reaping_problem(zygote, game, statuses[zygote])
             or _privileges_problem(statuses[zygote], statuses[game], game)
             or _namespaces_problem(zygote, game) or _mounts_problem(zygote, game, sandbox))
 
@@ -264,6 +271,30 @@ def _processes_problem(zygote: int, game: int, descriptors: Descriptors | None,
     if os.geteuid() == 0 and _dumpable(zygote):
         return "its zygote is dumpable (its memory could be written through /proc)"
     return None
+
+
+def _reaping_problem(zygote: int, game: int, zygote_status: dict[str, str] | None) -> str | None:
+    """The zygote can learn nothing of how its game process ends: it is the game process's
+    parent only with SIGCHLD ignored and a game that exits with SIGCHLD (then the kernel
+    reaps the game: `wait4` and RUSAGE_CHILDREN tell the zygote nothing, not its CPU time,
+    peak memory or exit code); else the game's parent is the sandbox's init (`admit_game`).
+    Nothing else can change the zygote's SIGCHLD while it is stopped: only a process
+    sharing its memory could share its signal handlers, and the game process shares none."""
+    fields = _read(f"/proc/{game}/stat").rsplit(b")", 1)[1].split()
+    if int(fields[1]) == zygote and zygote_status is not None and not (
+            int(zygote_status.get("SigIgn", "0"), 16) & SIGCHLD_IGNORED and int(fields[35]) == signal.SIGCHLD):
+        return "its zygote could reap its game process (SIGCHLD is not ignored) and learn how it ended"
+    if _same_memory(zygote, game):
+        return "its game process shares the zygote's memory"
+    return None
+
+
+def _same_memory(one: int, other: int) -> bool:
+    """Whether two processes share one address space (kcmp; False where it cannot be asked)."""
+    if KCMP is None or os.geteuid() != 0:
+        return False
+    libc = _ptrace_libc()
+    return libc.syscall(KCMP, one, other, KCMP_VM, 0, 0) == 0
 
 
 def _privileges_problem(zygote_status: dict[str, str] | None, status: dict[str, str] | None,
@@ -329,6 +360,7 @@ def _ptrace_libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     libc.ptrace.restype = ctypes.c_long
+    libc.syscall.restype = ctypes.c_long
     return libc
 
 

@@ -156,7 +156,7 @@ class SandboxHost(BotHost):
         deadline = time.monotonic() + self.limits.startup_seconds
         hello = {"type": "hello", "protocol": PROTOCOL_VERSION}
         if self.zygote and self.launcher.cgroup is not None:  # it admits (stops, checks, resumes) every game
-            hello["pause"] = True  # so the zygote forks its games as its siblings, which it cannot wait for
+            hello["pause"] = True  # so the zygote has the kernel reap its games: it cannot wait for them
         channel.send(hello, self.limits.startup_seconds, deadline)
         reply = channel.receive(deadline, self.limits.startup_seconds)
         if reply.get("type") == "error":

@@ -123,7 +123,7 @@ class SandboxLauncher(Launched):
     def _sandbox_processes(self) -> tuple[int, ...]:
         """bwrap (outside), its init (inside) and the zygote, in that order, as far as they
         are found: they run no bot code. The zygote is the init's child in the init's PID
-        namespace (a game process, its sibling once forked, is in one of its own)."""
+        namespace (a game process, where the zygote forks twice its sibling, is in one of its own)."""
         if self.cgroup is None or self.popen is None:
             return ()
         parents = {pid: parent_of(pid) for pid in self.cgroup.procs()}
@@ -285,7 +285,8 @@ class SandboxLauncher(Launched):
         """Stop the zygote for the whole game (it runs the bot's imported code too, and
         must learn nothing of the game) and check it and the game process from outside
         (`checks`); a fatal fault, the sandbox killed, if the check fails. The game process
-        is the zygote's sibling, a child of the sandbox's init (`zygote._fork_game`)."""
+        is the zygote's child (or, where the zygote forks twice, the sandbox's init's:
+        `zygote._fork_game`); `checks` verifies that the zygote cannot reap it."""
         if self.cgroup is None:
             return  # no cgroup to find them by (a harness that is not root): the zygote's own checks only
         if len(self._chain) != 3:  # told to pause, its zygote reads the game's channel until stopped
@@ -293,7 +294,7 @@ class SandboxLauncher(Launched):
             raise BotFault(FaultKind.CRASH, "sandbox check failed: its zygote could not be found", fatal=True)
         _, init, zygote = self._chain
         others = [pid for pid in self.cgroup.procs() if pid not in self.base]
-        if len(others) != 1 or parent_of(others[0]) != init:
+        if len(others) != 1 or parent_of(others[0]) not in (zygote, init):
             self.kill()
             raise BotFault(FaultKind.CRASH, f"sandbox check failed: expected one game process, found {len(others)} "
                                             "processes", fatal=True)

@@ -52,14 +52,15 @@ CLONE_NEWCGROUP = 0x02000000
 CLONE_NEW_ANY = 0x7E020000  # NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
 CLONE_NEWTIME = 0x00000080  # (for unshare only: in clone this bit is CSIGNAL's)
 
-# The numbers of the calls named below, per ABI: (audit arch, {name: number}).
+# The numbers of the calls named below, per ABI: (audit arch, {name: number}); `kcmp` (the
+# harness's own ABI's only) is for `checks`, not a rule.
 ABIS = {
     "x86_64": [
         (0xC000003E, {"add_key": 248, "request_key": 249, "keyctl": 250, "ptrace": 101, "perf_event_open": 298,
                       "inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "pivot_root": 155,
                       "unshare": 272, "clone": 56, "clone3": 435, "setns": 308, "mount": 165, "umount2": 166,
                       "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                      "fspick": 433, "mount_setattr": 442, "socket": 41, "io_uring_setup": 425}),
+                      "fspick": 433, "mount_setattr": 442, "socket": 41, "io_uring_setup": 425, "kcmp": 312}),
         (0x40000003, {"add_key": 286, "request_key": 287, "keyctl": 288, "ptrace": 26, "perf_event_open": 336,
                       "inotify_init": 291, "inotify_init1": 332, "fanotify_init": 338, "pivot_root": 217,
                       "unshare": 310, "clone": 120, "clone3": 435, "setns": 346, "mount": 21, "umount2": 52,
@@ -71,7 +72,7 @@ ABIS = {
                       "inotify_init1": 26, "fanotify_init": 262, "pivot_root": 41, "unshare": 97, "clone": 220,
                       "clone3": 435, "setns": 268, "mount": 40, "umount2": 39, "open_tree": 428,
                       "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-                      "mount_setattr": 442, "socket": 198, "io_uring_setup": 425}),
+                      "mount_setattr": 442, "socket": 198, "io_uring_setup": 425, "kcmp": 272}),
         (0x40000028, {"add_key": 309, "request_key": 310, "keyctl": 311, "ptrace": 26, "perf_event_open": 364,
                       "inotify_init": 316, "inotify_init1": 360, "fanotify_init": 367, "pivot_root": 218,
                       "unshare": 337, "clone": 120, "clone3": 435, "setns": 375, "mount": 21, "umount2": 52,

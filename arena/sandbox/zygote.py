@@ -38,8 +38,8 @@ own can land after the harness resumed it); without, the game process says it. T
 game process then reads the game's `start` and answers it and the game's `act` and
 `end` messages itself on the same channel. When it has ended (the harness kills it
 after `end`) the zygote reports ``{"type": "exit", "code": C}`` (C: None with
-`pause`, where the game process is the zygote's sibling and its end is not the
-zygote's to see) and forks the next one when the harness sends ``{"type": "next"}``
+`pause`, where the kernel reaps the game process and its end is not the zygote's
+to see) and forks the next one when the harness sends ``{"type": "next"}``
 (with `pause`: it reads `next` first, then reports).
 """
 
@@ -57,7 +57,6 @@ import traceback
 
 from arena.sandbox import mappings, seccomp
 
-CLONE_PARENT = 0x00008000
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
@@ -225,19 +224,25 @@ def _fork_game(pause: bool) -> int:
     (`seccomp.SOCKET_RULES`); a new one where this machine has no filter.
 
     One `clone` system call (a fork of the loaded bot costs ~1.5 ms of CPU: one, not two).
-    With `pause` the game process is the zygote's sibling (CLONE_PARENT): the sandbox's
-    init reaps it, so the zygote learns nothing of how it ended, not even its resource
-    usage (`wait4`); else the zygote's child, whose exit code it reports. Where the
-    `clone` number is not known: fork, `unshare`, fork again; the middle process exits at
-    once with `pause` (its child goes to the sandbox's init), else it waits and passes on
-    the game's exit code. Either way the game process writes its own uid and gid maps
-    (`_write_id_maps`)."""
-    flags = _GAME_NAMESPACES | (CLONE_PARENT if pause else 0)
+    The zygote's child. With `pause` the zygote ignores SIGCHLD first, so the kernel reaps
+    the game process at its end (nothing is left for `wait4`: the zygote learns nothing of
+    how it ended, not even its resource usage), and the game process takes SIGCHLD back
+    (the harness checks both from outside: `checks`). Its parent is stopped for the whole
+    game, so the game's stops and resumptions wake no one: a child of the sandbox's init,
+    waiting in `wait()`, woke it twice a decision. Without `pause` the zygote reports the
+    game's exit code. Where the `clone` number is not known: fork, `unshare`, fork again;
+    the middle process exits at once with `pause` (its child goes to the sandbox's init),
+    else it waits and passes on the game's exit code. Either way the game process writes
+    its own uid and gid maps (`_write_id_maps`)."""
     if _CLONE is not None:
+        if pause:
+            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
         ctypes.pythonapi.PyOS_BeforeFork()  # what os.fork does around fork(): locks, at-fork hooks
-        pid = _syscall(ctypes.c_long(_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD), None, None, None, None)
+        pid = _syscall(ctypes.c_long(_CLONE), ctypes.c_ulong(_GAME_NAMESPACES | signal.SIGCHLD), None, None, None,
+                       None)
         if pid == 0:
             ctypes.pythonapi.PyOS_AfterFork_Child()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the init of its PID namespace reaps its own
             return 0
         error = ctypes.get_errno()
         ctypes.pythonapi.PyOS_AfterFork_Parent()
@@ -410,8 +415,8 @@ def _serve_game(bot_cls: type, channel: Channel, tmp_mb: int, under_tmp: list[st
         _game_process(bot_cls, channel, tmp_mb, under_tmp, ids, ready)
     channel.buffer = b""  # what was read ahead is the game process's (its `start`)
     if pause:
-        # Its sibling: the harness ends it, then lets this zygote read `next`; its end is
-        # not this zygote's to see (None). The harness stops this zygote once it hears
+        # Reaped by the kernel (SIGCHLD ignored): the harness ends it, then lets this zygote
+        # read `next`; its end is not this zygote's to see (None). The harness stops this zygote once it hears
         # `ready` and keeps it stopped for the game: nothing here stops itself.
         if _said_ready(*ready):
             channel.send({"type": "ready"})

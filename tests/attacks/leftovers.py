@@ -134,7 +134,9 @@ elif KIND == "filter":  # games get an allow-all seccomp filter in place of the 
         if hasattr(_module, "_GAME_FILTER"):
             _module._GAME_FILTER = struct.pack("=HBBI", 0x06, 0, 0, 0x7FFF0000)  # return ALLOW
     PLACES.append("/tmp/attack-note")  # (what it would do with nested namespaces is beside the point)
-elif KIND == "rusage":  # an earlier game's peak memory, read by reaping it (wait4) before each fork
+elif KIND in ("rusage", "rusagekept"):  # an earlier game's peak memory, read by reaping it (wait4) before
+    # each fork; "rusagekept": the zygote takes SIGCHLD back once it forked a game, so that the game is left
+    # for it to reap
     def _reap():
         while True:
             try:
@@ -148,6 +150,20 @@ elif KIND == "rusage":  # an earlier game's peak memory, read by reaping it (wai
 
     if IN_ZYGOTE:
         _patch_zygote_check(_reap)
+    if IN_ZYGOTE and KIND == "rusagekept":
+        import signal
+
+        import arena.sandbox.zygote as _zygote
+
+        for _module in (_zygote, sys.modules.get("__main__")):
+            if hasattr(_module, "_fork_game"):
+                def _forking(pause, original=_module._fork_game):
+                    pid = original(pause)
+                    if pid != 0:
+                        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    return pid
+
+                _module._fork_game = _forking
 elif KIND == "keyring":  # a kernel key of the zygote's uid, writable by that uid
     _libc.syscall.restype = ctypes.c_long
     _KEY = _libc.syscall(248, b"user", b"attack-leftover", b"-", 1, -4)  # add_key to the user keyring
@@ -204,7 +220,7 @@ def recall():
             except OSError:
                 pass
         return found
-    if KIND == "rusage":  # a game leaves a peak of 150 MiB; the zygote's own is about 25
+    if KIND in ("rusage", "rusagekept"):  # a game leaves a peak of 150 MiB; the zygote's own is about 25
         return [f"a reaped game's peak memory: {kib} KiB" for kib in NOTES if kib >= RUSAGE_PEAK_KIB]
     if KIND == "keyring":
         buffer = ctypes.create_string_buffer(256)
@@ -242,7 +258,7 @@ def leave(tag):
                     note.write(tag + "\n")
             except OSError:
                 pass
-    elif KIND == "rusage":
+    elif KIND in ("rusage", "rusagekept"):
         PLACES.append(bytearray(b"\1") * (150 << 20))  # written, so resident: the game's peak memory
     elif KIND == "keyring":
         if _libc.syscall(250, 2, _KEY, tag.encode(), len(tag)) < 0:  # KEYCTL_UPDATE

@@ -7,7 +7,10 @@ Prints, for the same bot and observation, the median over interleaved rounds of:
   also stops the bot's processes after each answer and resumes them before the
   next question), and the difference; each act is followed by `settle_stops` (as the
   match loop does before another bot's decision), so the sandbox's figure includes the
-  stop's verification, which a bot asked again at once would not wait for;
+  stop's verification, which a bot asked again at once would not wait for (+89.7 / +37.3 /
+  +50.4 -> +31.5 / +29.5 / +12.8 us, 3 interleaved pairs at load 2-3.5, when the game
+  process's stops stopped waking the sandbox's init; where the rest goes: docs/security.md,
+  "Where a decision's extra goes");
 - milliseconds per game start+end (start_game, one act, end_game, back to back) for a
   Python bot: a ProcessHost reuses its process, a SandboxHost forks a fresh game process
   in new namespaces from its zygote (one `clone`; +11.6 -> +7.9 ms over a ProcessHost

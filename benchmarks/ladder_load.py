@@ -205,9 +205,9 @@ def cpu_seconds(pids: list[int] | None) -> float | None:
     return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")
 
 
-Sample = tuple[float, int, float, int]
+Sample = tuple[float, int, float, int, int]
 """One request: (latency ms, HTTP status, seconds after the load started that it was sent, how
-many its client had sent before it)."""
+many its client had sent before it, the task whose result it returned or 0)."""
 
 
 def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,
@@ -247,7 +247,7 @@ def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[i
         start.wait()
         began = time.monotonic()
         deadline = began + seconds
-        sent = 0
+        sent = task = 0
         while time.monotonic() < deadline:
             at = time.monotonic() - began
             if kind == "result":
@@ -260,7 +260,7 @@ def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[i
                 path = "/standings/flip-7" if kind == "leaderboard" else f"/bots/{rng.choice(names)}"
                 ms, status = timed(conn, "GET", path)
             with lock:
-                seen[kind].append((ms, status, at, sent))
+                seen[kind].append((ms, status, at, sent, task))
             sent += 1
 
     threads = [threading.Thread(target=client, args=item) for item in work]
@@ -357,8 +357,8 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
         if args.records:
             with open(args.records, "a") as records:
                 for label, samples in measured.items():
-                    for ms, status, at, before in samples if label == "result" else ():
-                        records.write(json.dumps({"db": kind, "kind": label, "ms": round(ms, 2), "status": status,
+                    for ms, status, at, before, task in samples if label == "result" else ():
+                        records.write(json.dumps({"db": kind, "task": task, "ms": round(ms, 2), "status": status,
                                                   "sent": round(at, 4), "before": before}) + "\n")
         if cpu_before is not None and cpu_after is not None and measured["result"]:
             used = cpu_after - cpu_before

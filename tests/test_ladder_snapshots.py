@@ -7,7 +7,9 @@ figures come from benchmarks/ladder_load.py."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import threading
 import time
 
@@ -78,14 +80,13 @@ def test_a_result_stored_while_its_copy_was_checked_is_stored_once(tmp_path, mon
     _, worker = gated(ladder)
     task = ladder.lease(worker)["tasks"][0]
     result = inline_result(task)
+    copy = ladder.checked_result(worker, task["id"], result)  # a copy checked first (one check at a time) ...
     checked = service.record_problem_for
     answers: list[dict] = []
-    copies = []
 
     def check_while_the_copy_is_stored(spec, record, cls):
-        if not copies:  # the first check: the second copy is checked and stored meanwhile
-            copies.append(1)
-            answers.append(ladder.complete(worker, task["id"], result))
+        if not answers:  # ... and stored while the other copy is checked
+            answers.append(dict(ladder.commits.run(copy)))
         return checked(spec, record, cls)
 
     monkeypatch.setattr(service, "record_problem_for", check_while_the_copy_is_stored)
@@ -504,6 +505,72 @@ def test_sqlite_writers_of_two_processes_queue_on_the_writers_file_and_store_eac
     assert first.counts()["games"] == 3 * 2 + len(tasks)
 
 
+def test_sqlite_writers_of_two_processes_take_turns_when_both_wait(tmp_path):
+    import select
+
+    from arena.ladder.db import WriterQueue
+
+    engine = connect(database_url(None, tmp_path))
+    mine, theirs = WriterQueue(engine), WriterQueue(engine)  # the other opens its own files in its process
+    readable, writable = os.pipe()
+    firsts: list[bool] = []
+
+    def ask_again() -> None:
+        with mine.turn():
+            firsts.append(bool(select.select([readable], [], [], 0)[0]))  # had the other its turn already?
+
+    with mine.turn():
+        child = os.fork()
+        if child == 0:  # the other process: waits for the turn, then says it had it
+            try:
+                with theirs.turn():
+                    os.write(writable, b"had it")
+            finally:
+                os._exit(0)
+        time.sleep(0.5)  # it is waiting for the turn now
+        os.kill(child, signal.SIGSTOP)  # and cannot run when this process lets go and asks again at once
+    again = threading.Thread(target=ask_again)
+    again.start()
+    again.join(timeout=0.5)
+    os.kill(child, signal.SIGCONT)
+    again.join(timeout=30)
+    os.waitpid(child, 0)
+    assert firsts == [True]  # the process that waited had the next turn
+
+
+def test_game_results_are_replayed_one_at_a_time_each_once_and_every_poster_answered(tmp_path, monkeypatch):
+    ladder = make_ladder(database_url(None, tmp_path))
+    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
+    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
+    checked = service.record_problem_for
+    replays: list[int] = []
+    at_once = [0, 0]  # now, most
+    counting = threading.Lock()
+
+    def slow_check(spec, record, cls):
+        with counting:
+            at_once[0] += 1
+            at_once[1] = max(at_once)
+        time.sleep(0.05)  # the GIL is free meanwhile: without the bound the other posters' checks start
+        with counting:
+            at_once[0] -= 1
+            replays.append(json.dumps(spec, sort_keys=True))
+        return checked(spec, record, cls)
+
+    monkeypatch.setattr(service, "record_problem_for", slow_check)
+    answers: dict[int, object] = {}
+    threads = [threading.Thread(target=lambda task=task: answers.__setitem__(
+        task["id"], ladder.complete(worker, task["id"], inline_result(task)))) for task in tasks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert at_once[1] == 1  # service.GAME_CHECKS_AT_ONCE
+    assert sorted(replays) == sorted(json.dumps(task["spec"], sort_keys=True) for task in tasks)  # each once
+    assert answers == {task["id"]: {"task": task["id"], "stored": True} for task in tasks}
+    assert ladder.counts()["games"] == 3 * 2 + len(tasks)
+
+
 def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):
     import sqlalchemy as sa
 
@@ -707,10 +774,10 @@ def test_a_warmed_worker_listener_opens_no_connection_for_its_first_burst_of_res
 
 
 def test_a_batch_of_games_on_postgresql_is_stored_in_one_round_trip_each_once_as_on_sqlite(pg_server, tmp_path):
-    """The batch's write transaction on PostgreSQL makes 3 round trips (BEGIN with the write lock
-    and the change counter; the tasks marked done with the games and their seats; COMMIT: it made
-    7, a statement each), and stores what the statement-by-statement path stores on SQLite: the
-    same games, seats, answers and ratings, a copy returned in the same batch stored once."""
+    """The batch's write transaction on PostgreSQL is one round trip (BEGIN with the write lock
+    and the change counter, the tasks marked done with the games and their seats, COMMIT: it made
+    7, a statement each, then 3), and stores what the statement-by-statement path stores on SQLite:
+    the same games, seats, answers and ratings, a copy returned in the same batch stored once."""
     import sqlalchemy as sa
 
     from arena.ladder.db import game_seats, games
@@ -724,13 +791,13 @@ def test_a_batch_of_games_on_postgresql_is_stored_in_one_round_trip_each_once_as
         tasks.append(tasks[0])  # a second copy of one result in the same batch
         batch = [ladder.checked_result(worker, task["id"], inline_result(task)) for task in tasks]
         with postgresql_messages(ladder.engine) as checkouts:
-            with ladder.writing(changes_pages=True) as conn:  # as `commits.GroupCommit` stores a batch
+            with ladder.commits._writing(changes_pages=True) as conn:  # as `commits.GroupCommit` stores a batch
                 answers = ladder.store_results(conn, batch)
         assert answers == [{"task": task["id"], "stored": True} for task in tasks[:-1]] + [
             {"task": tasks[0]["id"], "stored": False, "note": "already stored"}]
         if ladder.engine.dialect.name == "postgresql":
             [store] = [c for c in checkouts if "COMMIT" in [message.statement for message in c]]
-            assert round_trips(store) == 3, store
+            assert round_trips(store) == 1, store
         with ladder.engine.connect() as conn:
             rows = conn.execute(sa.select(games.c.id, games.c.key, games.c.seats, games.c.result, games.c.gate)
                                 .order_by(games.c.id)).all()

@@ -22,21 +22,27 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
-from arena.ladder.db import game_seats, games
+from arena.ladder.db import game_seats, games, send_begin_writing
 from arena.ladder.leases import finish_many_statement_for
 from arena.ladder.prebuilt import prebuilt
 
 GAME_COLUMNS = ("key", "ruleset", "seats", "deal", "rotation", "result", "record", "gate", "created")
 
 
-def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[str, Any]]) -> set[int]:
+def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[str, Any]],
+                whole: Sequence[str] | None = None) -> set[int]:
     """Mark `tasks` done unless they are, and store `rows` (their games as `service.game_row`
     makes them, `created` added; distinct keys), in `conn`'s transaction, in one round trip;
-    the tasks this call marked done (`leases.finish_many`'s answer)."""
+    the tasks this call marked done (`leases.finish_many`'s answer). `whole`: the transaction
+    is not begun yet (`db.not_begun`), and the same round trip begins it (`db.begin_writing`,
+    with the counters `whole` names) and commits it: the write lock is then held while the
+    server runs the statements, not across the storing thread's waits between round trips."""
     driver = conn.connection.driver_connection
     assert driver is not None
     marked = driver.cursor()
     with driver.pipeline():
+        if whole is not None:
+            send_begin_writing(conn, whole)
         finish_many_statement_for(conn, len(tasks)).send(marked, {f"id{k}": task for k, task in enumerate(tasks)})
         if rows:
             values: dict[str, Any] = {f"{c}_{k}": row["game"][c] for k, row in enumerate(rows) for c in GAME_COLUMNS}
@@ -44,6 +50,8 @@ def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[s
             values.update(seat_keys=[s[0] for s in seats], seat_numbers=[s[1] for s in seats],
                           seat_versions=[s[2] for s in seats])
             _games_and_seats_for(conn, len(rows)).send(driver.cursor(), values)
+        if whole is not None:
+            driver.execute("COMMIT")  # the driver's own commit, when SQLAlchemy's comes, has nothing to do
     return {row[0] for row in marked.fetchall()}
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import threading
 import time
 
@@ -512,30 +511,24 @@ def test_sqlite_writers_of_two_processes_take_turns_when_both_wait(tmp_path):
 
     engine = connect(database_url(None, tmp_path))
     mine, theirs = WriterQueue(engine), WriterQueue(engine)  # the other opens its own files in its process
-    readable, writable = os.pipe()
     firsts: list[bool] = []
-
-    def ask_again() -> None:
+    for _ in range(5):
+        readable, writable = os.pipe()
         with mine.turn():
+            child = os.fork()
+            if child == 0:  # the other process: waits for the turn, then says it had it
+                try:
+                    with theirs.turn():
+                        os.write(writable, b"had it")
+                finally:
+                    os._exit(0)
+            time.sleep(0.2)  # it is waiting for the turn now
+        with mine.turn():  # asked again at once, as a listener's next batch does
             firsts.append(bool(select.select([readable], [], [], 0)[0]))  # had the other its turn already?
-
-    with mine.turn():
-        child = os.fork()
-        if child == 0:  # the other process: waits for the turn, then says it had it
-            try:
-                with theirs.turn():
-                    os.write(writable, b"had it")
-            finally:
-                os._exit(0)
-        time.sleep(0.5)  # it is waiting for the turn now
-        os.kill(child, signal.SIGSTOP)  # and cannot run when this process lets go and asks again at once
-    again = threading.Thread(target=ask_again)
-    again.start()
-    again.join(timeout=0.5)
-    os.kill(child, signal.SIGCONT)
-    again.join(timeout=30)
-    os.waitpid(child, 0)
-    assert firsts == [True]  # the process that waited had the next turn
+        os.waitpid(child, 0)
+        os.close(readable)
+        os.close(writable)
+    assert firsts == [True] * 5  # the process that waited had the next turn each time
 
 
 def test_game_results_are_replayed_one_at_a_time_each_once_and_every_poster_answered(tmp_path, monkeypatch):

@@ -79,13 +79,14 @@ def test_a_result_stored_while_its_copy_was_checked_is_stored_once(tmp_path, mon
     _, worker = gated(ladder)
     task = ladder.lease(worker)["tasks"][0]
     result = inline_result(task)
-    copy = ladder.checked_result(worker, task["id"], result)  # a copy checked first (one check at a time) ...
     checked = service.record_problem_for
     answers: list[dict] = []
+    copies = []
 
     def check_while_the_copy_is_stored(spec, record, cls):
-        if not answers:  # ... and stored while the other copy is checked
-            answers.append(dict(ladder.commits.run(copy)))
+        if not copies:  # the first check: the second copy is checked and stored meanwhile
+            copies.append(1)
+            answers.append(ladder.complete(worker, task["id"], result))
         return checked(spec, record, cls)
 
     monkeypatch.setattr(service, "record_problem_for", check_while_the_copy_is_stored)
@@ -529,39 +530,6 @@ def test_sqlite_writers_of_two_processes_take_turns_when_both_wait(tmp_path):
         os.close(readable)
         os.close(writable)
     assert firsts == [True] * 5  # the process that waited had the next turn each time
-
-
-def test_game_results_are_replayed_one_at_a_time_each_once_and_every_poster_answered(tmp_path, monkeypatch):
-    ladder = make_ladder(database_url(None, tmp_path))
-    _, worker = gated(ladder, ("alpha", "beta", "gamma"))
-    tasks = ladder.lease(worker)["tasks"] + ladder.lease(worker)["tasks"]
-    checked = service.record_problem_for
-    replays: list[int] = []
-    at_once = [0, 0]  # now, most
-    counting = threading.Lock()
-
-    def slow_check(spec, record, cls):
-        with counting:
-            at_once[0] += 1
-            at_once[1] = max(at_once)
-        time.sleep(0.05)  # the GIL is free meanwhile: without the bound the other posters' checks start
-        with counting:
-            at_once[0] -= 1
-            replays.append(json.dumps(spec, sort_keys=True))
-        return checked(spec, record, cls)
-
-    monkeypatch.setattr(service, "record_problem_for", slow_check)
-    answers: dict[int, object] = {}
-    threads = [threading.Thread(target=lambda task=task: answers.__setitem__(
-        task["id"], ladder.complete(worker, task["id"], inline_result(task)))) for task in tasks]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert at_once[1] == 1  # service.GAME_CHECKS_AT_ONCE
-    assert sorted(replays) == sorted(json.dumps(task["spec"], sort_keys=True) for task in tasks)  # each once
-    assert answers == {task["id"]: {"task": task["id"], "stored": True} for task in tasks}
-    assert ladder.counts()["games"] == 3 * 2 + len(tasks)
 
 
 def test_a_batch_of_results_is_stored_with_the_statements_of_one(db_url):

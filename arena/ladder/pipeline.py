@@ -7,7 +7,12 @@ results wait for it). A batch of games needs no answer from one statement to sen
 the tasks are marked done (``UPDATE ... RETURNING``, as `leases.finish_many`) and, in the same
 pipeline, the games are inserted unless their key is stored already, with their seats (one
 statement: the games' ``INSERT ... ON CONFLICT (key) DO NOTHING RETURNING`` feeds the seats'
-insert), so the batch costs one round trip. The tasks the UPDATE marked are those stored now:
+insert), so the batch costs one round trip; and when the group commit opened the transaction
+without beginning it (`Ladder.writing(begun=False)`), the same round trip also begins it
+(BEGIN, the write lock, the change counter: `db.begin_writing`'s statements) and commits it,
+so the write lock is held while the server runs the statements, not across the storing
+thread's waits for the server, a core and the GIL between three round trips. The tasks the
+UPDATE marked are those stored now:
 a task is done exactly when its game is stored (both in one transaction, under the write
 lock), so a game found stored is that of a task done before, whose copy is answered "already
 stored" and changes nothing, as on the statement-by-statement path. Gates (a version's state

@@ -43,16 +43,6 @@ from arena.identity import GameIdentity, Seat
 from arena.scheduling.base import FieldEntry, Play, StoredResult
 
 
-GAME_CHECKS_AT_ONCE = 1
-"""Game results a process replays at once (`Ladder.game_checks`). A replay is pure Python: threads
-replaying together only share the process's GIL, and each finishes later (traced under the load
-benchmark: up to 8 at once in a worker listener, p99 18-27 ms and up to 56 ms of wall time for
-~1 ms of CPU), while the thread storing the last batch waits for the GIL after each database
-round trip with the write lock held.
-One at a time, the results' checks finish in the order they began and the others wait on a
-semaphore, not for the GIL."""
-
-
 class LeaseError(ArenaError):
     """A lease or task the server does not know (HTTP 404/409)."""
 
@@ -206,9 +196,6 @@ class Ladder:
         """Taken after `lock` by every write: SQLite's writers in several processes queue on it."""
         self.commits = GroupCommit(functools.partial(self.writing, begun=False), self.lock, self.store_results)
         """Stores results that arrive together in one transaction (arena.ladder.commits)."""
-        self.game_checks = threading.BoundedSemaphore(GAME_CHECKS_AT_ONCE)
-        """Held by each game result's replay (`GAME_CHECKS_AT_ONCE`); a gate's report, whose
-        check replays a whole gate's games, is not held up behind it nor holds game results up."""
         self.standings_lock = threading.RLock()
         """Guards the in-memory standings, rating history and refits; taken alone (readers,
         the snapshot builder) or before `lock` (a lease's scheduling reads the refits), never
@@ -425,11 +412,8 @@ class Ladder:
         if task.state == leases.DONE_STATE:
             return {"task": task_id, "stored": False, "note": "already stored"}
         spec = json.loads(task.spec)  # a task's spec never changes: the check needs nothing else
-        if task.kind == "game":
-            with self.game_checks:
-                checked = self._checked_game(spec, result.get("record"))
-        else:
-            checked = self._checked_gate(spec, result)
+        checked = self._checked_game(spec, result.get("record")) if task.kind == "game" else \
+            self._checked_gate(spec, result)
         if isinstance(checked, str):
             with self.writing() as conn:
                 leases.requeue(conn, task_id)

@@ -9,9 +9,7 @@ lock, then the database's write lock, for which it may wait on another process's
 transaction), and only then takes every item queued by then and stores them all with one
 call, `store(conn, items)`, so one commit stores them all, and items that arrived while it
 waited for the write lock are in it too (taken before, they waited for the next
-transaction). (`Ladder` opens it with `writing(begun=False)`: on PostgreSQL the database's
-write lock is then taken in the store's own round trip, with the batch's statements and its
-commit, so there the batch is what is queued once the process's lock is held.) The others wait for their item to be done, not for the lock: each is
+transaction). The others wait for their item to be done, not for the lock: each is
 answered as soon as its transaction committed (they queued on the lock before, and one whose
 item was done then waited behind the next batch's whole store); a waiter whose item is still
 queued leads the next batch. Both were the slowest results' waits under the load benchmark

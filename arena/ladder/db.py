@@ -232,32 +232,13 @@ def begin_writing(conn: Connection, counters: Sequence[str] = ()) -> None:
             bump_setting(conn, name)
         return
     driver = conn.connection.driver_connection
-    assert driver is not None
-    with driver.pipeline():
-        send_begin_writing(conn, counters)
-
-
-def send_begin_writing(conn: Connection, counters: Sequence[str] = ()) -> None:
-    """PostgreSQL: `begin_writing`'s statements sent in the psycopg pipeline open on `conn`'s
-    driver connection, with the statements that follow them (`pipeline.store_games`)."""
-    driver = conn.connection.driver_connection
     assert driver is not None and driver.autocommit, "a write transaction's connection is in autocommit"
     lock, counted = prepare_writing(conn)
-    driver.execute("BEGIN")
-    lock.send(driver.cursor(), {"key": WRITE_LOCK})
-    for name in counters:
-        counted.send(driver.cursor(), {"setting": name})
-
-
-def not_begun(conn: Connection) -> bool:
-    """Whether `conn` (a `write_transactions` connection) has not begun its transaction in the
-    database yet: on PostgreSQL, no BEGIN sent (`Ladder.writing(begun=False)`); SQLite's always is."""
-    if conn.dialect.name == "sqlite":
-        return False
-    from psycopg.pq import TransactionStatus
-
-    driver = conn.connection.driver_connection
-    return driver is not None and driver.info.transaction_status == TransactionStatus.IDLE
+    with driver.pipeline():
+        driver.execute("BEGIN")
+        lock.send(driver.cursor(), {"key": WRITE_LOCK})
+        for name in counters:
+            counted.send(driver.cursor(), {"setting": name})
 
 
 def prepare_writing(conn: Connection) -> tuple[Any, Any]:
@@ -275,19 +256,12 @@ class WriterQueue:
     SQLite's busy handler, whose sleeps grow to 100 ms (two worker listeners' results waited for
     them: p99 204 ms). PostgreSQL: nothing (its advisory lock queues writers already). Callers
     hold their process's own write lock around it (one thread at a time); each process opens
-    the files for itself (a lock held through a descriptor inherited by fork would be shared).
-
-    Turns alternate between processes that both wait: a writer takes a second file's lock (the
-    entry) while it waits for the writers' lock, and lets go of the entry once it has it. A
-    writer that has just let go of the writers' lock and wants it again waits at the entry
-    behind the one already waiting. (With the writers' lock alone, the process letting go took
-    it again before the one it woke ran: under the load benchmark one worker listener stored up
-    to 7 transactions in a row while the other's results waited 40-107 ms.)"""
+    the file for itself (a lock held through a descriptor inherited by fork would be shared)."""
 
     def __init__(self, engine: Engine):
         database = engine.url.database if engine.dialect.name == "sqlite" else None
         self.path = f"{database}-writers" if database and database != ":memory:" else None
-        self._descriptors: tuple[int, int, int] | None = None  # (pid, entry fd, writers fd) of this process
+        self._descriptor: tuple[int, int] | None = None  # (pid, fd) of this process's open file
         self._held = 0  # turns taken and not given back (nested: the outer one holds the lock)
 
     @contextlib.contextmanager
@@ -300,22 +274,16 @@ class WriterQueue:
             finally:
                 self._held -= 1
             return
-        if self._descriptors is None or self._descriptors[0] != os.getpid():
-            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
-            self._descriptors = (os.getpid(), os.open(f"{self.path}-entry", flags, 0o600),
-                                 os.open(self.path, flags, 0o600))
-        _, entry, writers = self._descriptors
-        fcntl.flock(entry, fcntl.LOCK_EX)
-        try:
-            fcntl.flock(writers, fcntl.LOCK_EX)
-        finally:
-            fcntl.flock(entry, fcntl.LOCK_UN)
+        if self._descriptor is None or self._descriptor[0] != os.getpid():
+            self._descriptor = (os.getpid(), os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        descriptor = self._descriptor[1]
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
         self._held = 1
         try:
             yield
         finally:
             self._held = 0
-            fcntl.flock(writers, fcntl.LOCK_UN)
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
 
 
 GENERATION = "generation"

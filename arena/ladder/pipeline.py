@@ -7,12 +7,7 @@ results wait for it). A batch of games needs no answer from one statement to sen
 the tasks are marked done (``UPDATE ... RETURNING``, as `leases.finish_many`) and, in the same
 pipeline, the games are inserted unless their key is stored already, with their seats (one
 statement: the games' ``INSERT ... ON CONFLICT (key) DO NOTHING RETURNING`` feeds the seats'
-insert), so the batch costs one round trip; and when the group commit opened the transaction
-without beginning it (`Ladder.writing(begun=False)`), the same round trip also begins it
-(BEGIN, the write lock, the change counter: `db.begin_writing`'s statements) and commits it,
-so the write lock is held while the server runs the statements, not across the storing
-thread's waits for the server, a core and the GIL between three round trips. The tasks the
-UPDATE marked are those stored now:
+insert), so the batch costs one round trip. The tasks the UPDATE marked are those stored now:
 a task is done exactly when its game is stored (both in one transaction, under the write
 lock), so a game found stored is that of a task done before, whose copy is answered "already
 stored" and changes nothing, as on the statement-by-statement path. Gates (a version's state
@@ -27,27 +22,21 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
-from arena.ladder.db import game_seats, games, send_begin_writing
+from arena.ladder.db import game_seats, games
 from arena.ladder.leases import finish_many_statement_for
 from arena.ladder.prebuilt import prebuilt
 
 GAME_COLUMNS = ("key", "ruleset", "seats", "deal", "rotation", "result", "record", "gate", "created")
 
 
-def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[str, Any]],
-                whole: Sequence[str] | None = None) -> set[int]:
+def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[str, Any]]) -> set[int]:
     """Mark `tasks` done unless they are, and store `rows` (their games as `service.game_row`
     makes them, `created` added; distinct keys), in `conn`'s transaction, in one round trip;
-    the tasks this call marked done (`leases.finish_many`'s answer). `whole`: the transaction
-    is not begun yet (`db.not_begun`), and the same round trip begins it (`db.begin_writing`,
-    with the counters `whole` names) and commits it: the write lock is then held while the
-    server runs the statements, not across the storing thread's waits between round trips."""
+    the tasks this call marked done (`leases.finish_many`'s answer)."""
     driver = conn.connection.driver_connection
     assert driver is not None
     marked = driver.cursor()
     with driver.pipeline():
-        if whole is not None:
-            send_begin_writing(conn, whole)
         finish_many_statement_for(conn, len(tasks)).send(marked, {f"id{k}": task for k, task in enumerate(tasks)})
         if rows:
             values: dict[str, Any] = {f"{c}_{k}": row["game"][c] for k, row in enumerate(rows) for c in GAME_COLUMNS}
@@ -55,8 +44,6 @@ def store_games(conn: Connection, tasks: Sequence[int], rows: Sequence[Mapping[s
             values.update(seat_keys=[s[0] for s in seats], seat_numbers=[s[1] for s in seats],
                           seat_versions=[s[2] for s in seats])
             _games_and_seats_for(conn, len(rows)).send(driver.cursor(), values)
-        if whole is not None:
-            driver.execute("COMMIT")  # the driver's own commit, when SQLAlchemy's comes, has nothing to do
     return {row[0] for row in marked.fetchall()}
 
 

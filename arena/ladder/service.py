@@ -13,7 +13,6 @@ in id order (`catch_up`): the standings' readers catch up, not the writers.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import threading
 import time
@@ -29,7 +28,7 @@ from arena.ladder.accounts import AccessError, Caller
 from arena.ladder.commits import GroupCommit
 from arena.ladder.config import LadderConfig
 from arena.ladder.db import (POOL_SIZE, VERSIONS_GENERATION, begin_writing, blobs, bots, bump_setting, changed_counters,
-                             game_seats, games, not_begun, people, prepare_writing, single_reads, tasks, versions,
+                             game_seats, games, people, prepare_writing, single_reads, tasks, versions,
                              write_transactions, WriterQueue)
 from arena.ladder.games import Spec, faults_of, identity, make_spec, record_problem_for
 from arena.ladder.information import make_scheduler
@@ -194,7 +193,7 @@ class Ladder:
         """Held by every write (`writing`)."""
         self.writers = WriterQueue(engine)
         """Taken after `lock` by every write: SQLite's writers in several processes queue on it."""
-        self.commits = GroupCommit(functools.partial(self.writing, begun=False), self.lock, self.store_results)
+        self.commits = GroupCommit(self.writing, self.lock, self.store_results)
         """Stores results that arrive together in one transaction (arena.ladder.commits)."""
         self.standings_lock = threading.RLock()
         """Guards the in-memory standings, rating history and refits; taken alone (readers,
@@ -226,17 +225,14 @@ class Ladder:
         self.rebuild()
 
     @contextlib.contextmanager
-    def writing(self, changes_pages: bool = False, versions: bool = False, begun: bool = True) -> Iterator[Connection]:
+    def writing(self, changes_pages: bool = False, versions: bool = False) -> Iterator[Connection]:
         """A write transaction under this process's lock and the database's write lock
         (`db.begin_writing`); `changes_pages`: it changes what the pages show (counted in
         `db.generation`, and `generation` bumped once it committed); `versions`: more than
-        new games (`db.changed_counters`). `begun=False` (a batch of results, `store_results`):
-        on PostgreSQL the transaction is begun by its first statements (`db.not_begun`), so
-        that they can go in one round trip with the rest."""
+        new games (`db.changed_counters`)."""
         with self.lock, self.writers.turn():
             with self.write_engine.begin() as conn:
-                if begun or conn.dialect.name == "sqlite":
-                    begin_writing(conn, changed_counters(versions) if changes_pages or versions else ())
+                begin_writing(conn, changed_counters(versions) if changes_pages or versions else ())
                 yield conn
             if changes_pages or versions:
                 self.generation += 1
@@ -426,20 +422,14 @@ class Ladder:
         (one UPDATE), the games and their seats (one INSERT each), and a gate's version (two per
         gate, and the versions' change counter once); on PostgreSQL a batch of games sends its
         statements at once, one round trip (`pipeline.store_games`). A task already done, or
-        given twice, is answered "already stored" after its first. A transaction not begun yet
-        (`writing(begun=False)`, as `commits.GroupCommit` opens it) is begun here, with the
-        change counter of new games: for a batch of games on PostgreSQL in the same round trip,
-        which also commits it (the write lock held only while the server runs them)."""
-        whole = changed_counters() if not_begun(conn) else None
+        given twice, is answered "already stored" after its first."""
         at_once = conn.dialect.name == "postgresql" and all(item.checked.version is None for item in items)
         if at_once:
             first = {item.task: item for item in reversed(items)}  # each task's first copy (the one stored)
             tasks_once = list(dict.fromkeys(item.task for item in items))
             rows_once = [row for task in tasks_once for row in first[task].checked.games]
-            fresh = store_games(conn, tasks_once, self._stored_rows(rows_once), whole)
+            fresh = store_games(conn, tasks_once, self._stored_rows(rows_once))
         else:
-            if whole is not None:
-                begin_writing(conn, whole)
             fresh = leases.finish_many(conn, [item.task for item in items])  # those done by no one before
         answers, rows, gated = [], [], False
         for item in items:

@@ -1,8 +1,8 @@
 """Benchmark: the ladder's server under load, and its pages at scale (issue 40).
 
     .venv/bin/python benchmarks/ladder_load.py [--db sqlite|postgresql|both] [--bots 200]
-        [--games 100000] [--clients 50] [--seconds 20] [--results 300] [--processes 1]
-        [--results-to workers|main] [--pages-nice N] [--worker-processes N]
+        [--games 100000] [--clients 50] [--seconds 20] [--results 1000] [--processes 1]
+        [--results-to workers|main] [--pages-nice N] [--worker-processes N] [--records FILE]
 
 For each database (PostgreSQL: ``--postgres URL``, else a private server started as the
 ladder's tests start one, tests/ladder_support.py):
@@ -26,7 +26,13 @@ ladder's tests start one, tests/ladder_support.py):
    results as workers (`/api/work/<task>/result`, each record checked and replayed by
    the server, as in production; at the address `--results-to` says) until those run out;
    per kind: requests, errors,
-   median, p99 and max latency in ms.
+   median, p99 and max latency in ms; the results also per phase: the first wave (each
+   poster's first result, all sent at once) and the steady state (the rest), with how many
+   took over 100 ms (`--records FILE`: each result's request as a JSON line).
+
+The default 1,000 results make the results' p99 their 10th slowest (with 300 it was the
+3rd, and one stall of a listener moved it by tens of milliseconds between runs of the same
+code); the 16 posters return them in a few seconds, inside the run's `--seconds`.
 
 Latencies are measured by the clients (http.client, one keep-alive connection each).
 The machine's load is printed with the figures: on a shared, loaded machine they are
@@ -199,6 +205,11 @@ def cpu_seconds(pids: list[int] | None) -> float | None:
     return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")
 
 
+Sample = tuple[float, int, float, int, int]
+"""One request: (latency ms, HTTP status, seconds after the load started that it was sent, how
+many its client had sent before it, the task whose result it returned or 0)."""
+
+
 def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,
           headers: dict[str, str] | None = None) -> tuple[float, int]:
     started = time.perf_counter()
@@ -226,16 +237,19 @@ def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[i
                     start: Any, seconds: float, out: Any) -> None:
     """One client process: a thread per (client number, kind, its results to return), all
     starting at the barrier `start` (every client of every process) and stopping `seconds`
-    after it; pages from `ports[0]`, results to `ports[1]`; puts {kind: [(ms, status), ...]} on `out`."""
+    after it; pages from `ports[0]`, results to `ports[1]`; puts {kind: [Sample, ...]} on `out`."""
     lock = threading.Lock()
-    seen: dict[str, list[tuple[float, int]]] = {"leaderboard": [], "bot": [], "result": []}
+    seen: dict[str, list[Sample]] = {"leaderboard": [], "bot": [], "result": []}
 
     def client(number: int, kind: str, mine: list[Any]) -> None:
         rng = random.Random(number)
         conn = HTTPConnection("127.0.0.1", ports[1] if kind == "result" else ports[0], timeout=120)
         start.wait()
-        deadline = time.monotonic() + seconds
+        began = time.monotonic()
+        deadline = began + seconds
+        sent = task = 0
         while time.monotonic() < deadline:
+            at = time.monotonic() - began
             if kind == "result":
                 if not mine:
                     return
@@ -246,7 +260,8 @@ def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[i
                 path = "/standings/flip-7" if kind == "leaderboard" else f"/bots/{rng.choice(names)}"
                 ms, status = timed(conn, "GET", path)
             with lock:
-                seen[kind].append((ms, status))
+                seen[kind].append((ms, status, at, sent, task))
+            sent += 1
 
     threads = [threading.Thread(target=client, args=item) for item in work]
     for thread in threads:
@@ -279,15 +294,27 @@ def load(ports: tuple[int, int], names: list[str], played: list[tuple[int, dict[
                                                                       seconds, out)))
     for process in running:
         process.start()
-    stats: dict[str, list[tuple[float, int]]] = {"leaderboard": [], "bot": [], "result": []}
+    stats: dict[str, list[Sample]] = {"leaderboard": [], "bot": [], "result": []}
     for _ in running:
         for kind, seen in out.get().items():
             stats[kind] += seen
     for process in running:
         process.join()
-    return {kind: {"requests": len(s), "errors": sum(1 for _, status in s if status != 200),
-                   "median": statistics.median(ms for ms, _ in s), "p99": percentile([ms for ms, _ in s], 0.99),
-                   "max": max(ms for ms, _ in s)} for kind, s in stats.items() if s}
+    return stats
+
+
+def summary(samples: list[Sample]) -> dict[str, Any]:
+    """Requests, errors (not 200), median, p99 and max latency (ms) of `samples`."""
+    ms = [sample[0] for sample in samples]
+    return {"requests": len(samples), "errors": sum(1 for sample in samples if sample[1] != 200),
+            "median": statistics.median(ms), "p99": percentile(ms, 0.99), "max": max(ms),
+            "over 100 ms": sum(1 for t in ms if t > 100)}
+
+
+def result_phases(samples: list[Sample]) -> dict[str, list[Sample]]:
+    """The results in two phases: the first wave (each poster's first result: all of them sent
+    at once when the load starts, to listeners that have served none) and the steady state (the rest)."""
+    return {"first wave": [s for s in samples if s[3] == 0], "steady state": [s for s in samples if s[3] > 0]}
 
 
 def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None) -> None:
@@ -313,13 +340,30 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
         measured = load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
                         args.client_processes, args.posters == "apart")
         cpu_after = cpu_seconds(listener)
-        for label, t in measured.items():
+        for label, samples in measured.items():
+            if not samples:
+                continue
+            t = summary(samples)
             print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
                   f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
-        if cpu_before is not None and cpu_after is not None and "result" in measured:
+        if measured["result"]:
+            for phase, samples in result_phases(measured["result"]).items():
+                if samples:
+                    t = summary(samples)
+                    print(f"[{kind}] results, {phase}: {t['requests']} requests, median {t['median']:.0f} ms, "
+                          f"p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms, {t['over 100 ms']} over 100 ms", flush=True)
+            last = max(sample[2] for sample in measured["result"])
+            print(f"[{kind}] results sent over {last:.1f} s", flush=True)
+        if args.records:
+            with open(args.records, "a") as records:
+                for label, samples in measured.items():
+                    for ms, status, at, before, task in samples if label == "result" else ():
+                        records.write(json.dumps({"db": kind, "task": task, "ms": round(ms, 2), "status": status,
+                                                  "sent": round(at, 4), "before": before}) + "\n")
+        if cpu_before is not None and cpu_after is not None and measured["result"]:
             used = cpu_after - cpu_before
             print(f"[{kind}] worker listener CPU during the load: {used:.2f} s, "
-                  f"{used / measured['result']['requests'] * 1000:.1f} ms per result", flush=True)
+                  f"{used / len(measured['result']) * 1000:.1f} ms per result", flush=True)
     finally:
         server.stop()
 
@@ -332,7 +376,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--results", type=int, default=300)
+    parser.add_argument("--results", type=int, default=1000,
+                        help="played games whose results the posters return (1,000: the p99 is the 10th slowest)")
+    parser.add_argument("--records", help="append each result's request (JSON lines: latency, status, when "
+                                          "sent, how many its poster sent before) to this file")
     parser.add_argument("--processes", type=int, default=1, help="server processes (arena ladder serve --processes)")
     parser.add_argument("--results-to", choices=["workers", "main"], default="workers",
                         help="where the result posters send: the worker listener (--worker-port, a deployment's "

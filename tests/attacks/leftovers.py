@@ -31,6 +31,7 @@ NOTES = []
 IN_ZYGOTE = getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", "") == "arena.sandbox.zygote"
 PLACES = []
 RUSAGE_PEAK_KIB = 100 << 10
+PIDCOUNT_FORKS = 30
 
 
 def _patch_zygote_check(before):
@@ -164,6 +165,15 @@ elif KIND in ("rusage", "rusagekept"):  # an earlier game's peak memory, read by
                     return pid
 
                 _module._fork_game = _forking
+elif KIND == "pidcount":  # the sandbox's next pid, probed before each fork: how many processes the last game made
+    def _probe():
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        NOTES.append(pid)  # the zygote ignores SIGCHLD: the kernel reaps the probe
+
+    if IN_ZYGOTE:
+        _patch_zygote_check(_probe)
 elif KIND == "keyring":  # a kernel key of the zygote's uid, writable by that uid
     _libc.syscall.restype = ctypes.c_long
     _KEY = _libc.syscall(248, b"user", b"attack-leftover", b"-", 1, -4)  # add_key to the user keyring
@@ -222,6 +232,9 @@ def recall():
         return found
     if KIND in ("rusage", "rusagekept"):  # a game leaves a peak of 150 MiB; the zygote's own is about 25
         return [f"a reaped game's peak memory: {kib} KiB" for kib in NOTES if kib >= RUSAGE_PEAK_KIB]
+    if KIND == "pidcount":  # between two probes: the probe, the game forked, and what a game made
+        return [f"a game made {later - earlier - 2} processes" for earlier, later in zip(NOTES, NOTES[1:])
+                if later - earlier - 2 >= PIDCOUNT_FORKS]
     if KIND == "keyring":
         buffer = ctypes.create_string_buffer(256)
         size = _libc.syscall(250, 11, _KEY, buffer, 256)  # KEYCTL_READ
@@ -260,6 +273,12 @@ def leave(tag):
                 pass
     elif KIND in ("rusage", "rusagekept"):
         PLACES.append(bytearray(b"\1") * (150 << 20))  # written, so resident: the game's peak memory
+    elif KIND == "pidcount":
+        for _ in range(PIDCOUNT_FORKS):
+            child = os.fork()
+            if child == 0:
+                os._exit(0)
+            os.waitpid(child, 0)
     elif KIND == "keyring":
         if _libc.syscall(250, 2, _KEY, tag.encode(), len(tag)) < 0:  # KEYCTL_UPDATE
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))

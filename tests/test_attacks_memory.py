@@ -180,8 +180,6 @@ def test_control_without_a_sandbox_import_time_leftovers_carry_notes(hosts, tmp_
     assert "game-1" in found_in_game_2(second, "leftover")
 
 
-@pytest.mark.xfail(strict=True, reason="an open channel (docs/security.md, 'Not closed yet'): the sandbox's pid "
-                                       "counter, which a game's forks move, is read by its zygote")
 def test_a_game_cannot_tell_a_later_game_how_many_processes_it_made(hosts, tmp_path, token, sandbox):
     """Import-time code probes the sandbox's next pid before each fork; a game forks 30
     processes; a later game of the same zygote must not find the count."""

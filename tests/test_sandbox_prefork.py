@@ -7,14 +7,16 @@ from __future__ import annotations
 import ctypes
 import os
 import random
+import shutil
 import signal
+import subprocess
 import time
 
 import pytest
 
 from arena.faults import BotFault
 from arena.plugins import load_registry
-from arena.sandbox import SandboxHost, checks, sandbox_unavailable
+from arena.sandbox import SandboxHost, checks, pid_counter, sandbox_unavailable
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.process import parent_of
 from arena.seats import Limits, settle_stops
@@ -68,6 +70,33 @@ def test_between_games_the_next_game_process_is_held_stopped_with_its_zygote():
         assert state(held[0]) == "T"  # the zygote stays stopped for the game
         assert host.act(observation(), 2.0) in observation()["legal_actions"]
         host.end_game(OUTCOME)
+    finally:
+        host.close()
+
+
+def pid_in_sandbox(pid: int) -> int:
+    """`pid`'s number in the sandbox's PID namespace (the second of its NSpid)."""
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line for line in status if line.startswith("NSpid:")).split()[2])
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("nsenter") is None,
+                    reason="entering the sandbox's PID namespace needs root and util-linux's nsenter")
+def test_every_readied_game_process_gets_the_same_pid_in_the_sandbox_whatever_ran_there_before():
+    """The sandbox's pid counter is set back between games (`pid_counter`): the zygote's
+    next pid tells it nothing of how many processes the last game made."""
+    host = SandboxHost.for_bot("random", LIMITS)
+    try:
+        pids = []
+        for _ in range(3):
+            held = held_after_a_game(host)
+            assert len(held) == 2, held
+            pids.append(pid_in_sandbox(held[1]))
+            # 21 processes in the sandbox's namespace (a shell, 20 /bin/true) before the next game's end,
+            # as a game's forks would be
+            subprocess.run(["nsenter", "-t", str(held[0]), "-p", "sh", "-c",
+                            "i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done"], check=True)
+        assert pids == [pid_counter.LAST_PID + 1] * 3
     finally:
         host.close()
 

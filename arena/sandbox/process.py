@@ -19,7 +19,7 @@ import time
 
 from arena.faults import BotFault, exit_fault
 from arena.records import FaultKind
-from arena.sandbox import cgroups, checks, seccomp
+from arena.sandbox import cgroups, checks, pid_counter, seccomp
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.launcher import SandboxSpec, bwrap_binary, command
 from arena.sandbox.uids import UidLease
@@ -52,6 +52,7 @@ class SandboxLauncher(Launched):
         self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
         self._stopper: cgroups.Stopper | None = None
         self._held: tuple[tuple[int, ...], list[int]] | None = None  # the stopped pids, the cgroup's pids
+        self._pid_namespace: int | None = None  # the sandbox's, whose counter is set back between games
 
     # -- start and end ------------------------------------------------------------
 
@@ -146,6 +147,9 @@ class SandboxLauncher(Launched):
         kill_process_group(self.popen)
         self.popen = None
         self._mounts = None  # a new sandbox's namespace may get this one's number
+        if self._pid_namespace is not None:
+            os.close(self._pid_namespace)
+            self._pid_namespace = None
         self._end_watch()
         self._end_stopper()
         self.stopped = set()
@@ -303,6 +307,11 @@ class SandboxLauncher(Launched):
         why = None if checks.wait_stopped([zygote]) else "its zygote could not be stopped"
         if self._mounts is None:
             self._mounts = checks.SandboxMounts.of(init)
+        if self._pid_namespace is None:
+            try:
+                self._pid_namespace = pid_counter.namespace_of(init)
+            except OSError:
+                why = why or "its PID namespace could not be opened"
         why = why or checks.problem(zygote, game, self._descriptors, self._mounts)
         if why:
             self.kill()
@@ -381,11 +390,12 @@ class SandboxLauncher(Launched):
         self._game_log = self._take_log()  # before the zygote runs again
 
     def resume_zygote(self) -> None:
-        """Once the killed game's processes are gone, let the zygote run again (a fatal
-        fault, the sandbox killed, if they cannot be killed). Gone: the game process ended
-        (its pidfd, so every other process of its PID namespace ended before it) and the
-        cgroup lists none but the sandbox's base (one listing); else every process left
-        is killed and waited for, listing by listing (`BotCgroup.kill_all`)."""
+        """Once the killed game's processes are gone, set the sandbox's PID counter back
+        (`pid_counter`) and let the zygote run again (a fatal fault, the sandbox killed, if
+        either cannot be done). Gone: the game process ended (its pidfd, so every other
+        process of its PID namespace ended before it) and the cgroup lists none but the
+        sandbox's base (one listing); else every process left is killed and waited for,
+        listing by listing (`BotCgroup.kill_all`)."""
         if self.cgroup is not None:
             # Wait until they are gone, not only signalled: a process with SIGKILL pending
             # that is entering a read of the shared channel can still take the `next`
@@ -395,6 +405,12 @@ class SandboxLauncher(Launched):
                     and not self.cgroup.kill_all(keep=self.base):
                 self.kill()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
+        if self._pid_namespace is not None:  # else the zygote's next pid tells how many processes the game made
+            try:
+                pid_counter.set_back(self._pid_namespace)
+            except OSError as exc:
+                self.kill()
+                raise BotFault(FaultKind.CRASH, f"sandbox check failed: {exc}", fatal=True) from exc
         self._end_watch()
         for pid in self._paused:
             send_signal(pid, signal.SIGCONT)

@@ -1,11 +1,13 @@
 """Setting a PID namespace's counter back (`arena.sandbox.pid_counter`), as the harness
 does to a sandbox's between games: the next process there gets the same pid whatever ran
-before, and the harness's own later processes stay in its own namespace."""
+before, the harness's own later processes stay in its own namespace, and the shell kept
+there to do it is reaped at the end."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -47,32 +49,53 @@ def next_pid_in(inner: int, forks: int = 0) -> int:
 
 def test_set_back_gives_the_next_process_the_same_pid_however_many_came_before(namespace):
     inner, fd = namespace
-    seen = []
-    for forks in (0, 25, 3):
-        next_pid_in(inner, forks)  # moves the counter by forks + 2 (nsenter's sh, the echoing sh)
-        pid_counter.set_back(fd)
-        seen.append(next_pid_in(inner))
-    # nsenter's sh takes LAST_PID + 1; the sh it runs (the one that echoes) the next
-    assert seen == [pid_counter.LAST_PID + 2] * 3
-
-
-def test_set_back_leaves_the_harness_threads_children_in_its_own_namespace(namespace):
-    _, fd = namespace
-    pid_counter.set_back(fd)
-    assert os.readlink("/proc/thread-self/ns/pid_for_children") == os.readlink("/proc/self/ns/pid")
-    child = subprocess.Popen(["sleep", "5"])
+    counter = pid_counter.PidCounter(fd)  # its shell takes pid 2 there (1 is sleep) for good
     try:
-        assert os.readlink(f"/proc/{child.pid}/ns/pid") == os.readlink("/proc/self/ns/pid")
+        seen = []
+        for forks in (0, 25, 3):
+            next_pid_in(inner, forks)  # moves the counter by forks + 2 (nsenter's sh, the echoing sh)
+            counter.set_back(10)
+            seen.append(next_pid_in(inner))
     finally:
-        child.kill()
-        child.wait()
+        counter.close()
+    # set back to 10: nsenter's sh takes 11, the sh it runs (the one that echoes) 12
+    assert seen == [12] * 3
 
 
-def test_set_back_of_something_not_a_pid_namespace_is_an_os_error_naming_it(tmp_path):
+def test_the_counters_shell_is_in_the_namespace_and_the_harness_threads_children_are_not(namespace):
+    inner, fd = namespace
+    counter = pid_counter.PidCounter(fd)
+    try:
+        assert os.readlink(f"/proc/{counter.pid}/ns/pid") == os.readlink(f"/proc/{inner}/ns/pid")
+        assert os.readlink("/proc/thread-self/ns/pid_for_children") == os.readlink("/proc/self/ns/pid")
+        child = subprocess.Popen(["sleep", "5"])
+        try:
+            assert os.readlink(f"/proc/{child.pid}/ns/pid") == os.readlink("/proc/self/ns/pid")
+        finally:
+            child.kill()
+            child.wait()
+    finally:
+        counter.close()
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left to hold the namespace's init
+        os.waitpid(counter.pid, os.WNOHANG)
+
+
+def test_a_counter_whose_shell_died_fails_to_set_back_with_an_os_error(namespace):
+    _, fd = namespace
+    counter = pid_counter.PidCounter(fd)
+    try:
+        os.kill(counter.pid, signal.SIGKILL)
+        with pytest.raises(OSError, match="did not answer"):
+            counter.set_back(10)
+    finally:
+        counter.close()
+
+
+def test_a_counter_of_something_not_a_pid_namespace_is_an_os_error_naming_it(tmp_path):
     not_a_namespace = os.open(tmp_path, os.O_RDONLY)
     try:
         with pytest.raises(OSError, match="cannot join the sandbox's PID namespace"):
-            pid_counter.set_back(not_a_namespace)
+            pid_counter.PidCounter(not_a_namespace)
     finally:
         os.close(not_a_namespace)
     assert os.readlink("/proc/thread-self/ns/pid_for_children") == os.readlink("/proc/self/ns/pid")

@@ -16,7 +16,7 @@ import pytest
 
 from arena.faults import BotFault
 from arena.plugins import load_registry
-from arena.sandbox import SandboxHost, checks, pid_counter, sandbox_unavailable
+from arena.sandbox import SandboxHost, checks, sandbox_unavailable
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.process import parent_of
 from arena.seats import Limits, settle_stops
@@ -82,13 +82,14 @@ def pid_in_sandbox(pid: int) -> int:
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("nsenter") is None,
                     reason="entering the sandbox's PID namespace needs root and util-linux's nsenter")
-def test_every_readied_game_process_gets_the_same_pid_in_the_sandbox_whatever_ran_there_before():
-    """The sandbox's pid counter is set back between games (`pid_counter`): the zygote's
-    next pid tells it nothing of how many processes the last game made."""
+def test_each_readied_game_process_gets_the_pid_after_the_last_ones_whatever_ran_in_the_sandbox():
+    """The sandbox's pid counter is set back between games to the last game process's pid
+    (`pid_counter`): the zygote's next pid follows from what it knows, not from how many
+    processes the last game made."""
     host = SandboxHost.for_bot("random", LIMITS)
     try:
         pids = []
-        for _ in range(3):
+        for _ in range(4):
             held = held_after_a_game(host)
             assert len(held) == 2, held
             pids.append(pid_in_sandbox(held[1]))
@@ -96,7 +97,11 @@ def test_every_readied_game_process_gets_the_same_pid_in_the_sandbox_whatever_ra
             # as a game's forks would be
             subprocess.run(["nsenter", "-t", str(held[0]), "-p", "sh", "-c",
                             "i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done"], check=True)
-        assert pids == [pid_counter.LAST_PID + 1] * 3
+        counter = pid_in_sandbox(host.launcher._pid_counter.pid)  # the shell that sets the counter back
+        expected = pids[:1]
+        while len(expected) < len(pids):
+            expected.append(expected[-1] + 1 + (expected[-1] + 1 == counter))
+        assert pids == expected
     finally:
         host.close()
 

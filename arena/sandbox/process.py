@@ -52,7 +52,8 @@ class SandboxLauncher(Launched):
         self._escaped: str | None = None  # why the bot is faulted at its next request (it escaped a stop)
         self._stopper: cgroups.Stopper | None = None
         self._held: tuple[tuple[int, ...], list[int]] | None = None  # the stopped pids, the cgroup's pids
-        self._pid_namespace: int | None = None  # the sandbox's, whose counter is set back between games
+        self._pid_counter: pid_counter.PidCounter | None = None  # the sandbox's, set back between games
+        self._game_pid = 0  # the game process's pid in the sandbox's PID namespace (0: unknown)
 
     # -- start and end ------------------------------------------------------------
 
@@ -137,6 +138,9 @@ class SandboxLauncher(Launched):
 
     def kill(self) -> None:
         """Kill every process of the sandbox."""
+        if self._pid_counter is not None:  # first: the sandbox's init cannot end before it is reaped
+            self._pid_counter.close()
+            self._pid_counter = None
         if self.popen is not None:
             if self.cgroup is not None:
                 self.cgroup.kill_all()
@@ -147,9 +151,6 @@ class SandboxLauncher(Launched):
         kill_process_group(self.popen)
         self.popen = None
         self._mounts = None  # a new sandbox's namespace may get this one's number
-        if self._pid_namespace is not None:
-            os.close(self._pid_namespace)
-            self._pid_namespace = None
         self._end_watch()
         self._end_stopper()
         self.stopped = set()
@@ -307,11 +308,13 @@ class SandboxLauncher(Launched):
         why = None if checks.wait_stopped([zygote]) else "its zygote could not be stopped"
         if self._mounts is None:
             self._mounts = checks.SandboxMounts.of(init)
-        if self._pid_namespace is None:
+        if self._pid_counter is None and not why:
             try:
-                self._pid_namespace = pid_counter.namespace_of(init)
-            except OSError:
-                why = why or "its PID namespace could not be opened"
+                self._pid_counter = _counter_of(init)
+            except OSError as exc:
+                why = f"its PID namespace's counter cannot be set back ({exc})"
+        self._game_pid = _pid_in_sandbox(game)
+        why = why or (None if self._game_pid else "its game process's pid could not be read")
         why = why or checks.problem(zygote, game, self._descriptors, self._mounts)
         if why:
             self.kill()
@@ -400,18 +403,20 @@ class SandboxLauncher(Launched):
             # Wait until they are gone, not only signalled: a process with SIGKILL pending
             # that is entering a read of the shared channel can still take the `next`
             # the host writes next (the zygote would then wait for it forever).
-            ended = self._ending_fd is not None and _ended(self._ending_fd, 5.0)
+            # Released, not only ended: its pid in the sandbox's namespace is free again only then,
+            # else the zygote's next fork, right after its resumption, may get another pid.
+            ended = self._ending_fd is not None and _ended(self._ending_fd, 5.0) and _released(self._ending_fd, 5.0)
             if not (ended and all(pid in self.base for pid in self.cgroup.procs())) \
                     and not self.cgroup.kill_all(keep=self.base):
                 self.kill()
                 raise BotFault(FaultKind.CRASH, "its last game's processes could not be killed", fatal=True)
-        if self._pid_namespace is not None:  # else the zygote's next pid tells how many processes the game made
+        self._end_watch()
+        if self._pid_counter is not None:  # else the zygote's next pid tells how many processes the game made
             try:
-                pid_counter.set_back(self._pid_namespace)
+                self._pid_counter.set_back(self._game_pid)
             except OSError as exc:
                 self.kill()
                 raise BotFault(FaultKind.CRASH, f"sandbox check failed: {exc}", fatal=True) from exc
-        self._end_watch()
         for pid in self._paused:
             send_signal(pid, signal.SIGCONT)
         self.keep, self.stopped, self._paused, self._held = self.base, set(), [], None
@@ -422,6 +427,15 @@ class SandboxLauncher(Launched):
             if fd is not None:
                 os.close(fd)
         self.watch_fd = self._ending_fd = None
+
+
+def _counter_of(init: int) -> pid_counter.PidCounter:
+    """The counter of the PID namespace of the sandbox's `init`."""
+    namespace = pid_counter.namespace_of(init)
+    try:
+        return pid_counter.PidCounter(namespace)
+    finally:
+        os.close(namespace)
 
 
 def send_signal(pid: int, sig: int) -> None:
@@ -451,12 +465,39 @@ def _ended(pidfd: int, seconds: float) -> bool:
     return bool(poller.poll(int(seconds * 1000)))
 
 
+def _released(pidfd: int, seconds: float) -> bool:
+    """Whether the ended process of `pidfd` was reaped (its pid freed), waiting up to
+    `seconds`: the kernel reaps a process whose parent ignores SIGCHLD just after it
+    tells its pidfd that it ended."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            signal.pidfd_send_signal(pidfd, 0)
+        except ProcessLookupError:
+            return True
+        os.sched_yield()
+    return False
+
+
 def _pidfd_kill(pidfd: int) -> None:
     """SIGKILL the process of `pidfd` (no other process, even if its pid was reused)."""
     try:
         signal.pidfd_send_signal(pidfd, signal.SIGKILL)
     except ProcessLookupError:
         pass  # it ended already
+
+
+def _pid_in_sandbox(pid: int) -> int:
+    """`pid`'s number in the sandbox's PID namespace, one below the harness's (the second
+    of its NSpid; 0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"NSpid:"):
+                    return int(line.split()[2])
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
 
 
 def _namespace_depth(pid: int) -> int:

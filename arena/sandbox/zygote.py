@@ -46,6 +46,7 @@ to see) and forks the next one when the harness sends ``{"type": "next"}``
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import platform
 import random
@@ -188,9 +189,17 @@ def _describe(fd: int) -> str:
 
 
 def _other_processes() -> list[int]:
-    """Live processes in the sandbox besides its init (pid 1) and this one."""
+    """Live processes of this user in the sandbox besides its init (pid 1) and this one
+    (the harness keeps one of its own here: `arena.sandbox.pid_counter`)."""
     return sorted(int(p) for p in os.listdir("/proc")
-                  if p.isdigit() and int(p) not in (1, os.getpid()) and _alive(int(p)))
+                  if p.isdigit() and int(p) not in (1, os.getpid()) and _mine(int(p)) and _alive(int(p)))
+
+
+def _mine(pid: int) -> bool:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid == os.getuid()
+    except OSError:
+        return False
 
 
 def _alive(pid: int) -> bool:
@@ -466,6 +475,10 @@ def serve(bot_name: str, tmp_mb: int, distributions: list[str] | None = None) ->
         return 1
     channel.send({"type": "hello", "protocol": PROTOCOL_VERSION, "bot": bot_cls.name})
     pause = hello.get("pause") is True  # the harness resumes this zygote after each game
+    # What the import made stays put in every game process: a collection there would walk
+    # (and so copy, page by page, from the zygote) every object of it.
+    gc.collect()
+    gc.freeze()
     while True:
         try:
             check_fit_to_fork()

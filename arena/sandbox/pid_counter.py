@@ -9,8 +9,8 @@ The kernel lets only a process *in* a namespace write its `ns_last_pid`, so `Pid
 keeps one there: a shell, made by joining the namespace for this thread's children only
 (`setns(CLONE_NEWPID)` changes no pid of the harness's own, and no other thread's children)
 and spawning `/bin/sh`, that writes the counter each time it reads a number. Asking it costs
-about 20 us of CPU (10 in the harness, 10 in the shell); a shell started for each game cost about 0.65 ms of CPU, a fork of the
-harness 5 ms and more. It runs as the harness's user, in the harness's mounts: the sandbox
+about 20 us of CPU (10 in the harness, 10 in the shell); a shell started for each game cost
+about 0.65 ms of CPU, a fork of the harness 5 ms and more. It runs as the harness's user, in the harness's mounts: the sandbox
 sees its pid and command line (the zygote's self-check passes over processes of other
 users), and can neither signal it nor read anything else of it. It dies with the sandbox's
 namespace, and `close` reaps it (the namespace's init cannot finish dying before that).

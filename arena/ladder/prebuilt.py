@@ -53,7 +53,7 @@ class Prebuilt:
             if row is None:
                 return None
             if self._row is None:  # its columns never change: named once
-                self._row = namedtuple("Row", [column.name for column in cursor.description], rename=True)
+                self._row = _row_type([column.name for column in cursor.description])
             return self._row(*row)
 
     def send(self, cursor: Any, values: Mapping[str, Any]) -> None:
@@ -64,6 +64,11 @@ class Prebuilt:
     def _parameters(self, values: Mapping[str, Any]) -> Any:
         params = {**self._defaults, **values}
         return params if self._order is None else tuple(params[name] for name in self._order)
+
+
+def _row_type(columns: list[str]) -> Any:
+    """A named tuple type of `columns`, as SQLAlchemy's rows name theirs."""
+    return namedtuple("Row", columns, rename=True)
 
 
 _BUILT: dict[tuple[str, str, str, Hashable], Prebuilt] = {}

@@ -106,8 +106,9 @@ task). Built once (`accounts.VALID_TOKEN`); bound as ``digest`` and ``task``."""
 
 def result_read(conn: Connection, token_digest: str, task_id: int) -> Any:
     """The `RESULT_READ` row for a token's hash and a task (None: the token is not valid), run
-    as the driver's SQL (`prebuilt`)."""
-    return prebuilt(conn, "result_read", lambda: RESULT_READ).run(conn, {"digest": token_digest, "task": task_id}).first()
+    as the driver's SQL (`prebuilt`; on PostgreSQL on the driver's cursor: `conn` in autocommit,
+    `db.single_reads`)."""
+    return prebuilt(conn, "result_read", lambda: RESULT_READ).first(conn, {"digest": token_digest, "task": task_id})
 
 
 def finish_once(conn: Connection, task_id: int) -> bool:

@@ -3,17 +3,22 @@
 A game's processes take pids in the sandbox's PID namespace as well as in their own (the
 game's namespace is nested in the sandbox's), so the zygote, which the bot's import-time code
 owns, could read from the next pid it gets how many processes the last game made. Before the
-zygote runs again the harness sets that namespace's counter (`ns_last_pid`) back to a constant.
+zygote runs again the harness sets that namespace's counter (`ns_last_pid`) back to the last
+game process's own pid there, which the zygote knows (`clone` told it): its next fork gets
+the lowest free pid above that, whatever the game did. Not to a constant: the kernel frees
+the game process's own pid a little after its end can be seen, so a fork right after would
+find that pid taken or free by chance; every pid its game made is freed before it.
 
 The kernel lets only a process *in* a namespace write its `ns_last_pid`, so `PidCounter`
 keeps one there: a shell, made by joining the namespace for this thread's children only
 (`setns(CLONE_NEWPID)` changes no pid of the harness's own, and no other thread's children)
 and spawning `/bin/sh`, that writes the counter each time it reads a number. Asking it costs
 about 20 us of CPU (10 in the harness, 10 in the shell); a shell started for each game cost
-about 0.65 ms of CPU, a fork of the harness 5 ms and more. It runs as the harness's user, in the harness's mounts: the sandbox
-sees its pid and command line (the zygote's self-check passes over processes of other
-users), and can neither signal it nor read anything else of it. It dies with the sandbox's
-namespace, and `close` reaps it (the namespace's init cannot finish dying before that).
+about 0.65 ms of CPU, a fork of the harness 5 ms and more. It runs as the harness's user, in
+the harness's mounts: the sandbox sees its pid and command line (the zygote's self-check
+passes over processes of other users), and can neither signal it nor read anything else of
+it. It dies with the sandbox's namespace, and `close` reaps it (the namespace's init cannot
+finish dying before that).
 """
 
 from __future__ import annotations

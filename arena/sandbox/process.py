@@ -403,9 +403,7 @@ class SandboxLauncher(Launched):
             # Wait until they are gone, not only signalled: a process with SIGKILL pending
             # that is entering a read of the shared channel can still take the `next`
             # the host writes next (the zygote would then wait for it forever).
-            # Released, not only ended: its pid in the sandbox's namespace is free again only then,
-            # else the zygote's next fork, right after its resumption, may get another pid.
-            ended = self._ending_fd is not None and _ended(self._ending_fd, 5.0) and _released(self._ending_fd, 5.0)
+            ended = self._ending_fd is not None and _ended(self._ending_fd, 5.0)
             if not (ended and all(pid in self.base for pid in self.cgroup.procs())) \
                     and not self.cgroup.kill_all(keep=self.base):
                 self.kill()
@@ -463,20 +461,6 @@ def _ended(pidfd: int, seconds: float) -> bool:
     poller = select.poll()
     poller.register(pidfd, select.POLLIN)
     return bool(poller.poll(int(seconds * 1000)))
-
-
-def _released(pidfd: int, seconds: float) -> bool:
-    """Whether the ended process of `pidfd` was reaped (its pid freed), waiting up to
-    `seconds`: the kernel reaps a process whose parent ignores SIGCHLD just after it
-    tells its pidfd that it ended."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            signal.pidfd_send_signal(pidfd, 0)
-        except ProcessLookupError:
-            return True
-        os.sched_yield()
-    return False
 
 
 def _pidfd_kill(pidfd: int) -> None:

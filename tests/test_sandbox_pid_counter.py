@@ -85,6 +85,7 @@ def test_a_counter_whose_shell_died_fails_to_set_back_with_an_os_error(namespace
     counter = pid_counter.PidCounter(fd)
     try:
         os.kill(counter.pid, signal.SIGKILL)
+        os.waitid(os.P_PID, counter.pid, os.WEXITED | os.WNOWAIT)  # dead (its pipes closed), not yet reaped
         with pytest.raises(OSError, match="did not answer"):
             counter.set_back(10)
     finally:

@@ -61,11 +61,15 @@ class PidCounter:
     def set_back(self, last: int) -> None:
         """Set the counter back to `last` (the next pid is the lowest free one above it),
         returning once it is."""
-        os.write(self._ask, b"%d\n" % last)
+        lost = OSError("could not set the sandbox's pid counter back (its shell did not answer)")
+        try:
+            os.write(self._ask, b"%d\n" % last)
+        except BrokenPipeError:  # the shell is gone
+            raise lost from None
         poller = select.poll()
         poller.register(self._answers, select.POLLIN)
         if not poller.poll(int(REPLY_SECONDS * 1000)) or os.read(self._answers, 1) != b"\n":
-            raise OSError("could not set the sandbox's pid counter back (its shell did not answer)")
+            raise lost
 
     def close(self) -> None:
         """End and reap the shell."""

@@ -26,9 +26,13 @@ ladder's tests start one, tests/ladder_support.py):
    results as workers (`/api/work/<task>/result`, each record checked and replayed by
    the server, as in production; at the address `--results-to` says) until those run out;
    per kind: requests, errors,
-   median, p99 and max latency in ms; the results also per phase: the first wave (each
+   median, p99 and max latency in ms, and the server's own median and p99 (its Server-Timing
+   header: `serve --server-timing`, which the benchmark turns on; the rest of a latency is
+   the wait for the server process's event loop, the network and the client's own
+   scheduling, on a machine the clients share); the results also per phase: the first wave (each
    poster's first result, all sent at once) and the steady state (the rest), with how many
-   took over 100 ms (`--records FILE`: each result's request as a JSON line).
+   took over 100 ms (`--records FILE`: each result's request as a JSON line); and the worker
+   listeners' CPU during the load and the time their threads waited for a core (schedstat).
 
 The default 1,000 results make the results' p99 their 10th slowest (with 300 it was the
 3rd, and one stall of a listener moved it by tens of milliseconds between runs of the same
@@ -60,6 +64,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+from arena.ladder.server_timing import app_milliseconds  # noqa: E402
 
 CONFIG = """[ladder]
 name = "load"
@@ -156,7 +162,7 @@ class Server:
         self.worker_processes = worker_processes or WORKER_PROCESSES
         self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "arena", "ladder", "serve", *args, "--port",
-                                         str(self.port), "--workers", "0"], stdout=subprocess.DEVNULL,
+                                         str(self.port), "--workers", "0", "--server-timing"], stdout=subprocess.DEVNULL,
                                         start_new_session=True)  # its forked processes: one group to end
         for port in dict.fromkeys((self.port, self.worker_port)):
             while True:
@@ -205,18 +211,34 @@ def cpu_seconds(pids: list[int] | None) -> float | None:
     return sum(int(f[11]) + int(f[12]) for f in fields) / os.sysconf("SC_CLK_TCK")
 
 
-Sample = tuple[float, int, float, int, int]
+def waited_seconds(pids: list[int] | None) -> float | None:
+    """The time the threads of processes `pids` (those alive now) have spent runnable but waiting
+    for a core so far (/proc/PID/task/TID/schedstat; None: unknown)."""
+    if pids is None:
+        return None
+    try:
+        return sum(int((task / "schedstat").read_text().split()[1])
+                   for pid in pids for task in Path(f"/proc/{pid}/task").iterdir()) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+Sample = tuple[float, int, float, int, int, float]
 """One request: (latency ms, HTTP status, seconds after the load started that it was sent, how
-many its client had sent before it, the task whose result it returned or 0)."""
+many its client had sent before it, the task whose result it returned or 0, the server's own
+ms or NaN)."""
 
 
 def timed(conn: HTTPConnection, method: str, path: str, body: bytes | None = None,
-          headers: dict[str, str] | None = None) -> tuple[float, int]:
+          headers: dict[str, str] | None = None) -> tuple[float, int, float]:
+    """(latency ms, HTTP status, the server's own ms from its Server-Timing header or NaN)."""
     started = time.perf_counter()
     conn.request(method, path, body=body, headers=headers or {})
     answer = conn.getresponse()
     answer.read()
-    return (time.perf_counter() - started) * 1000, answer.status
+    latency = (time.perf_counter() - started) * 1000
+    server = app_milliseconds(answer.getheader("server-timing"))
+    return latency, answer.status, float("nan") if server is None else server
 
 
 def scale(port: int, bot: str, rounds: int = 30) -> dict[str, Any]:
@@ -226,7 +248,7 @@ def scale(port: int, bot: str, rounds: int = 30) -> dict[str, Any]:
                         ("leaderboard JSON", "/api/standings/flip-7")):
         times = []
         for _ in range(rounds):
-            ms, status = timed(conn, "GET", path)
+            ms, status, _ = timed(conn, "GET", path)
             assert status == 200, (path, status)
             times.append(ms)
         out[label] = {"median": statistics.median(times), "p99": percentile(times, 0.99)}
@@ -254,13 +276,13 @@ def _client_process(ports: tuple[int, int], names: list[str], work: list[tuple[i
                 if not mine:
                     return
                 task, result = mine.pop()
-                ms, status = timed(conn, "POST", f"/api/work/{task}/result", json.dumps(result).encode(),
+                ms, status, server = timed(conn, "POST", f"/api/work/{task}/result", json.dumps(result).encode(),
                                    {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
             else:
                 path = "/standings/flip-7" if kind == "leaderboard" else f"/bots/{rng.choice(names)}"
-                ms, status = timed(conn, "GET", path)
+                ms, status, server = timed(conn, "GET", path)
             with lock:
-                seen[kind].append((ms, status, at, sent, task))
+                seen[kind].append((ms, status, at, sent, task, server))
             sent += 1
 
     threads = [threading.Thread(target=client, args=item) for item in work]
@@ -304,11 +326,15 @@ def load(ports: tuple[int, int], names: list[str], played: list[tuple[int, dict[
 
 
 def summary(samples: list[Sample]) -> dict[str, Any]:
-    """Requests, errors (not 200), median, p99 and max latency (ms) of `samples`."""
+    """Requests, errors (not 200), median, p99 and max latency (ms) of `samples`, and the
+    server's own median and p99 (NaN where no response said it)."""
     ms = [sample[0] for sample in samples]
+    server = [sample[5] for sample in samples if sample[5] == sample[5]]  # NaN: not said
     return {"requests": len(samples), "errors": sum(1 for sample in samples if sample[1] != 200),
             "median": statistics.median(ms), "p99": percentile(ms, 0.99), "max": max(ms),
-            "over 100 ms": sum(1 for t in ms if t > 100)}
+            "over 100 ms": sum(1 for t in ms if t > 100),
+            "server median": statistics.median(server) if server else float("nan"),
+            "server p99": percentile(server, 0.99)}
 
 
 def result_phases(samples: list[Sample]) -> dict[str, list[Sample]]:
@@ -336,34 +362,39 @@ def run(kind: str, args: argparse.Namespace, folder: Path, postgres: str | None)
         for label, t in scale(server.port, names[len(names) // 2]).items():
             print(f"[{kind}] scale, {label}: median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms", flush=True)
         listener = server.result_processes()
-        cpu_before = cpu_seconds(listener)
+        cpu_before, waited_before = cpu_seconds(listener), waited_seconds(listener)
         measured = load((server.port, server.worker_port), names, played, token, args.clients, args.seconds,
                         args.client_processes, args.posters == "apart")
-        cpu_after = cpu_seconds(listener)
+        cpu_after, waited_after = cpu_seconds(listener), waited_seconds(listener)
         for label, samples in measured.items():
             if not samples:
                 continue
             t = summary(samples)
             print(f"[{kind}] load ({args.clients} clients), {label}: {t['requests']} requests, {t['errors']} errors, "
-                  f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms", flush=True)
+                  f"median {t['median']:.0f} ms, p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms "
+                  f"(the server's own: median {t['server median']:.0f} ms, p99 {t['server p99']:.0f} ms)", flush=True)
         if measured["result"]:
             for phase, samples in result_phases(measured["result"]).items():
                 if samples:
                     t = summary(samples)
                     print(f"[{kind}] results, {phase}: {t['requests']} requests, median {t['median']:.0f} ms, "
-                          f"p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms, {t['over 100 ms']} over 100 ms", flush=True)
+                          f"p99 {t['p99']:.0f} ms, max {t['max']:.0f} ms, {t['over 100 ms']} over 100 ms "
+                          f"(the server's own p99 {t['server p99']:.0f} ms)", flush=True)
             last = max(sample[2] for sample in measured["result"])
             print(f"[{kind}] results sent over {last:.1f} s", flush=True)
         if args.records:
             with open(args.records, "a") as records:
                 for label, samples in measured.items():
-                    for ms, status, at, before, task in samples if label == "result" else ():
+                    for ms, status, at, before, task, server_ms in samples if label == "result" else ():
                         records.write(json.dumps({"db": kind, "task": task, "ms": round(ms, 2), "status": status,
-                                                  "sent": round(at, 4), "before": before}) + "\n")
+                                                  "sent": round(at, 4), "before": before,
+                                                  "server_ms": server_ms if server_ms == server_ms else None}) + "\n")
         if cpu_before is not None and cpu_after is not None and measured["result"]:
             used = cpu_after - cpu_before
+            waited = "" if waited_before is None or waited_after is None else \
+                f"; they waited {waited_after - waited_before:.2f} s for a core"
             print(f"[{kind}] worker listener CPU during the load: {used:.2f} s, "
-                  f"{used / len(measured['result']) * 1000:.1f} ms per result", flush=True)
+                  f"{used / len(measured['result']) * 1000:.1f} ms per result{waited}", flush=True)
     finally:
         server.stop()
 

@@ -87,10 +87,13 @@ def ladder() -> None:
 @click.option("--worker-processes", type=click.IntRange(1, 16), default=None,
               help="With --worker-port: how many processes serve the worker API on it "
                    f"[default: {WORKER_PROCESSES}].")
+@click.option("--server-timing", is_flag=True,
+              help="Add a Server-Timing header to every response: the server's own milliseconds on the "
+                   "request (for measuring; it tells every client how long its requests took).")
 @user_errors
 def serve_command(folder: Path, db: str | None, config: Path | None, host: str, port: int, workers: int,
                   processes: int, worker_port: int | None, pages_nice: int | None,
-                  worker_processes: int | None) -> None:
+                  worker_processes: int | None, server_timing: bool) -> None:
     """Run a ladder: its database, its HTTP API and local workers (Ctrl-C stops all)."""
     from arena.ladder.serve import serve
 
@@ -102,7 +105,8 @@ def serve_command(folder: Path, db: str | None, config: Path | None, host: str, 
     try:
         serve(_ladder(folder, db, config), host, port, workers, folder, echo=click.echo, processes=processes,
               worker_port=worker_port, pages_nice=(PAGES_NICE if pages_nice is None else pages_nice)
-              if worker_port is not None else 0, worker_processes=worker_processes or WORKER_PROCESSES)
+              if worker_port is not None else 0, worker_processes=worker_processes or WORKER_PROCESSES,
+              server_timing=server_timing)
     except OSError as exc:
         where = port if worker_port is None else f"{port} or {worker_port}"
         raise ConfigError(f"cannot listen on {host}:{where}: {exc.strerror or exc}") from None

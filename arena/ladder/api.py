@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 from arena.errors import ArenaError
 from arena.ladder import accounts, views
+from arena.ladder.server_timing import ServerTiming
 from arena.ladder.service import Ladder
 from arena.ladder.websafety import Limits, SecurityHeaders
 
@@ -267,10 +268,11 @@ WORKERS_ONLY = ("this is the ladder's worker listener: it serves /api/status, /a
                 "(the pages and the rest of the API are on the ladder's main address)")
 
 
-def make_worker_app(ladder: Ladder, https_only: bool = False) -> Starlette:
+def make_worker_app(ladder: Ladder, https_only: bool = False, server_timing: bool = False) -> Starlette:
     """The worker API alone (`arena ladder serve --worker-port`): status, leases, heartbeats,
     results and uploads' bytes; anything else is 404 with `WORKERS_ONLY`. It serves no page, so
-    a process running it spends its time on results only (docs/ladder.md, "Under load")."""
+    a process running it spends its time on results only (docs/ladder.md, "Under load").
+    `server_timing`: every response says the server's time on it (`server_timing`)."""
     api = LadderApi(ladder, Limits())
     routes = [("/api/status", api.worker_status, ["GET"]), *_worker_routes(api)]
 
@@ -278,14 +280,16 @@ def make_worker_app(ladder: Ladder, https_only: bool = False) -> Starlette:
         return JSONResponse({"error": WORKERS_ONLY}, 404)
 
     return Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes],
-                     middleware=[Middleware(SecurityHeaders, https_only=https_only)],
+                     middleware=_timed(server_timing) + [Middleware(SecurityHeaders, https_only=https_only)],
                      exception_handlers={404: elsewhere})
 
 
-def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = False) -> Starlette:
+def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = False,
+             server_timing: bool = False) -> Starlette:
     """The API (under /api/) and the web pages (arena.ladder.pages) of `ladder`, with
     security headers on every response and sessions for the pages; `https_only`: the
-    session cookie is sent over HTTPS only, with HSTS (a ladder behind TLS)."""
+    session cookie is sent over HTTPS only, with HSTS (a ladder behind TLS); `server_timing`:
+    every response says the server's time on it (`server_timing`)."""
     from arena.ladder import admin
     from arena.ladder.pages import Pages, routes as page_routes
 
@@ -312,11 +316,17 @@ def make_app(ladder: Ladder, limits: Limits | None = None, https_only: bool = Fa
         ("/api/admin/bots/{bot}/disabled", api.disable, ["POST"]),
         ("/api/admin/password", api.reset_password, ["POST"]),
     ]
-    middleware = [Middleware(SecurityHeaders, https_only=https_only),
-                  Middleware(SessionMiddleware, secret_key=key, session_cookie="ladder_session",
-                             same_site="lax", https_only=https_only, max_age=14 * 86_400)]
+    middleware = _timed(server_timing) + [
+        Middleware(SecurityHeaders, https_only=https_only),
+        Middleware(SessionMiddleware, secret_key=key, session_cookie="ladder_session", same_site="lax",
+                   https_only=https_only, max_age=14 * 86_400)]
     pages = Pages(ladder, limits)
     app = Starlette(routes=[Route(path, _endpoint(handler), methods=methods) for path, handler, methods in routes]
                     + page_routes(pages), middleware=middleware)
     app.state.pages = pages
     return app
+
+
+def _timed(server_timing: bool) -> list[Middleware]:
+    """The outermost middleware: `ServerTiming` when asked for (it then times the others too)."""
+    return [Middleware(ServerTiming)] if server_timing else []

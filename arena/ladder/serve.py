@@ -81,18 +81,20 @@ def http_url(host: str, port: int) -> str:
 
 
 def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo: Any = print,
-          processes: int = 1, worker_port: int | None = None, pages_nice: int = 0, worker_processes: int = 1) -> None:
+          processes: int = 1, worker_port: int | None = None, pages_nice: int = 0, worker_processes: int = 1,
+          server_timing: bool = False) -> None:
     """Serve `ladder`'s pages and API on host:port with `workers` local workers until
     interrupted; `processes` server processes share the listening socket (`fork_server`);
     `worker_port` (0: any free port): `worker_processes` more processes serve the worker API
     alone there, and the local workers use it; `pages_nice`: the processes serving pages run
     that much nicer (lower CPU priority) than the worker listeners and the local workers, so a
-    flood of page requests does not queue the workers' results."""
+    flood of page requests does not queue the workers' results; `server_timing`: every response
+    says the server's time on it (`arena.ladder.server_timing`)."""
     import uvicorn
 
     from arena.ladder.api import make_app, make_worker_app
 
-    app = make_app(ladder)
+    app = make_app(ladder, server_timing=server_timing)
     ladder.snapshots.build()  # the first snapshot (the refit reads every stored game once) before listening
     app.state.pages.warm_bot_pages()  # and the ranked bots' pages: every process starts with them
     warm_requests()
@@ -106,7 +108,7 @@ def serve(ladder: Ladder, host: str, port: int, workers: int, folder: Path, echo
     if worker_port is not None:  # forked, as the others, before this process starts any thread
         worker_listener = tcp_listener(host, worker_port)
         direct = http_url(host, worker_listener.getsockname()[1])
-        worker_app = make_worker_app(ladder)
+        worker_app = make_worker_app(ladder, server_timing=server_timing)
         children += [fork_server(ladder, worker_app, worker_listener, pages=False) for _ in range(worker_processes)]
     running = start_workers(direct, local_worker_token(ladder), folder, workers) if workers else []
     os.nice(pages_nice)  # after the workers started; on Linux it holds for this thread and those it starts

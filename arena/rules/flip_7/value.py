@@ -130,7 +130,19 @@ def _law(counts: tuple[int, ...]) -> list[tuple[float, int, int]]:
 
 
 _BASE_LAW = _law(tuple(ONE_DECK.count(card) for card in CARD_ORDER))
-_SUMS = [sum(n for n in range(13) if m >> n & 1) for m in range(1 << 13)]
+
+
+def _mask_sums() -> list[int]:
+    """The sum of the numbers 0-12 whose bits a mask sets, for every 13-bit mask (each from
+    the mask without its lowest bit: ~1 ms at import, where summing each mask's bits took ~17)."""
+    sums = [0] * (1 << 13)
+    for mask in range(1, 1 << 13):
+        lowest = mask & -mask
+        sums[mask] = sums[mask ^ lowest] + lowest.bit_length() - 1
+    return sums
+
+
+_SUMS = _mask_sums()
 
 
 def _stay(mask: int, bonus: int, doubled: bool) -> int:

@@ -75,9 +75,9 @@ class PidCounter:
         """End and reap the shell."""
         try:
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):  # reaped already: nothing left of it
             pass
-        os.waitpid(self.pid, 0)
         os.close(self._ask)
         os.close(self._answers)
 

@@ -471,29 +471,28 @@ def _pidfd_kill(pidfd: int) -> None:
         pass  # it ended already
 
 
-def _pid_in_sandbox(pid: int) -> int:
-    """`pid`'s number in the sandbox's PID namespace, one below the harness's (the second
-    of its NSpid; 0 when it is gone)."""
+def _nspid(pid: int) -> list[int]:
+    """`pid`'s number in each PID namespace it is in, the harness's first (its NSpid; [] when
+    it is gone)."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             for line in status:
                 if line.startswith(b"NSpid:"):
-                    return int(line.split()[2])
-    except (OSError, IndexError, ValueError):
+                    return [int(number) for number in line.split()[1:]]
+    except (OSError, ValueError):
         pass
-    return 0
+    return []
+
+
+def _pid_in_sandbox(pid: int) -> int:
+    """`pid`'s number in the sandbox's PID namespace, one below the harness's (0 when it is gone)."""
+    numbers = _nspid(pid)
+    return numbers[1] if len(numbers) > 1 else 0
 
 
 def _namespace_depth(pid: int) -> int:
-    """How many PID namespaces `pid` is in (its NSpid's length; 0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"NSpid:"):
-                    return len(line.split()) - 1
-    except OSError:
-        pass
-    return 0
+    """How many PID namespaces `pid` is in (0 when it is gone)."""
+    return len(_nspid(pid))
 
 
 def parent_of(pid: int) -> int:
